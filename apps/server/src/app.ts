@@ -1,0 +1,115 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { Scalar } from "@scalar/hono-api-reference";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { methodNotAllowed } from "hono/method-not-allowed";
+import { requestId } from "hono/request-id";
+import type { Config } from "./config.js";
+import type { OpenDatabase } from "./db.js";
+import { ErrorEnvelope, errorResponse, ServerError } from "./errors.js";
+import type { Logger } from "./logger.js";
+import { requireToken } from "./middleware/auth.js";
+import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
+import { createHealthRoutes } from "./routes/health.js";
+import { validationHook } from "./validation.js";
+
+/** What the app is built from; `main.ts` assembles it, tests build their own. */
+export interface AppDeps {
+  config: Pick<Config, "host" | "apiToken" | "allowedHosts" | "corsOrigins" | "maxBodyBytes">;
+  database: OpenDatabase;
+  databaseIsFile: boolean;
+  version: string;
+  logger: Logger;
+}
+
+/** Per-request variables set by middleware. */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    /** Who made the request: `token` when authenticated with the API token, else `local`. */
+    actor: string;
+  };
+}
+
+/** Builds the Hono app (never listens): middleware, every route family, the OpenAPI document and docs. */
+export function createApp(deps: AppDeps) {
+  const { config, logger } = deps;
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.use(requestId({ headerName: "X-Request-Id" }));
+  app.use(async (c, next) => {
+    c.set("actor", "local");
+    const started = performance.now();
+    await next();
+    logger.debug("request", {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round(performance.now() - started),
+      request_id: c.get("requestId"),
+    });
+  });
+  app.use(guardHost(config.host, config.allowedHosts));
+  if (config.corsOrigins.length > 0) {
+    app.use("/api/*", cors({ origin: config.corsOrigins, exposeHeaders: ["X-Request-Id"], maxAge: 600 }));
+  }
+  app.use("/api/*", guardOrigin(config.corsOrigins));
+  app.use("/api/*", requireToken(config.apiToken));
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize: config.maxBodyBytes,
+      onError: () => {
+        throw new ServerError(
+          "PAYLOAD_TOO_LARGE",
+          `The request body is larger than the limit of ${config.maxBodyBytes} bytes (VETTED_MAX_BODY_BYTES).`,
+        );
+      },
+    }),
+  );
+  app.use("/api/*", requireJsonBody());
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) => {
+        throw new ServerError(
+          "METHOD_NOT_ALLOWED",
+          `${c.req.method} is not allowed on ${c.req.path}; use ${methods.join(", ")}.`,
+          { allowed: methods },
+          { Allow: methods.join(", ") },
+        );
+      },
+    }),
+  );
+
+  app.openAPIRegistry.register("ErrorEnvelope", ErrorEnvelope);
+  if (config.apiToken !== undefined) {
+    app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  }
+
+  const routes = app.route("/", createHealthRoutes(deps));
+
+  app.doc31("/api/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Vetted API",
+      version: deps.version,
+      description: "File organization, run engine and comparison documents under one server.",
+    },
+    ...(config.apiToken === undefined ? {} : { security: [{ bearer: [] }] }),
+  });
+  app.get("/api/docs", Scalar({ url: "/api/openapi.json", pageTitle: "Vetted API reference" }));
+
+  app.notFound((c) =>
+    errorResponse(
+      c,
+      new ServerError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}.`),
+      (msg, err) => logger.error(msg, { err }),
+    ),
+  );
+  app.onError((err, c) => errorResponse(c, err, (msg, e) => logger.error(msg, { err: e })));
+  return routes;
+}
+
+/** The app's type, for typed clients (`hc<AppType>`). */
+export type AppType = ReturnType<typeof createApp>;

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.js";
+
+describe("loadConfig", () => {
+  it("defaults to 127.0.0.1:8787 and a file database under the data directory", () => {
+    const config = loadConfig({ VETTED_DATA_DIR: "/tmp/vetted-data" });
+    expect(config).toMatchObject({
+      host: "127.0.0.1",
+      port: 8787,
+      databaseUrl: "file:/tmp/vetted-data/vetted.db",
+      databaseIsFile: true,
+      apiToken: undefined,
+    });
+  });
+
+  it("takes a libsql:// URL with an auth token for a shared server", () => {
+    const config = loadConfig({ DATABASE_URL: "libsql://db.example.turso.io", DATABASE_AUTH_TOKEN: "t" });
+    expect(config).toMatchObject({ databaseIsFile: false, databaseAuthToken: "t" });
+  });
+
+  it("explains a bad PORT", () => {
+    expect(() => loadConfig({ PORT: "eighty" })).toThrow(/PORT: PORT must be a number/);
+  });
+
+  it("refuses a non-loopback HOST without a token", () => {
+    expect(() => loadConfig({ HOST: "0.0.0.0" })).toThrow(ConfigError);
+    expect(() => loadConfig({ HOST: "0.0.0.0" })).toThrow(/set VETTED_API_TOKEN/);
+    expect(loadConfig({ HOST: "0.0.0.0", VETTED_API_TOKEN: "0123456789abcdef" }).host).toBe("0.0.0.0");
+  });
+
+  it("refuses an unknown database scheme", () => {
+    expect(() => loadConfig({ DATABASE_URL: "postgres://x" })).toThrow(/DATABASE_URL must start with/);
+  });
+});

@@ -1,0 +1,120 @@
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+
+/** Hostnames that only this machine can reach. */
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** True when `host` names the loopback interface (127.0.0.0/8, ::1 or localhost). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return LOOPBACK_HOSTS.has(bare) || /^127(\.\d{1,3}){3}$/.test(bare);
+}
+
+const commaList = z
+  .string()
+  .optional()
+  .transform((value) =>
+    (value ?? "")
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part.length > 0),
+  );
+
+const envSchema = z
+  .object({
+    HOST: z.string().min(1, "HOST must not be empty").default("127.0.0.1"),
+    PORT: z.coerce
+      .number({ error: "PORT must be a number" })
+      .int("PORT must be a whole number")
+      .min(0, "PORT must be between 0 and 65535")
+      .max(65535, "PORT must be between 0 and 65535")
+      .default(8787),
+    VETTED_DATA_DIR: z.string().min(1).optional(),
+    DATABASE_URL: z
+      .string()
+      .regex(/^(file:|libsql:\/\/|https?:\/\/|wss?:\/\/)/, {
+        error: "DATABASE_URL must start with file:, libsql://, http(s):// or ws(s)://",
+      })
+      .optional(),
+    DATABASE_AUTH_TOKEN: z.string().min(1).optional(),
+    VETTED_API_TOKEN: z.string().min(16, "VETTED_API_TOKEN must be at least 16 characters").optional(),
+    VETTED_ALLOWED_HOSTS: commaList,
+    VETTED_CORS_ORIGINS: commaList,
+    VETTED_MAX_BODY_BYTES: z.coerce
+      .number({ error: "VETTED_MAX_BODY_BYTES must be a number" })
+      .int()
+      .min(1024, "VETTED_MAX_BODY_BYTES must be at least 1024")
+      .default(1024 * 1024),
+    VETTED_DB_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  })
+  .superRefine((env, ctx) => {
+    if (!isLoopbackHost(env.HOST) && env.VETTED_API_TOKEN === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["VETTED_API_TOKEN"],
+        message: `HOST=${env.HOST} is reachable from other machines: set VETTED_API_TOKEN (at least 16 characters) or bind to 127.0.0.1`,
+      });
+    }
+  });
+
+/** The server's validated configuration. */
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string;
+  databaseAuthToken: string | undefined;
+  /** True when the database is a local SQLite file (WAL and a busy timeout apply). */
+  databaseIsFile: boolean;
+  apiToken: string | undefined;
+  allowedHosts: string[];
+  corsOrigins: string[];
+  maxBodyBytes: number;
+  dbBusyTimeoutMs: number;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+}
+
+/** Thrown when the environment holds a value the server cannot start with. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+function defaultDataDir(env: NodeJS.ProcessEnv): string {
+  const xdg = env.XDG_DATA_HOME;
+  return xdg ? join(xdg, "vetted") : join(homedir(), ".local", "share", "vetted");
+}
+
+/**
+ * Reads the server configuration from environment variables.
+ * @throws ConfigError listing every bad variable with what to do about it.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`),
+    );
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.VETTED_DATA_DIR ?? defaultDataDir(env));
+  const databaseUrl = e.DATABASE_URL ?? `file:${join(dataDir, "vetted.db")}`;
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    dataDir,
+    databaseUrl,
+    databaseAuthToken: e.DATABASE_AUTH_TOKEN,
+    databaseIsFile: databaseUrl.startsWith("file:"),
+    apiToken: e.VETTED_API_TOKEN,
+    allowedHosts: e.VETTED_ALLOWED_HOSTS,
+    corsOrigins: e.VETTED_CORS_ORIGINS,
+    maxBodyBytes: e.VETTED_MAX_BODY_BYTES,
+    dbBusyTimeoutMs: e.VETTED_DB_BUSY_TIMEOUT_MS,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,125 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { z } from "zod";
+
+/** Codes the HTTP layer itself raises. */
+export const SERVER_ERROR_CODES = [
+  "NOT_FOUND",
+  "METHOD_NOT_ALLOWED",
+  "INVALID_JSON",
+  "VALIDATION_FAILED",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "UNAUTHORIZED",
+  "FORBIDDEN_HOST",
+  "FORBIDDEN_ORIGIN",
+  "BAD_REQUEST",
+  "INTERNAL_ERROR",
+] as const;
+export type ServerErrorCode = (typeof SERVER_ERROR_CODES)[number];
+
+/** Every code the server can answer with. Packages' codes join this union as they are composed in. */
+export type ErrorCode = ServerErrorCode;
+
+/** An error raised by the HTTP layer (routing, parsing, auth, guards). */
+export class ServerError extends Error {
+  override readonly name = "ServerError";
+  constructor(
+    readonly code: ServerErrorCode,
+    message: string,
+    readonly details?: unknown,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+/** The one HTTP status for each error code: the only place codes become statuses. */
+export function statusForCode(code: ErrorCode): ContentfulStatusCode {
+  switch (code) {
+    case "BAD_REQUEST":
+    case "INVALID_JSON":
+    case "VALIDATION_FAILED":
+      return 400;
+    case "UNAUTHORIZED":
+      return 401;
+    case "FORBIDDEN_HOST":
+    case "FORBIDDEN_ORIGIN":
+      return 403;
+    case "NOT_FOUND":
+      return 404;
+    case "METHOD_NOT_ALLOWED":
+      return 405;
+    case "PAYLOAD_TOO_LARGE":
+      return 413;
+    case "UNSUPPORTED_MEDIA_TYPE":
+      return 415;
+    case "INTERNAL_ERROR":
+      return 500;
+  }
+}
+
+/** The error envelope every failing response carries. */
+export const ErrorEnvelope = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ description: "Stable SCREAMING_SNAKE code", example: "VALIDATION_FAILED" }),
+      message: z.string().meta({ description: "What went wrong and what to do about it" }),
+      details: z.unknown().optional(),
+      request_id: z.string(),
+    }),
+  })
+  .meta({ id: "ErrorEnvelope" });
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
+
+interface Described {
+  code: ErrorCode;
+  message: string;
+  details?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Turns anything thrown into a code, a message and details; unknown errors say nothing of their insides. */
+export function describeError(err: unknown): Described | undefined {
+  if (err instanceof ServerError) {
+    return {
+      code: err.code,
+      message: err.message,
+      ...(err.details === undefined ? {} : { details: err.details }),
+      ...(err.headers === undefined ? {} : { headers: err.headers }),
+    };
+  }
+  if (err instanceof HTTPException) {
+    if (err.status === 400 && /json/i.test(err.message)) {
+      return { code: "INVALID_JSON", message: "The request body is not valid JSON." };
+    }
+    if (err.status === 413) return { code: "PAYLOAD_TOO_LARGE", message: "The request body is too large." };
+    if (err.status === 401) return { code: "UNAUTHORIZED", message: err.message || "Unauthorized." };
+    if (err.status < 500) return { code: "BAD_REQUEST", message: err.message || "Bad request." };
+  }
+  return undefined;
+}
+
+/** Builds the JSON error response for `err`; unexpected errors are logged and answered with a bare 500. */
+export function errorResponse(c: Context, err: unknown, log: (msg: string, err: unknown) => void): Response {
+  const requestId = c.get("requestId") ?? "unknown";
+  const described = describeError(err);
+  if (described === undefined) {
+    log(`unhandled error in ${c.req.method} ${c.req.path} (request ${requestId})`, err);
+    return envelope(c, { code: "INTERNAL_ERROR", message: "Internal server error." }, requestId);
+  }
+  return envelope(c, described, requestId);
+}
+
+function envelope(c: Context, d: Described, requestId: string): Response {
+  const body: ErrorEnvelope = {
+    error: {
+      code: d.code,
+      message: d.message,
+      ...(d.details === undefined ? {} : { details: d.details }),
+      request_id: requestId,
+    },
+  };
+  return c.json(body, statusForCode(d.code), d.headers);
+}

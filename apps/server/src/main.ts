@@ -1,0 +1,67 @@
+import { serve } from "@hono/node-server";
+import { createApp } from "./app.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { openDatabase } from "./db.js";
+import { createLogger } from "./logger.js";
+import { runMigrations } from "./migrate.js";
+import { SERVER_VERSION } from "./version.js";
+
+/** Reads env, opens and migrates the database, serves, and shuts down cleanly on SIGINT/SIGTERM. */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`vetted: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase(config);
+  const migrated = await runMigrations(database.db);
+  logger.info("database ready", {
+    database: config.databaseIsFile ? config.databaseUrl : new URL(config.databaseUrl).host,
+    migrated,
+  });
+
+  const app = createApp({
+    config,
+    database,
+    databaseIsFile: config.databaseIsFile,
+    version: SERVER_VERSION,
+    logger,
+  });
+
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+    const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
+    // The first stdout line is the address; tests and scripts read it.
+    process.stdout.write(`Vetted server listening on http://${host}:${info.port}\n`);
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info("shutting down", { signal });
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    server.close(() => {
+      database.close();
+      process.exit(0);
+    });
+    // Idle keep-alive sockets go now; in-flight requests (and open event streams) get a grace period.
+    if ("closeIdleConnections" in server) server.closeIdleConnections();
+    setTimeout(() => {
+      if ("closeAllConnections" in server) server.closeAllConnections();
+    }, 3_000).unref();
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`vetted: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,34 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { MiddlewareHandler } from "hono";
+import { ServerError } from "../errors.js";
+
+/** Paths under /api that stay open without a token, so monitors can probe them. */
+const OPEN_PATHS = new Set(["/api/health"]);
+
+function digest(value: string): Buffer {
+  return createHash("sha256").update(value).digest();
+}
+
+/**
+ * Requires `Authorization: Bearer <token>` on every /api route but health when a token is configured.
+ * Both sides are hashed first so the comparison is constant-time whatever the lengths.
+ */
+export function requireToken(token: string | undefined): MiddlewareHandler {
+  const expected = token === undefined ? undefined : digest(token);
+  return async (c, next) => {
+    if (expected === undefined || OPEN_PATHS.has(c.req.path)) return next();
+    const header = c.req.header("Authorization") ?? "";
+    const match = /^Bearer\s+(.+)$/i.exec(header);
+    const given = match?.[1];
+    if (given === undefined || !timingSafeEqual(digest(given.trim()), expected)) {
+      throw new ServerError(
+        "UNAUTHORIZED",
+        "This server requires an API token: send `Authorization: Bearer <VETTED_API_TOKEN>`.",
+        undefined,
+        { "WWW-Authenticate": 'Bearer realm="vetted"' },
+      );
+    }
+    c.set("actor", "token");
+    return next();
+  };
+}

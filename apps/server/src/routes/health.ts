@@ -1,0 +1,55 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppDeps, AppEnv } from "../app.js";
+import { pingDatabase } from "../db.js";
+
+const Health = z
+  .object({
+    status: z.enum(["ok", "degraded"]),
+    version: z.string(),
+    uptime_s: z.number(),
+    database: z.object({ ok: z.boolean(), latency_ms: z.number(), kind: z.enum(["file", "remote"]) }),
+  })
+  .meta({ id: "Health" });
+
+function healthRoute(path: string) {
+  return createRoute({
+    method: "get",
+    path,
+    tags: ["health"],
+    summary: "Liveness and database reachability",
+    security: [],
+    responses: {
+      200: {
+        description: "The server and its database answer",
+        content: { "application/json": { schema: Health } },
+      },
+      503: {
+        description: "The database does not answer",
+        content: { "application/json": { schema: Health } },
+      },
+    },
+  });
+}
+
+/** `GET /healthz` and `GET /api/health`: open without a token, report version and database reachability. */
+export function createHealthRoutes(deps: AppDeps) {
+  const started = Date.now();
+  const handler = async () => {
+    const database = await pingDatabase(deps.database.client);
+    return {
+      status: database.ok ? ("ok" as const) : ("degraded" as const),
+      version: deps.version,
+      uptime_s: Math.round((Date.now() - started) / 1000),
+      database: { ...database, kind: deps.databaseIsFile ? ("file" as const) : ("remote" as const) },
+    };
+  };
+  return new OpenAPIHono<AppEnv>()
+    .openapi(healthRoute("/healthz"), async (c) => {
+      const body = await handler();
+      return c.json(body, body.database.ok ? 200 : 503);
+    })
+    .openapi(healthRoute("/api/health"), async (c) => {
+      const body = await handler();
+      return c.json(body, body.database.ok ? 200 : 503);
+    });
+}

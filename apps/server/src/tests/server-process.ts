@@ -1,0 +1,72 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+
+const SERVER_DIR = fileURLToPath(new URL("../..", import.meta.url));
+
+/** A server started as a real child process on an ephemeral loopback port. */
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  /** Everything the process wrote to stderr so far. */
+  stderr(): string;
+  /** Sends SIGTERM and waits for the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILLs the process (no cleanup runs) and waits for it to be gone. */
+  kill(): Promise<void>;
+}
+
+/**
+ * Spawns `src/main.ts` with tsx (no build needed), binds port 0 on 127.0.0.1 and resolves once the server
+ * prints its address. Extra env is merged over the parent's.
+ */
+export async function startServerProcess(
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ["--conditions=@vetted/source", "--import", "tsx", "src/main.ts"], {
+    cwd: SERVER_DIR,
+    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  let stdout = "";
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`server did not start within ${timeoutMs} ms:\n${stderr}`));
+    }, timeoutMs);
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with code ${code} before listening:\n${stderr}`));
+    });
+  });
+  const exited = once(child, "exit");
+  return {
+    url,
+    child,
+    stderr: () => stderr,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      const [code] = (await exited) as [number | null];
+      return code;
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,10 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: ["src/main.ts"],
+  format: ["esm"],
+  dts: false,
+  clean: true,
+  sourcemap: true,
+  target: "node20",
+});

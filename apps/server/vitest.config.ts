@@ -1,0 +1,11 @@
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  resolve: { conditions: ["@vetted/source"] },
+  ssr: { resolve: { conditions: ["@vetted/source"] } },
+  test: {
+    name: "server",
+    include: ["src/**/*.test.ts"],
+    environment: "node",
+  },
+});

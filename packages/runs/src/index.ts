@@ -1,0 +1,4 @@
+/**
+ * @module @vetted/runs
+ */
+export {};
