@@ -76,7 +76,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe("the vetted-comparison process", () => {
+describe("the vetted-comparison process", { timeout: 60_000 }, () => {
   it("exits 0 for a valid document and 1 once warnings count as errors", async () => {
     const valid = await runBin(["validate", "docs/a.json"], dir);
     expect(valid.stdout).toContain("0 errors, 2 warnings in 1 file (0 clean)");

@@ -38,6 +38,12 @@ describe("query", () => {
     expect(run).toThrow(/Rows cannot be filtered on "bestWhen"; filterable fields: id, label, status/);
   });
 
+  it("refuses a picked value that does not name its group", () => {
+    expect(() => query(document, { groups: ["skill"] })).toThrow(
+      expect.objectContaining({ code: "INVALID_SELECTION" }),
+    );
+  });
+
   it("refuses an unknown filter value, naming the group's values", () => {
     expect(() => query(document, { groups: ["kind:plugin"] })).toThrow(
       'Filter group "kind" has no value "plugin"; known values: builder, skill.',

@@ -1,4 +1,9 @@
-import { UnknownFilterValueError, UnknownGroupError, UnknownQueryFieldError } from "../errors.js";
+import {
+  ComparisonError,
+  UnknownFilterValueError,
+  UnknownGroupError,
+  UnknownQueryFieldError,
+} from "../errors.js";
 import { SCALAR_ROW_FIELDS } from "./lint.js";
 import type { ComparisonDocument, ComparisonRow, FilterGroup } from "./schema.js";
 
@@ -75,9 +80,15 @@ function compileSelection(document: ComparisonDocument, selection: Selection): R
   const picked = new Map<string, Set<string>>();
   for (const reference of selection.groups ?? []) {
     const separator = reference.indexOf(":");
-    const groupId = separator < 0 ? reference : reference.slice(0, separator);
-    const group = findGroup(document, groupId);
-    const valueId = separator < 0 ? "" : reference.slice(separator + 1);
+    if (separator <= 0) {
+      throw new ComparisonError(
+        "INVALID_SELECTION",
+        `Picked filter values are written "<groupId>:<valueId>", not "${reference}".`,
+        { reference },
+      );
+    }
+    const group = findGroup(document, reference.slice(0, separator));
+    const valueId = reference.slice(separator + 1);
     const value = group.values.find((candidate) => candidate.id === valueId);
     if (value === undefined) {
       throw new UnknownFilterValueError(
@@ -96,8 +107,8 @@ function compileSelection(document: ComparisonDocument, selection: Selection): R
 
 /**
  * The rows of a document matching a selection, in document order. Throws `UNKNOWN_QUERY_FIELD`,
- * `UNKNOWN_GROUP` or `UNKNOWN_FILTER_VALUE` (naming the known ones) for a selection the document
- * cannot answer.
+ * `UNKNOWN_GROUP` or `UNKNOWN_FILTER_VALUE` (naming the known ones), or `INVALID_SELECTION` for a
+ * picked value not written `"group:value"`.
  */
 export function query(document: ComparisonDocument, selection: Selection = {}): ComparisonRow[] {
   const predicates = compileSelection(document, selection);
