@@ -7,6 +7,7 @@
  * @module @vetted/comparison
  */
 
+export { CheckComparisonInput, ComparisonCheck, ComparisonIssue, checkComparison } from "./domain/check.js";
 export type {
   FileIssueCode,
   Issue,

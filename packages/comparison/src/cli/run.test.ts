@@ -36,6 +36,11 @@ afterAll(() => {
 });
 
 describe("runCli", () => {
+  it("fails on warnings only with --warnings-as-errors", async () => {
+    expect((await run(["validate", "comparison.json"])).code).toBe(0);
+    expect((await run(["validate", "comparison.json", "--warnings-as-errors"])).code).toBe(1);
+  });
+
   it("answers validate --format json with every file, its located issues and the totals", async () => {
     const { code, stdout } = await run(["validate", "comparison.json", "--format", "json"]);
     expect(code).toBe(0);
@@ -88,11 +93,17 @@ describe("runCli", () => {
     expect(group.values[1].rows.map((row: { id: string }) => row.id)).toEqual(["claude-code-docs-skill"]);
   });
 
-  it("answers 2 with the known ids for an unknown group, and with the reference for a bad command", async () => {
+  it("answers 2 for an unknown group (naming the known ids), a glob matching nothing, a bad draft or command", async () => {
     const unknown = await run(["group", "hosts", "comparison.json"]);
     expect(unknown).toMatchObject({ code: 2, stdout: "" });
     expect(unknown.stderr).toBe(
       'vetted-comparison: There is no filter group "hosts"; known groups: host, kind, audience.\n',
+    );
+    const glob = await run(["validate", "nothing/*.json"]);
+    expect(glob.code).toBe(2);
+    expect(glob.stderr).toContain("No file matches nothing/*.json.");
+    expect((await run(["schema", "--draft", "04"])).stderr).toContain(
+      'Unknown draft "04"; use 2020-12 or 07.',
     );
     const bad = await run(["lint"]);
     expect(bad.code).toBe(2);
