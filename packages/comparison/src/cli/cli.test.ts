@@ -1,15 +1,14 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderJsonSchemaText } from "../domain/json-schema.js";
 import { cloneJson, createLargeDocument, createSampleDocument } from "../tests/fixtures.js";
 
 const cliPath = fileURLToPath(new URL("../cli.ts", import.meta.url));
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 
 interface Outcome {
   code: number | null;
@@ -17,10 +16,10 @@ interface Outcome {
   stderr: string;
 }
 
-/** Runs the real `vetted-comparison` process (from source, through tsx) in `cwd`. */
+/** Runs the real `vetted-comparison` process (bundled from source in `beforeAll`) in `cwd`. */
 function runBin(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Outcome> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ["--import", tsxLoader, cliPath, ...args], {
+    const child = spawn(process.execPath, [join(dir, "bin", "vetted-comparison.mjs"), ...args], {
       cwd,
       env: { PATH: process.env.PATH ?? "", GITHUB_ACTIONS: "", ...env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -44,8 +43,23 @@ function write(name: string, value: unknown): void {
   writeFileSync(join(dir, name), typeof value === "string" ? value : JSON.stringify(value, null, 2));
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "vetted-comparison-cli-"));
+  await build({
+    entryPoints: [cliPath],
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "esm",
+    // jsonc-parser's UMD build requires its modules dynamically; bundle its ESM build instead.
+    mainFields: ["module", "main"],
+    // Bundled CommonJS dependencies require Node built-ins; give the ESM bundle a `require` for them.
+    banner: {
+      js: 'import { createRequire as createBundleRequire } from "node:module"; const require = createBundleRequire(import.meta.url);',
+    },
+    outfile: join(dir, "bin", "vetted-comparison.mjs"),
+    logLevel: "silent",
+  });
   mkdirSync(join(dir, "docs"));
   write("docs/a.json", createSampleDocument());
   const broken = cloneJson(createSampleDocument()) as unknown as {
@@ -77,10 +91,11 @@ afterAll(() => {
 });
 
 describe("the vetted-comparison process", { timeout: 60_000 }, () => {
-  it("exits 0 for a valid document, with or without warnings", async () => {
+  it("exits 0 for a valid document with warnings, and 1 once warnings count as errors", async () => {
     const valid = await runBin(["validate", "docs/a.json"], dir);
     expect(valid.stdout).toContain("0 errors, 2 warnings in 1 file (0 clean)");
     expect(valid.code).toBe(0);
+    expect((await runBin(["validate", "docs/a.json", "--warnings-as-errors"], dir)).code).toBe(1);
     const curated = await runBin(
       ["validate", "docs/a.json", "--curated", "audience", "--warnings-as-errors"],
       dir,
@@ -98,13 +113,17 @@ describe("the vetted-comparison process", { timeout: 60_000 }, () => {
     expect(outcome.stdout).toContain("1 error, 0 warnings in 2 files (1 clean)");
   });
 
-  it("exits 2 for an unreadable file or an unknown option", async () => {
+  it("exits 2 for an unreadable file, an unknown option, a glob matching nothing or a bad draft", async () => {
     const missing = await runBin(["validate", "docs/a.json", "missing.json"], dir);
     expect(missing.code).toBe(2);
     expect(missing.stdout).toContain("missing.json: cannot read the file (ENOENT)");
     const option = await runBin(["validate", "--colour", "docs/a.json"], dir);
     expect(option.code).toBe(2);
     expect(option.stderr).toContain("Unknown option '--colour'");
+    const glob = await runBin(["validate", "nothing/*.json"], dir);
+    expect(glob.code).toBe(2);
+    expect(glob.stderr).toContain("No file matches nothing/*.json.");
+    expect((await runBin(["schema", "--draft", "04"], dir)).code).toBe(2);
   });
 
   it("annotates for GitHub when GITHUB_ACTIONS=true: ten per level, then a roll-up line", async () => {

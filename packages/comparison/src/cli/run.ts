@@ -5,7 +5,7 @@ import { glob, isDynamicPattern } from "tinyglobby";
 import type { Issue, TextIssue } from "../domain/issues.js";
 import { renderJsonSchemaText, SCHEMA_DRAFTS, type SchemaDraft } from "../domain/json-schema.js";
 import { lint, SCALAR_ROW_FIELDS } from "../domain/lint.js";
-import { facets, group, query, type Selection } from "../domain/query.js";
+import { facets, group, query, type Selection, type WhereClause } from "../domain/query.js";
 import type { ComparisonDocument } from "../domain/schema.js";
 import { locateIssues } from "../domain/text.js";
 import { ComparisonError } from "../errors.js";
@@ -158,7 +158,7 @@ function selectionOf(flags: Flags): Selection {
     const value = raw === "true" ? true : raw === "false" ? false : raw;
     where[field] = [...(where[field] ?? []), value];
   }
-  return { where: where as Selection["where"] & object, groups: (flags.group as string[] | undefined) ?? [] };
+  return { where: where as WhereClause, groups: (flags.group as string[] | undefined) ?? [] };
 }
 
 const SELECTION_OPTIONS = {
