@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSampleDocument } from "../tests/fixtures.js";
+import { createLargeDocument, createSampleDocument } from "../tests/fixtures.js";
 import { locateIssues, validateText } from "./text.js";
 
 const sampleText = JSON.stringify(createSampleDocument(), null, 2);
@@ -62,6 +62,21 @@ describe("validateText", () => {
     });
     expect(byCode.MISSING_FIELD).toMatchObject({ pointer: "/comparisons/5/readOnly", column: 5 });
     expect(byCode.MISSING_FIELD?.line).toBe(lineOf(text, '"recommendedPack": "mcp-readonly-skill-pack"') - 1);
+  });
+
+  it("locates issues deep in a generated 1,000-row text", () => {
+    const document = createLargeDocument(1000) as unknown as { comparisons: Array<Record<string, unknown>> };
+    const row = document.comparisons[998];
+    if (!row) throw new Error("fixture too small");
+    row.smokeCommand = "";
+    row.starterKind = "plugin";
+    const text = JSON.stringify(document, null, 2);
+    const result = validateText(text, "big.json");
+    if (result.ok) throw new Error("expected issues");
+    expect(result.issues.map((issue) => [issue.code, issue.line, issue.column, issue.file])).toEqual([
+      ["INVALID_ENUM", lineOf(text, '"plugin"'), 22, "big.json"],
+      ["EMPTY_STRING", lineOf(text, '"smokeCommand": ""'), 23, "big.json"],
+    ]);
   });
 
   it("keeps positions right after a byte order mark", () => {
