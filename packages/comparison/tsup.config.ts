@@ -1,9 +1,9 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  entry: ["src/index.ts", "src/browser.ts", "src/node.ts", "src/cli.ts"],
   format: ["esm"],
-  dts: true,
+  dts: { entry: ["src/index.ts", "src/browser.ts", "src/node.ts"] },
   clean: true,
   sourcemap: true,
   target: "node20",

@@ -10,6 +10,7 @@ import { ErrorEnvelope, errorResponse, ServerError } from "./errors.js";
 import type { Logger } from "./logger.js";
 import { requireToken } from "./middleware/auth.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
+import { createComparisonRoutes } from "./routes/comparison.js";
 import { createHealthRoutes } from "./routes/health.js";
 import { validationHook } from "./validation.js";
 
@@ -87,7 +88,7 @@ export function createApp(deps: AppDeps) {
     app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   }
 
-  const routes = app.route("/", createHealthRoutes(deps));
+  const routes = app.route("/", createHealthRoutes(deps)).route("/", createComparisonRoutes());
 
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",
