@@ -17,7 +17,8 @@ function tempDir(): string {
   return dir;
 }
 
-describe("the server process", () => {
+// Each test starts real server processes (tsx compiles on start-up), slow on a loaded 2-core machine.
+describe("the server process", { timeout: 60_000 }, () => {
   it("starts on an ephemeral loopback port, creates its database and answers /healthz", async () => {
     const dataDir = join(tempDir(), "data");
     const server = await startServerProcess({ VETTED_DATA_DIR: dataDir });
