@@ -1,0 +1,1008 @@
+import { createHash, randomBytes } from "node:crypto";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  inArray,
+  isNotNull,
+  lt,
+  lte,
+  notInArray,
+  or,
+  type SQL,
+} from "drizzle-orm";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import type { z } from "zod";
+import { type Flow, FlowInput, FlowPatch } from "../domain/flow.js";
+import { interpolate } from "../domain/interpolate.js";
+import { matchProtectedDomain, parseProtectedDomains } from "../domain/providers.js";
+import {
+  CreateRunInput,
+  ResumeRequest,
+  type Run,
+  type RunEvent,
+  RunOtpSubmitRequest,
+} from "../domain/run.js";
+import {
+  isTerminal,
+  RUN_STATUSES,
+  type RunStatus,
+  TERMINAL_STATUSES,
+  WAITING_STATUSES,
+} from "../domain/status.js";
+import {
+  DEFAULT_POLICIES,
+  type Template,
+  TemplateInput,
+  TemplatePatch,
+  validateParams,
+} from "../domain/template.js";
+import {
+  cancelRun,
+  claimRun,
+  completeStep,
+  decideResume,
+  type EventDraft,
+  expireGate,
+  failInterpolation,
+  failStep,
+  openGate,
+  openProviderGate,
+  type Transition,
+  timeOutRun,
+} from "../domain/transitions.js";
+import { ConflictError, NotFoundError, type RunsErrorCode, UnprocessableError } from "../errors.js";
+import { type Step, stepTypeOf } from "../steps/registry.js";
+import type { StepOutcome } from "../steps/step-type.js";
+import { events, flows, flowVersions, idempotency, runs, templates } from "../store/schema.js";
+import { type Tx, writeTx } from "./lock.js";
+import { createInboundMessagesOtpSource, type OtpSource } from "./otp-source.js";
+import { decodeCursor, encodeCursor, type RunRow, stateOf, toFlow, toRun, toTemplate } from "./views.js";
+
+/** The engine's source of time (epoch ms). */
+export interface Clock {
+  now(): number;
+}
+
+/** Makes a fresh id with the given prefix (`run`, `flow`, `tpl`, `wrk`). */
+export type IdGenerator = (prefix: string) => string;
+
+/** Hooks the engine calls as things happen (the server turns them into Prometheus metrics). */
+export interface RunsObserver {
+  gateResolved?(info: { kind: string; waitedSeconds: number }): void;
+  /** Milliseconds from a resume's commit to the next step being claimed. */
+  resumeToNextStep?(ms: number): void;
+  timedOut?(reason: "wait_timeout" | "run_timeout"): void;
+  leaseExpired?(): void;
+  /** An unexpected error in background work (logged by the host, never thrown). */
+  error?(message: string, err: unknown): void;
+}
+
+/** What {@link createRunsEngine} is built from. */
+export interface RunsEngineOptions {
+  db: LibSQLDatabase;
+  clock?: Clock;
+  ids?: IdGenerator;
+  /** Protected payment provider domains; default: {@link parseProtectedDomains}(undefined). */
+  protectedDomains?: readonly string[];
+  /** Where `POST /otp` without a code takes one from; default: the inbound-messages table. */
+  otpSource?: OtpSource;
+  /** How long a claimed run stays leased without a heartbeat (default 30 000 ms). */
+  leaseMs?: number;
+  /** How often the worker looks for work and expired gates (default 500 ms). */
+  pollMs?: number;
+  /** How many runs this process executes at once (default 4). */
+  concurrency?: number;
+  fetch?: typeof globalThis.fetch;
+  observer?: RunsObserver;
+}
+
+/** A page of a list. */
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+
+/** Per-request options of the verbs that honour `Idempotency-Key`. */
+export interface IdempotencyOptions {
+  idempotencyKey?: string | undefined;
+}
+
+/** A list query. */
+export interface ListQuery {
+  cursor?: string | undefined;
+  limit?: number | undefined;
+}
+
+const RUN_TERMINAL = [...TERMINAL_STATUSES];
+const RUN_WAITING = [...WAITING_STATUSES];
+
+function defaultIds(prefix: string): string {
+  return `${prefix}_${randomBytes(10).toString("base64url")}`;
+}
+
+function hashRequest(value: unknown): string {
+  return createHash("sha256").update(JSON.stringify(value)).digest("hex");
+}
+
+function parse<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  code: RunsErrorCode,
+  what: string,
+): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => ({
+      path: i.path.map(String).join("."),
+      message: i.message,
+    }));
+    throw new UnprocessableError(
+      code,
+      `${what} is invalid: ${issues[0]?.path ?? ""} ${issues[0]?.message ?? ""}`.trim(),
+      {
+        issues,
+      },
+    );
+  }
+  return result.data;
+}
+
+class LeaseLost extends Error {
+  override readonly name = "LeaseLost";
+}
+
+/**
+ * Creates the run engine: flows, templates and durable runs over one database. `start()` launches this
+ * process's worker (claims queued runs under a lease, executes steps, expires gates); `stop()` ends it.
+ */
+export function createRunsEngine(options: RunsEngineOptions) {
+  const { db } = options;
+  const now = () => options.clock?.now() ?? Date.now();
+  const newId = options.ids ?? defaultIds;
+  const protectedDomains = options.protectedDomains ?? parseProtectedDomains(undefined);
+  const otpSource =
+    options.otpSource ??
+    createInboundMessagesOtpSource({ db, ...(options.clock ? { clock: options.clock } : {}) });
+  const leaseMs = options.leaseMs ?? 30_000;
+  const pollMs = options.pollMs ?? 500;
+  const concurrency = options.concurrency ?? 4;
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const observer = options.observer ?? {};
+  const workerId = newId("wrk");
+
+  const controllers = new Map<string, AbortController>();
+  const executions = new Set<Promise<void>>();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let pumping = false;
+  let pumpAgain = false;
+  let started = false;
+
+  // ---- persistence of one transition -------------------------------------------------------------
+
+  async function persist(
+    tx: Tx,
+    row: RunRow,
+    t: Transition,
+    at: number,
+    opts: { leaseOwner?: string; extra?: Partial<RunRow>; before?: EventDraft[] } = {},
+  ): Promise<RunRow | undefined> {
+    const drafts = [...(opts.before ?? []), ...t.events];
+    const s = t.state;
+    const [updated] = await tx
+      .update(runs)
+      .set({
+        status: s.status,
+        cursor: s.cursor,
+        vars: s.vars,
+        gate: s.gate,
+        waitContext: s.wait,
+        waitExpiresAt: s.waitExpiresAt,
+        reason: s.reason,
+        error: s.error,
+        otpAttempts: s.otpAttempts,
+        version: s.version,
+        eventSeq: row.eventSeq + drafts.length,
+        updatedAt: at,
+        finishedAt: isTerminal(s.status) ? at : null,
+        ...(s.status === "running" ? {} : { leaseOwner: null, leaseExpiresAt: null }),
+        ...opts.extra,
+      })
+      .where(
+        and(
+          eq(runs.id, row.id),
+          eq(runs.version, row.version),
+          opts.leaseOwner === undefined ? undefined : eq(runs.leaseOwner, opts.leaseOwner),
+        ),
+      )
+      .returning();
+    if (updated === undefined) return undefined;
+    await appendEvents(tx, row.id, row.eventSeq, drafts, at);
+    return updated;
+  }
+
+  async function appendEvents(
+    tx: Tx,
+    runId: string,
+    afterSeq: number,
+    drafts: readonly EventDraft[],
+    at: number,
+  ) {
+    if (drafts.length === 0) return;
+    await tx
+      .insert(events)
+      .values(drafts.map((e, i) => ({ runId, seq: afterSeq + i + 1, type: e.type, data: e.data, at })));
+  }
+
+  async function loadRun(tx: Tx | LibSQLDatabase, runId: string): Promise<RunRow> {
+    const [row] = await tx.select().from(runs).where(eq(runs.id, runId)).limit(1);
+    if (row === undefined) throw new NotFoundError("RUN_NOT_FOUND", `No run ${runId}.`);
+    return row;
+  }
+
+  // ---- flows --------------------------------------------------------------------------------------
+
+  async function createFlow(input: FlowInput): Promise<Flow> {
+    const flow = parse(FlowInput, input, "FLOW_INVALID", "The flow");
+    const at = now();
+    const id = newId("flow");
+    await writeTx(db, async (tx) => {
+      await tx
+        .insert(flows)
+        .values({ id, name: flow.name, version: 1, steps: flow.steps, createdAt: at, updatedAt: at });
+      await tx
+        .insert(flowVersions)
+        .values({ flowId: id, version: 1, name: flow.name, steps: flow.steps, createdAt: at });
+    });
+    return {
+      id,
+      name: flow.name,
+      version: 1,
+      steps: flow.steps,
+      created_at: new Date(at).toISOString(),
+      updated_at: new Date(at).toISOString(),
+    };
+  }
+
+  async function getFlow(flowId: string): Promise<Flow> {
+    const [row] = await db.select().from(flows).where(eq(flows.id, flowId)).limit(1);
+    if (row === undefined) throw new NotFoundError("FLOW_NOT_FOUND", `No flow ${flowId}.`);
+    return toFlow(row);
+  }
+
+  async function updateFlow(flowId: string, patch: FlowPatch): Promise<Flow> {
+    const p = parse(FlowPatch, patch, "FLOW_INVALID", "The flow");
+    const at = now();
+    return writeTx(db, async (tx) => {
+      const [row] = await tx.select().from(flows).where(eq(flows.id, flowId)).limit(1);
+      if (row === undefined) throw new NotFoundError("FLOW_NOT_FOUND", `No flow ${flowId}.`);
+      if (p.expected_version !== undefined && p.expected_version !== row.version) {
+        throw new ConflictError(
+          "VERSION_MISMATCH",
+          `The flow is at version ${row.version}, not ${p.expected_version}.`,
+          {
+            version: row.version,
+          },
+        );
+      }
+      const next = {
+        name: p.name ?? row.name,
+        steps: p.steps ?? row.steps,
+        version: row.version + 1,
+        updatedAt: at,
+      };
+      const [updated] = await tx.update(flows).set(next).where(eq(flows.id, flowId)).returning();
+      await tx
+        .insert(flowVersions)
+        .values({ flowId, version: next.version, name: next.name, steps: next.steps, createdAt: at });
+      if (updated === undefined) throw new NotFoundError("FLOW_NOT_FOUND", `No flow ${flowId}.`);
+      return toFlow(updated);
+    });
+  }
+
+  function pageWhere(
+    table: typeof flows | typeof templates | typeof runs,
+    cursor: string | undefined,
+  ): SQL | undefined {
+    if (cursor === undefined) return undefined;
+    const c = decodeCursor(cursor);
+    if (c === undefined)
+      throw new UnprocessableError("PARAMS_INVALID", "The cursor is not one this server issued.");
+    return or(lt(table.createdAt, c.createdAt), and(eq(table.createdAt, c.createdAt), lt(table.id, c.id)));
+  }
+
+  function page<R extends { createdAt: number; id: string }, T>(
+    rows: R[],
+    limit: number,
+    view: (r: R) => T,
+  ): Page<T> {
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    return {
+      items: items.map(view),
+      next_cursor: rows.length > limit && last !== undefined ? encodeCursor(last.createdAt, last.id) : null,
+    };
+  }
+
+  async function listFlows(query: ListQuery = {}): Promise<Page<Flow>> {
+    const limit = query.limit ?? 50;
+    const rows = await db
+      .select()
+      .from(flows)
+      .where(pageWhere(flows, query.cursor))
+      .orderBy(desc(flows.createdAt), desc(flows.id))
+      .limit(limit + 1);
+    return page(rows, limit, toFlow);
+  }
+
+  async function flowAt(tx: Tx, flowId: string, version: number | null) {
+    if (version === null) {
+      const [row] = await tx.select().from(flows).where(eq(flows.id, flowId)).limit(1);
+      if (row === undefined) throw new NotFoundError("FLOW_NOT_FOUND", `No flow ${flowId}.`);
+      return { version: row.version, steps: row.steps };
+    }
+    const [row] = await tx
+      .select()
+      .from(flowVersions)
+      .where(and(eq(flowVersions.flowId, flowId), eq(flowVersions.version, version)))
+      .limit(1);
+    if (row === undefined)
+      throw new NotFoundError("FLOW_NOT_FOUND", `No flow ${flowId} at version ${version}.`);
+    return { version: row.version, steps: row.steps };
+  }
+
+  // ---- templates ----------------------------------------------------------------------------------
+
+  async function createTemplate(input: TemplateInput): Promise<Template> {
+    const t = parse(TemplateInput, input, "TEMPLATE_INVALID", "The template");
+    const at = now();
+    const id = newId("tpl");
+    return writeTx(db, async (tx) => {
+      await flowAt(tx, t.flow_id, t.flow_version ?? null);
+      const [row] = await tx
+        .insert(templates)
+        .values({
+          id,
+          name: t.name,
+          flowId: t.flow_id,
+          flowVersion: t.flow_version ?? null,
+          paramsSchema: t.params_schema,
+          defaults: t.defaults,
+          policies: t.policies,
+          version: 1,
+          createdAt: at,
+          updatedAt: at,
+        })
+        .returning();
+      if (row === undefined) throw new Error("insert returned nothing");
+      return toTemplate(row);
+    });
+  }
+
+  async function getTemplate(templateId: string): Promise<Template> {
+    const [row] = await db.select().from(templates).where(eq(templates.id, templateId)).limit(1);
+    if (row === undefined) throw new NotFoundError("TEMPLATE_NOT_FOUND", `No template ${templateId}.`);
+    return toTemplate(row);
+  }
+
+  async function updateTemplate(templateId: string, patch: TemplatePatch): Promise<Template> {
+    const p = parse(TemplatePatch, patch, "TEMPLATE_INVALID", "The template");
+    const at = now();
+    return writeTx(db, async (tx) => {
+      const [row] = await tx.select().from(templates).where(eq(templates.id, templateId)).limit(1);
+      if (row === undefined) throw new NotFoundError("TEMPLATE_NOT_FOUND", `No template ${templateId}.`);
+      if (p.expected_version !== undefined && p.expected_version !== row.version) {
+        throw new ConflictError(
+          "VERSION_MISMATCH",
+          `The template is at version ${row.version}, not ${p.expected_version}.`,
+          {
+            version: row.version,
+          },
+        );
+      }
+      const merged = parse(
+        TemplateInput,
+        {
+          name: p.name ?? row.name,
+          flow_id: row.flowId,
+          ...((p.flow_version ?? row.flowVersion) === null
+            ? {}
+            : { flow_version: p.flow_version ?? row.flowVersion }),
+          params_schema: p.params_schema ?? row.paramsSchema,
+          defaults: p.defaults ?? row.defaults,
+          policies: p.policies ?? row.policies,
+        },
+        "TEMPLATE_INVALID",
+        "The template",
+      );
+      await flowAt(tx, merged.flow_id, merged.flow_version ?? null);
+      const [updated] = await tx
+        .update(templates)
+        .set({
+          name: merged.name,
+          flowVersion: merged.flow_version ?? null,
+          paramsSchema: merged.params_schema,
+          defaults: merged.defaults,
+          policies: merged.policies,
+          version: row.version + 1,
+          updatedAt: at,
+        })
+        .where(eq(templates.id, templateId))
+        .returning();
+      if (updated === undefined) throw new NotFoundError("TEMPLATE_NOT_FOUND", `No template ${templateId}.`);
+      return toTemplate(updated);
+    });
+  }
+
+  async function listTemplates(query: ListQuery = {}): Promise<Page<Template>> {
+    const limit = query.limit ?? 50;
+    const rows = await db
+      .select()
+      .from(templates)
+      .where(pageWhere(templates, query.cursor))
+      .orderBy(desc(templates.createdAt), desc(templates.id))
+      .limit(limit + 1);
+    return page(rows, limit, toTemplate);
+  }
+
+  // ---- idempotency --------------------------------------------------------------------------------
+
+  async function replay(
+    tx: Tx | LibSQLDatabase,
+    scope: string,
+    key: string | undefined,
+    hash: string,
+  ): Promise<Run | undefined> {
+    if (key === undefined) return undefined;
+    const [hit] = await tx
+      .select()
+      .from(idempotency)
+      .where(and(eq(idempotency.scope, scope), eq(idempotency.key, key)))
+      .limit(1);
+    if (hit === undefined) return undefined;
+    if (hit.requestHash !== hash) {
+      throw new UnprocessableError(
+        "IDEMPOTENCY_KEY_REUSED",
+        "This Idempotency-Key was already used with a different request body; use a new key.",
+      );
+    }
+    return hit.response as Run;
+  }
+
+  async function remember(
+    tx: Tx,
+    scope: string,
+    key: string | undefined,
+    hash: string,
+    run: Run,
+    at: number,
+  ) {
+    if (key === undefined) return;
+    await tx
+      .insert(idempotency)
+      .values({ scope, key, requestHash: hash, runId: run.id, response: run, createdAt: at });
+  }
+
+  // ---- runs ---------------------------------------------------------------------------------------
+
+  async function createRun(input: CreateRunInput, opts: IdempotencyOptions = {}): Promise<Run> {
+    const body = parse(CreateRunInput, input, "PARAMS_INVALID", "The run request");
+    const hash = hashRequest(body);
+    const at = now();
+    const run = await writeTx(db, async (tx) => {
+      const replayed = await replay(tx, "create", opts.idempotencyKey, hash);
+      if (replayed !== undefined) return replayed;
+      let flowId: string;
+      let flowVersion: number | null = null;
+      let policies = DEFAULT_POLICIES;
+      let params: Record<string, unknown> = body.params;
+      let secrets: Record<string, string> = {};
+      let templateId: string | null = null;
+      if (body.template_id !== undefined) {
+        const [tpl] = await tx.select().from(templates).where(eq(templates.id, body.template_id)).limit(1);
+        if (tpl === undefined)
+          throw new NotFoundError("TEMPLATE_NOT_FOUND", `No template ${body.template_id}.`);
+        const checked = validateParams(tpl.paramsSchema, tpl.defaults, body.params);
+        if (!checked.ok) {
+          const first = checked.issues[0];
+          throw new UnprocessableError(
+            "PARAMS_INVALID",
+            `Param ${first?.key ?? ""} ${first?.message ?? "is invalid"}.`,
+            {
+              issues: checked.issues,
+            },
+          );
+        }
+        ({ params, secrets } = checked);
+        flowId = tpl.flowId;
+        flowVersion = tpl.flowVersion;
+        policies = tpl.policies;
+        templateId = tpl.id;
+      } else {
+        flowId = body.flow_id ?? "";
+      }
+      const flow = await flowAt(tx, flowId, flowVersion);
+      const id = newId("run");
+      const [row] = await tx
+        .insert(runs)
+        .values({
+          id,
+          flowId,
+          flowVersion: flow.version,
+          templateId,
+          steps: flow.steps,
+          policies,
+          params,
+          secrets,
+          status: "queued",
+          version: 1,
+          cursor: 0,
+          vars: {},
+          gate: { approved_steps: [] },
+          otpAttempts: 0,
+          deadlineAt: at + policies.run_timeout_seconds * 1000,
+          eventSeq: 1,
+          createdAt: at,
+          updatedAt: at,
+        })
+        .returning();
+      if (row === undefined) throw new Error("insert returned nothing");
+      await appendEvents(
+        tx,
+        id,
+        0,
+        [
+          {
+            type: "run_created",
+            data: { flow_id: flowId, flow_version: flow.version, template_id: templateId },
+          },
+        ],
+        at,
+      );
+      const view = toRun(row);
+      await remember(tx, "create", opts.idempotencyKey, hash, view, at);
+      return view;
+    });
+    kick();
+    return run;
+  }
+
+  async function getRun(runId: string): Promise<Run> {
+    return toRun(await loadRun(db, runId));
+  }
+
+  async function listRuns(
+    query: ListQuery & { status?: RunStatus | undefined; template_id?: string | undefined } = {},
+  ): Promise<Page<Run>> {
+    const limit = query.limit ?? 50;
+    const rows = await db
+      .select()
+      .from(runs)
+      .where(
+        and(
+          pageWhere(runs, query.cursor),
+          query.status === undefined ? undefined : eq(runs.status, query.status),
+          query.template_id === undefined ? undefined : eq(runs.templateId, query.template_id),
+        ),
+      )
+      .orderBy(desc(runs.createdAt), desc(runs.id))
+      .limit(limit + 1);
+    return page(rows, limit, toRun);
+  }
+
+  async function resumeRun(
+    runId: string,
+    request: ResumeRequest,
+    opts: IdempotencyOptions = {},
+  ): Promise<Run> {
+    const body = parse(ResumeRequest, request, "RESUME_KIND_NOT_ALLOWED", "The resume request");
+    return resumeWith(runId, body, hashRequest({ resume: body }), opts.idempotencyKey);
+  }
+
+  async function resumeWith(
+    runId: string,
+    request: ResumeRequest,
+    hash: string,
+    key: string | undefined,
+  ): Promise<Run> {
+    const at = now();
+    let waitedSeconds = 0;
+    const run = await writeTx(db, async (tx) => {
+      const replayed = await replay(tx, `resume:${runId}`, key, hash);
+      if (replayed !== undefined) return replayed;
+      const row = await loadRun(tx, runId);
+      const decision = decideResume(stateOf(row), row.steps, request, at);
+      if (!decision.ok) {
+        const { code, message } = decision.refusal;
+        if (code === "RUN_NOT_WAITING" || code === "VERSION_MISMATCH") {
+          throw new ConflictError(code, message, { status: row.status, version: row.version });
+        }
+        throw new UnprocessableError(code, message, {
+          allowed_resume_kinds: row.waitContext?.allowed_resume_kinds ?? [],
+        });
+      }
+      waitedSeconds =
+        row.waitContext === null ? 0 : Math.max(0, (at - Date.parse(row.waitContext.opened_at)) / 1000);
+      const updated = await persist(tx, row, decision.transition, at, { extra: { resumedAt: at } });
+      if (updated === undefined) throw new ConflictError("RUN_NOT_WAITING", "Another resume won the race.");
+      const view = toRun(updated);
+      await remember(tx, `resume:${runId}`, key, hash, view, at);
+      return view;
+    });
+    if (waitedSeconds > 0 || request.kind !== undefined)
+      observer.gateResolved?.({ kind: request.kind, waitedSeconds });
+    kick();
+    return run;
+  }
+
+  async function submitOtp(
+    runId: string,
+    request: RunOtpSubmitRequest,
+    opts: IdempotencyOptions = {},
+  ): Promise<Run> {
+    const body = parse(RunOtpSubmitRequest, request, "RESUME_KIND_NOT_ALLOWED", "The OTP request");
+    const hash = hashRequest({ otp: body });
+    const replayed = await replay(db, `resume:${runId}`, opts.idempotencyKey, hash);
+    if (replayed !== undefined) return replayed;
+    let code = body.otp_code;
+    if (code === undefined) {
+      const row = await loadRun(db, runId);
+      if (row.status !== "waiting_otp" && !(row.waitContext?.allowed_resume_kinds.includes("otp") ?? false)) {
+        throw new ConflictError(
+          "RUN_NOT_WAITING",
+          `The run is ${row.status}, not waiting for a one-time code.`,
+        );
+      }
+      if (row.policies.otp.source !== "inbound_messages") {
+        throw new UnprocessableError(
+          "OTP_UNAVAILABLE",
+          "This run has no OTP source configured: send otp_code.",
+        );
+      }
+      const since = row.waitContext === null ? row.createdAt : Date.parse(row.waitContext.opened_at);
+      code = await otpSource.takeCode({ run_id: runId, since });
+      if (code === undefined) {
+        throw new UnprocessableError(
+          "OTP_UNAVAILABLE",
+          "No one-time code has arrived for this run yet; try again shortly.",
+        );
+      }
+    }
+    return resumeWith(
+      runId,
+      {
+        kind: "otp",
+        otp_code: code,
+        ...(body.expected_version === undefined ? {} : { expected_version: body.expected_version }),
+      },
+      hash,
+      opts.idempotencyKey,
+    );
+  }
+
+  async function cancel(runId: string): Promise<Run> {
+    const at = now();
+    const run = await writeTx(db, async (tx) => {
+      const row = await loadRun(tx, runId);
+      const t = cancelRun(stateOf(row));
+      if (t === undefined) {
+        throw new ConflictError("RUN_FINISHED", `The run already ended (${row.status}).`, {
+          status: row.status,
+        });
+      }
+      const updated = await persist(tx, row, t, at);
+      if (updated === undefined) throw new ConflictError("RUN_FINISHED", "The run changed meanwhile; retry.");
+      return toRun(updated);
+    });
+    controllers.get(runId)?.abort(new LeaseLost("cancelled"));
+    return run;
+  }
+
+  async function listEvents(
+    runId: string,
+    query: { after?: number | undefined; limit?: number | undefined } = {},
+  ): Promise<Page<RunEvent>> {
+    await loadRun(db, runId);
+    const limit = query.limit ?? 100;
+    const rows = await db
+      .select()
+      .from(events)
+      .where(and(eq(events.runId, runId), gt(events.seq, query.after ?? 0)))
+      .orderBy(asc(events.seq))
+      .limit(limit + 1);
+    const items = rows.slice(0, limit).map((e) => ({
+      id: e.seq,
+      run_id: e.runId,
+      type: e.type as RunEvent["type"],
+      data: e.data,
+      at: new Date(e.at).toISOString(),
+    }));
+    const last = items[items.length - 1];
+    return { items, next_cursor: rows.length > limit && last !== undefined ? String(last.id) : null };
+  }
+
+  async function countRunsByStatus(): Promise<Record<RunStatus, number>> {
+    const rows = await db.select({ status: runs.status, n: count() }).from(runs).groupBy(runs.status);
+    const out = Object.fromEntries(RUN_STATUSES.map((s) => [s, 0])) as Record<RunStatus, number>;
+    for (const r of rows) out[r.status] = r.n;
+    return out;
+  }
+
+  // ---- the worker ---------------------------------------------------------------------------------
+
+  async function claim(): Promise<RunRow | undefined> {
+    const at = now();
+    return writeTx(db, async (tx) => {
+      const [row] = await tx
+        .select()
+        .from(runs)
+        .where(or(eq(runs.status, "queued"), and(eq(runs.status, "running"), lt(runs.leaseExpiresAt, at))))
+        .orderBy(asc(runs.updatedAt))
+        .limit(1);
+      if (row === undefined) return undefined;
+      const expired = row.status === "running";
+      const updated = await persist(tx, row, claimRun(stateOf(row), expired), at, {
+        extra: { leaseOwner: workerId, leaseExpiresAt: at + leaseMs, resumedAt: null },
+      });
+      if (expired) observer.leaseExpired?.();
+      if (row.resumedAt !== null) observer.resumeToNextStep?.(at - row.resumedAt);
+      return updated;
+    });
+  }
+
+  async function renewLease(runId: string): Promise<boolean> {
+    const at = now();
+    const updated = await writeTx(db, (tx) =>
+      tx
+        .update(runs)
+        .set({ leaseExpiresAt: at + leaseMs })
+        .where(and(eq(runs.id, runId), eq(runs.leaseOwner, workerId), eq(runs.status, "running")))
+        .returning({ id: runs.id }),
+    );
+    return updated.length > 0;
+  }
+
+  async function commit(row: RunRow, t: Transition, before: EventDraft[] = []): Promise<RunRow | undefined> {
+    const at = now();
+    return writeTx(db, (tx) => persist(tx, row, t, at, { leaseOwner: workerId, before }));
+  }
+
+  async function recordStepStart(row: RunRow, step: Step): Promise<RunRow | undefined> {
+    const at = now();
+    return writeTx(db, async (tx) => {
+      const [updated] = await tx
+        .update(runs)
+        .set({ eventSeq: row.eventSeq + 1, updatedAt: at })
+        .where(and(eq(runs.id, row.id), eq(runs.version, row.version), eq(runs.leaseOwner, workerId)))
+        .returning();
+      if (updated === undefined) return undefined;
+      await appendEvents(
+        tx,
+        row.id,
+        row.eventSeq,
+        [{ type: "step_started", data: { step_id: step.id, type: step.type } }],
+        at,
+      );
+      return updated;
+    });
+  }
+
+  async function execute(claimed: RunRow): Promise<void> {
+    const controller = new AbortController();
+    controllers.set(claimed.id, controller);
+    const heartbeat = setInterval(
+      () => {
+        renewLease(claimed.id)
+          .then((ok) => {
+            if (!ok) controller.abort(new LeaseLost("lease lost"));
+          })
+          .catch((err: unknown) => observer.error?.("lease renewal failed", err));
+      },
+      Math.max(10, Math.floor(leaseMs / 3)),
+    );
+    let row: RunRow | undefined = claimed;
+    try {
+      while (row !== undefined && row.status === "running" && !controller.signal.aborted) {
+        row = await executeStep(row, controller.signal);
+      }
+    } catch (err) {
+      if (!controller.signal.aborted)
+        observer.error?.(`run ${claimed.id} stopped on an unexpected error`, err);
+    } finally {
+      clearInterval(heartbeat);
+      controllers.delete(claimed.id);
+    }
+  }
+
+  async function executeStep(row: RunRow, signal: AbortSignal): Promise<RunRow | undefined> {
+    const step = row.steps[row.cursor];
+    const state = stateOf(row);
+    if (step === undefined) {
+      return commit(
+        row,
+        completeStep({ ...state, cursor: row.steps.length - 1 }, row.steps, { kind: "completed" }, 0),
+      );
+    }
+    const resolved = interpolate(step, {
+      params: row.params,
+      vars: row.vars,
+      secrets: row.secrets,
+      gate: {
+        ...(row.gate.otp_code === undefined ? {} : { otp_code: row.gate.otp_code }),
+        ...(row.gate.input_text === undefined ? {} : { input_text: row.gate.input_text }),
+      },
+    });
+    if (!resolved.ok) return commit(row, failInterpolation(state, step.id, resolved.reference));
+    const resolvedStep = resolved.value as Step;
+    const type = stepTypeOf(resolvedStep);
+    const started: EventDraft = { type: "step_started", data: { step_id: step.id, type: step.type } };
+    for (const url of type.targets?.(resolvedStep) ?? []) {
+      const domain = matchProtectedDomain(url, protectedDomains);
+      if (domain !== undefined && !row.gate.approved_steps.includes(step.id)) {
+        return commit(row, openProviderGate(state, row.steps, domain, row.policies, now()));
+      }
+    }
+    let current = row;
+    const before: EventDraft[] = [];
+    if (type.effect === "external") {
+      const marked = await recordStepStart(row, step);
+      if (marked === undefined) return undefined;
+      current = marked;
+    } else {
+      before.push(started);
+    }
+    const t0 = performance.now();
+    let outcome: StepOutcome;
+    try {
+      outcome = await type.execute(resolvedStep, {
+        runId: row.id,
+        stepId: step.id,
+        signal,
+        retries: row.policies.retries,
+        fetch: doFetch,
+      });
+    } catch (err) {
+      if (signal.aborted) return undefined;
+      outcome = {
+        kind: "failed",
+        reason: "step_failed",
+        message: `${step.id}: ${err instanceof Error ? err.message : String(err)}`,
+        expectation: false,
+      };
+    }
+    if (signal.aborted) return undefined;
+    const duration = Math.round(performance.now() - t0);
+    const at = now();
+    const s = stateOf(current);
+    let t: Transition;
+    if (outcome.kind === "completed") t = completeStep(s, current.steps, outcome, duration);
+    else if (outcome.kind === "failed")
+      t = failStep(s, current.steps, outcome, current.policies, duration, at);
+    else if (outcome.gate.kind === "otp" && !current.policies.otp.required) {
+      t = completeStep(
+        { ...s, gate: { ...s.gate, otp_code: "" } },
+        current.steps,
+        { kind: "completed", detail: { skipped: "otp not required" } },
+        duration,
+      );
+    } else t = openGate(s, current.steps, outcome.gate, current.policies, at);
+    return commit(current, t, before);
+  }
+
+  async function sweep(): Promise<void> {
+    const at = now();
+    const expiring = await db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(
+        and(inArray(runs.status, RUN_WAITING), isNotNull(runs.waitExpiresAt), lte(runs.waitExpiresAt, at)),
+      )
+      .limit(100);
+    const late = await db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(and(notInArray(runs.status, RUN_TERMINAL), lte(runs.deadlineAt, at)))
+      .limit(100);
+    for (const { id } of expiring) {
+      const fired = await writeTx(db, async (tx) => {
+        const row = await loadRun(tx, id);
+        const t = expireGate(stateOf(row), now());
+        return t !== undefined && (await persist(tx, row, t, now())) !== undefined;
+      });
+      if (fired) observer.timedOut?.("wait_timeout");
+    }
+    for (const { id } of late) {
+      const fired = await writeTx(db, async (tx) => {
+        const row = await loadRun(tx, id);
+        const t = timeOutRun(stateOf(row));
+        return t !== undefined && (await persist(tx, row, t, now())) !== undefined;
+      });
+      if (fired) {
+        observer.timedOut?.("run_timeout");
+        controllers.get(id)?.abort(new LeaseLost("run timeout"));
+      }
+    }
+  }
+
+  async function pump(): Promise<void> {
+    if (!started) return;
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        pumpAgain = false;
+        await sweep();
+        while (started && executions.size < concurrency) {
+          const row = await claim();
+          if (row === undefined) break;
+          const p: Promise<void> = execute(row).finally(() => {
+            executions.delete(p);
+            kick();
+          });
+          executions.add(p);
+        }
+      } while (pumpAgain && started);
+    } catch (err) {
+      observer.error?.("the run worker failed a round", err);
+    } finally {
+      pumping = false;
+    }
+  }
+
+  function kick(): void {
+    if (started) setImmediate(() => void pump());
+  }
+
+  function start(): void {
+    if (started) return;
+    started = true;
+    timer = setInterval(() => void pump(), pollMs);
+    kick();
+  }
+
+  async function stop(): Promise<void> {
+    if (!started) return;
+    started = false;
+    if (timer !== undefined) clearInterval(timer);
+    for (const c of controllers.values()) c.abort(new LeaseLost("worker stopping"));
+    await Promise.allSettled([...executions]);
+    // Hand our leases back so another process picks the runs up at once.
+    await writeTx(db, (tx) =>
+      tx
+        .update(runs)
+        .set({ leaseExpiresAt: 0 })
+        .where(and(eq(runs.leaseOwner, workerId), eq(runs.status, "running"))),
+    );
+  }
+
+  return {
+    workerId,
+    createFlow,
+    getFlow,
+    updateFlow,
+    listFlows,
+    createTemplate,
+    getTemplate,
+    updateTemplate,
+    listTemplates,
+    createRun,
+    getRun,
+    listRuns,
+    resumeRun,
+    submitOtp,
+    cancelRun: cancel,
+    listEvents,
+    countRunsByStatus,
+    start,
+    stop,
+  };
+}
+
+/** The run engine. */
+export type RunsEngine = ReturnType<typeof createRunsEngine>;
