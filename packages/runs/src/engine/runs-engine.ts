@@ -973,12 +973,16 @@ export function createRunsEngine(options: RunsEngineOptions) {
     for (const c of controllers.values()) c.abort(new LeaseLost("worker stopping"));
     await Promise.allSettled([...executions]);
     // Hand our leases back so another process picks the runs up at once.
-    await writeTx(db, (tx) =>
-      tx
-        .update(runs)
-        .set({ leaseExpiresAt: 0 })
-        .where(and(eq(runs.leaseOwner, workerId), eq(runs.status, "running"))),
-    );
+    try {
+      await writeTx(db, (tx) =>
+        tx
+          .update(runs)
+          .set({ leaseExpiresAt: 0 })
+          .where(and(eq(runs.leaseOwner, workerId), eq(runs.status, "running"))),
+      );
+    } catch (err) {
+      observer.error?.("could not hand the leases back; they expire on their own", err);
+    }
   }
 
   return {
