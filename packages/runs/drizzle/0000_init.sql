@@ -75,7 +75,8 @@ CREATE TABLE `runs_runs` (
 );
 --> statement-breakpoint
 CREATE INDEX `runs_runs_status_idx` ON `runs_runs` (`status`,`updated_at`);--> statement-breakpoint
-CREATE INDEX `runs_runs_wait_idx` ON `runs_runs` (`wait_expires_at`);--> statement-breakpoint
+CREATE INDEX `runs_runs_wait_idx` ON `runs_runs` (`status`,`wait_expires_at`);--> statement-breakpoint
+CREATE INDEX `runs_runs_deadline_idx` ON `runs_runs` (`status`,`deadline_at`);--> statement-breakpoint
 CREATE INDEX `runs_runs_created_idx` ON `runs_runs` (`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `runs_runs_template_idx` ON `runs_runs` (`template_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `runs_templates` (

@@ -17,7 +17,7 @@ import {
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { z } from "zod";
 import { type Flow, FlowInput, FlowPatch } from "../domain/flow.js";
-import { interpolate } from "../domain/interpolate.js";
+import { interpolate, type Scope } from "../domain/interpolate.js";
 import { matchProtectedDomain, parseProtectedDomains } from "../domain/providers.js";
 import {
   CreateRunInput,
@@ -51,12 +51,13 @@ import {
   failStep,
   openGate,
   openProviderGate,
+  type RunState,
   type Transition,
   timeOutRun,
 } from "../domain/transitions.js";
 import { ConflictError, NotFoundError, type RunsErrorCode, UnprocessableError } from "../errors.js";
 import { type Step, stepTypeOf } from "../steps/registry.js";
-import type { StepOutcome } from "../steps/step-type.js";
+import type { StepOutcome, StepType } from "../steps/step-type.js";
 import { events, flows, flowVersions, idempotency, runs, templates } from "../store/schema.js";
 import { type Tx, writeTx } from "./lock.js";
 import { createInboundMessagesOtpSource, type OtpSource } from "./otp-source.js";
@@ -117,7 +118,7 @@ export interface ListQuery {
   limit?: number | undefined;
 }
 
-const RUN_TERMINAL = [...TERMINAL_STATUSES];
+const RUN_ACTIVE = RUN_STATUSES.filter((s) => !isTerminal(s));
 const RUN_WAITING = [...WAITING_STATUSES];
 
 function defaultIds(prefix: string): string {
@@ -733,18 +734,23 @@ export function createRunsEngine(options: RunsEngineOptions) {
 
   // ---- the worker ---------------------------------------------------------------------------------
 
+  function claimable(at: number) {
+    return or(eq(runs.status, "queued"), and(eq(runs.status, "running"), lt(runs.leaseExpiresAt, at)));
+  }
+
   async function claim(): Promise<RunRow | undefined> {
     const at = now();
+    // A cheap read first: most polls find nothing, and need no write lock for that.
+    const [candidate] = await db.select({ id: runs.id }).from(runs).where(claimable(at)).limit(1);
+    if (candidate === undefined) return undefined;
     return writeTx(db, async (tx) => {
-      const [row] = await tx
-        .select()
-        .from(runs)
-        .where(or(eq(runs.status, "queued"), and(eq(runs.status, "running"), lt(runs.leaseExpiresAt, at))))
-        .orderBy(asc(runs.updatedAt))
-        .limit(1);
+      const [row] = await tx.select().from(runs).where(claimable(at)).orderBy(asc(runs.updatedAt)).limit(1);
       if (row === undefined) return undefined;
       const expired = row.status === "running";
-      const updated = await persist(tx, row, claimRun(stateOf(row), expired), at, {
+      const claimed = claimRun(stateOf(row), expired);
+      // Instant steps run inside the claim's transaction: a flow without I/O completes in one commit.
+      const ahead = await advanceInstant({ ...row, status: "running" }, claimed);
+      const updated = await persist(tx, row, ahead, at, {
         extra: { leaseOwner: workerId, leaseExpiresAt: at + leaseMs, resumedAt: null },
       });
       if (expired) observer.leaseExpired?.();
@@ -817,47 +823,31 @@ export function createRunsEngine(options: RunsEngineOptions) {
     }
   }
 
-  async function executeStep(row: RunRow, signal: AbortSignal): Promise<RunRow | undefined> {
-    const step = row.steps[row.cursor];
-    const state = stateOf(row);
-    if (step === undefined) {
-      return commit(
-        row,
-        completeStep({ ...state, cursor: row.steps.length - 1 }, row.steps, { kind: "completed" }, 0),
-      );
-    }
-    const resolved = interpolate(step, {
+  /** Steps executed in memory and committed together while they are instant (pure steps, gates). */
+  const MAX_BATCH = 32;
+
+  function scopeOf(row: RunRow, state: RunState): Scope {
+    return {
       params: row.params,
-      vars: row.vars,
+      vars: state.vars,
       secrets: row.secrets,
       gate: {
-        ...(row.gate.otp_code === undefined ? {} : { otp_code: row.gate.otp_code }),
-        ...(row.gate.input_text === undefined ? {} : { input_text: row.gate.input_text }),
+        ...(state.gate.otp_code === undefined ? {} : { otp_code: state.gate.otp_code }),
+        ...(state.gate.input_text === undefined ? {} : { input_text: state.gate.input_text }),
       },
-    });
-    if (!resolved.ok) return commit(row, failInterpolation(state, step.id, resolved.reference));
-    const resolvedStep = resolved.value as Step;
-    const type = stepTypeOf(resolvedStep);
-    const started: EventDraft = { type: "step_started", data: { step_id: step.id, type: step.type } };
-    for (const url of type.targets?.(resolvedStep) ?? []) {
-      const domain = matchProtectedDomain(url, protectedDomains);
-      if (domain !== undefined && !row.gate.approved_steps.includes(step.id)) {
-        return commit(row, openProviderGate(state, row.steps, domain, row.policies, now()));
-      }
-    }
-    let current = row;
-    const before: EventDraft[] = [];
-    if (type.effect === "external") {
-      const marked = await recordStepStart(row, step);
-      if (marked === undefined) return undefined;
-      current = marked;
-    } else {
-      before.push(started);
-    }
+    };
+  }
+
+  async function runStep(
+    type: StepType<Step>,
+    step: Step,
+    row: RunRow,
+    signal: AbortSignal,
+  ): Promise<{ outcome: StepOutcome; durationMs: number }> {
     const t0 = performance.now();
     let outcome: StepOutcome;
     try {
-      outcome = await type.execute(resolvedStep, {
+      outcome = await type.execute(step, {
         runId: row.id,
         stepId: step.id,
         signal,
@@ -865,7 +855,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
         fetch: doFetch,
       });
     } catch (err) {
-      if (signal.aborted) return undefined;
+      if (signal.aborted) throw err;
       outcome = {
         kind: "failed",
         reason: "step_failed",
@@ -873,27 +863,107 @@ export function createRunsEngine(options: RunsEngineOptions) {
         expectation: false,
       };
     }
-    if (signal.aborted) return undefined;
-    const duration = Math.round(performance.now() - t0);
-    const at = now();
-    const s = stateOf(current);
-    let t: Transition;
-    if (outcome.kind === "completed") t = completeStep(s, current.steps, outcome, duration);
-    else if (outcome.kind === "failed")
-      t = failStep(s, current.steps, outcome, current.policies, duration, at);
-    else if (outcome.gate.kind === "otp" && !current.policies.otp.required) {
-      t = completeStep(
-        { ...s, gate: { ...s.gate, otp_code: "" } },
-        current.steps,
-        { kind: "completed", detail: { skipped: "otp not required" } },
-        duration,
-      );
-    } else t = openGate(s, current.steps, outcome.gate, current.policies, at);
-    return commit(current, t, before);
+    return { outcome, durationMs: Math.round(performance.now() - t0) };
   }
 
+  function transitionFor(state: RunState, row: RunRow, outcome: StepOutcome, durationMs: number): Transition {
+    if (outcome.kind === "completed") return completeStep(state, row.steps, outcome, durationMs);
+    if (outcome.kind === "failed")
+      return failStep(state, row.steps, outcome, row.policies, durationMs, now());
+    if (outcome.gate.kind === "otp" && !row.policies.otp.required) {
+      const skipped = { ...state, gate: { ...state.gate, otp_code: "" } };
+      return completeStep(
+        skipped,
+        row.steps,
+        { kind: "completed", detail: { skipped: "otp not required" } },
+        0,
+      );
+    }
+    return openGate(state, row.steps, outcome.gate, row.policies, now());
+  }
+
+  /** A step that takes time, found by {@link advanceInstant}, with its interpolated form and type. */
+  interface SlowStep {
+    step: Step;
+    resolvedStep: Step;
+    type: StepType<Step>;
+  }
+
+  /**
+   * Runs instant steps (pure steps, gates, the protected-provider check, interpolation failures) in memory
+   * from `start`, up to {@link MAX_BATCH}, and stops at the first step that takes time (returned as
+   * `slow`) or when the run leaves `running`. The caller commits the result in one transaction.
+   */
+  async function advanceInstant(row: RunRow, start: Transition): Promise<Transition & { slow?: SlowStep }> {
+    let state = start.state;
+    const drafts = [...start.events];
+    for (let advanced = 0; state.status === "running" && advanced < MAX_BATCH; advanced++) {
+      const step = row.steps[state.cursor];
+      if (step === undefined) {
+        const t = completeStep(
+          { ...state, cursor: row.steps.length - 1 },
+          row.steps,
+          { kind: "completed" },
+          0,
+        );
+        return { state: t.state, events: [...drafts, ...t.events] };
+      }
+      const resolved = interpolate(step, scopeOf(row, state));
+      let t: Transition;
+      if (!resolved.ok) {
+        t = failInterpolation(state, step.id, resolved.reference);
+      } else {
+        const resolvedStep = resolved.value as Step;
+        const type = stepTypeOf(resolvedStep);
+        const domain = (type.targets?.(resolvedStep) ?? [])
+          .map((url) => matchProtectedDomain(url, protectedDomains))
+          .find((d) => d !== undefined);
+        if (domain !== undefined && !state.gate.approved_steps.includes(step.id)) {
+          t = openProviderGate(state, row.steps, domain, row.policies, now());
+        } else if (type.effect === "pure" || type.effect === "gate") {
+          drafts.push({ type: "step_started", data: { step_id: step.id, type: step.type } });
+          const { outcome, durationMs } = await runStep(
+            type,
+            resolvedStep,
+            row,
+            new AbortController().signal,
+          );
+          t = transitionFor(state, row, outcome, durationMs);
+        } else {
+          return { state, events: drafts, slow: { step, resolvedStep, type } };
+        }
+      }
+      drafts.push(...t.events);
+      state = t.state;
+    }
+    return { state, events: drafts };
+  }
+
+  /**
+   * Advances a claimed run by one commit: the instant steps ahead of it, or else one step that takes time
+   * (external I/O, timers) — marked started in its own transaction, executed under the run's AbortSignal,
+   * and committed together with the instant steps after it. Returns the run as committed, or undefined
+   * when the run was taken away (cancelled, timed out, lease lost).
+   */
+  async function executeStep(row: RunRow, signal: AbortSignal): Promise<RunRow | undefined> {
+    const ahead = await advanceInstant(row, { state: stateOf(row), events: [] });
+    if (ahead.slow === undefined || ahead.events.length > 0) return commit(row, ahead);
+    const { step, resolvedStep, type } = ahead.slow;
+    const marked = await recordStepStart(row, step);
+    if (marked === undefined) return undefined;
+    const { outcome, durationMs } = await runStep(type, resolvedStep, marked, signal);
+    if (signal.aborted) return undefined;
+    const after = await advanceInstant(marked, transitionFor(stateOf(marked), marked, outcome, durationMs));
+    return commit(marked, after);
+  }
+
+  let lastSweep = 0;
+
+  /** Expires gates and run timeouts that are due; at most once per poll interval. */
   async function sweep(): Promise<void> {
     const at = now();
+    if (at - lastSweep < pollMs) return;
+    lastSweep = at;
     const expiring = await db
       .select({ id: runs.id })
       .from(runs)
@@ -904,7 +974,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     const late = await db
       .select({ id: runs.id })
       .from(runs)
-      .where(and(notInArray(runs.status, RUN_TERMINAL), lte(runs.deadlineAt, at)))
+      .where(and(inArray(runs.status, RUN_ACTIVE), lte(runs.deadlineAt, at)))
       .limit(100);
     for (const { id } of expiring) {
       const fired = await writeTx(db, async (tx) => {

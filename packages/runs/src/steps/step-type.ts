@@ -49,8 +49,12 @@ export interface StepContext {
 export interface StepType<T extends { id: string; type: string }> {
   type: T["type"];
   schema: z.ZodType<T>;
-  /** `pure`: no I/O, cheap to repeat; `external`: talks to the outside world; `gate`: pauses for a person. */
-  effect: "pure" | "external" | "gate";
+  /**
+   * `pure`: instant, no I/O, safe to repeat (consecutive pure steps commit together); `gate`: instant,
+   * pauses for a person; `external`: talks to the outside world; `timer`: takes time without I/O.
+   * `external` and `timer` steps are marked started in their own transaction and committed alone.
+   */
+  effect: "pure" | "gate" | "external" | "timer";
   /** The URLs the step would contact, for the protected-provider check. */
   targets?(step: T): string[];
   execute(step: T, ctx: StepContext): Promise<StepOutcome>;

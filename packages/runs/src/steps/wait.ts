@@ -17,7 +17,7 @@ export type WaitStep = z.infer<typeof WaitStep>;
 export const waitStep: StepType<WaitStep> = {
   type: "wait",
   schema: WaitStep,
-  effect: "pure",
+  effect: "timer",
   async execute(step, ctx) {
     await sleep(step.seconds * 1000, ctx.signal);
     return { kind: "completed" };

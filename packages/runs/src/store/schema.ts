@@ -79,7 +79,8 @@ export const runs = sqliteTable(
   },
   (t) => [
     index("runs_runs_status_idx").on(t.status, t.updatedAt),
-    index("runs_runs_wait_idx").on(t.waitExpiresAt),
+    index("runs_runs_wait_idx").on(t.status, t.waitExpiresAt),
+    index("runs_runs_deadline_idx").on(t.status, t.deadlineAt),
     index("runs_runs_created_idx").on(t.createdAt, t.id),
     index("runs_runs_template_idx").on(t.templateId, t.createdAt),
   ],
