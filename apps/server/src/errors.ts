@@ -70,6 +70,7 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case "IDEMPOTENCY_KEY_REUSED":
     case "OTP_UNAVAILABLE":
     case "INPUT_INVALID":
+    case "REQUEST_INVALID":
       return 422;
     case "INTERNAL_ERROR":
       return 500;

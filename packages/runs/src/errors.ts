@@ -13,6 +13,7 @@ export const RUNS_ERROR_CODES = [
   "IDEMPOTENCY_KEY_REUSED",
   "OTP_UNAVAILABLE",
   "INPUT_INVALID",
+  "REQUEST_INVALID",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */

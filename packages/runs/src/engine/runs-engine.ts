@@ -490,7 +490,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
   // ---- runs ---------------------------------------------------------------------------------------
 
   async function createRun(input: CreateRunInput, opts: IdempotencyOptions = {}): Promise<Run> {
-    const body = parse(CreateRunInput, input, "PARAMS_INVALID", "The run request");
+    const body = parse(CreateRunInput, input, "REQUEST_INVALID", "The run request");
     const hash = hashRequest(body);
     const at = now();
     const run = await writeTx(db, async (tx) => {
@@ -599,7 +599,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     request: ResumeRequest,
     opts: IdempotencyOptions = {},
   ): Promise<Run> {
-    const body = parse(ResumeRequest, request, "RESUME_KIND_NOT_ALLOWED", "The resume request");
+    const body = parse(ResumeRequest, request, "REQUEST_INVALID", "The resume request");
     return resumeWith(runId, body, hashRequest({ resume: body }), opts.idempotencyKey);
   }
 
@@ -610,7 +610,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     key: string | undefined,
   ): Promise<Run> {
     const at = now();
-    let waitedSeconds = 0;
+    let waitedSeconds: number | undefined;
     const run = await writeTx(db, async (tx) => {
       const replayed = await replay(tx, `resume:${runId}`, key, hash);
       if (replayed !== undefined) return replayed;
@@ -633,8 +633,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
       await remember(tx, `resume:${runId}`, key, hash, view, at);
       return view;
     });
-    if (waitedSeconds > 0 || request.kind !== undefined)
-      observer.gateResolved?.({ kind: request.kind, waitedSeconds });
+    if (waitedSeconds !== undefined) observer.gateResolved?.({ kind: request.kind, waitedSeconds });
     kick();
     return run;
   }
@@ -644,7 +643,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     request: RunOtpSubmitRequest,
     opts: IdempotencyOptions = {},
   ): Promise<Run> {
-    const body = parse(RunOtpSubmitRequest, request, "RESUME_KIND_NOT_ALLOWED", "The OTP request");
+    const body = parse(RunOtpSubmitRequest, request, "REQUEST_INVALID", "The OTP request");
     const hash = hashRequest({ otp: body });
     const replayed = await replay(db, `resume:${runId}`, opts.idempotencyKey, hash);
     if (replayed !== undefined) return replayed;

@@ -80,3 +80,181 @@ describe("the run engine", () => {
     expect(JSON.stringify(log)).not.toContain("123456");
   });
 });
+
+describe("the run engine's edges", () => {
+  it("takes a one-time code from the inbound messages when none is given", async () => {
+    const { createInboundMessagesOtpSource } = await import("../engine/otp-source.js");
+    const t = await openTestEngine();
+    cleanups.push(t.close);
+    const source = createInboundMessagesOtpSource({ db: t.db });
+    const shop = await startShop();
+    cleanups.push(shop.close);
+    const { createRunsEngine } = await import("../engine/runs-engine.js");
+    const engine = createRunsEngine({ db: t.db, otpSource: source, leaseMs: 1000, pollMs: 50 });
+    cleanups.push(() => engine.stop());
+    engine.start();
+    const flow = await engine.createFlow(checkoutFlow());
+    const tpl = await engine.createTemplate({
+      name: "t",
+      flow_id: flow.id,
+      params_schema: [
+        { key: "shop", type: "string", required: true },
+        { key: "sku", type: "string" },
+      ],
+      policies: { otp: { source: "inbound_messages" } },
+    });
+    const run = await engine.createRun({ template_id: tpl.id, params: { shop: shop.url, sku: "A1" } });
+    await waitFor(
+      () => engine.getRun(run.id),
+      (r) => r.status === "waiting_otp",
+    );
+    await expect(engine.submitOtp(run.id, {})).rejects.toMatchObject({ code: "OTP_UNAVAILABLE" });
+    await source.receive({ run_id: "run_other", body: "Your code is 999999" });
+    await source.receive({ body: "Your code is 123456" });
+    expect((await engine.submitOtp(run.id, {})).status).not.toBe("waiting_otp");
+    await waitFor(
+      () => engine.getRun(run.id),
+      (r) => r.status === "success",
+    );
+    await expect(engine.submitOtp(run.id, {})).rejects.toMatchObject({ code: "RUN_NOT_WAITING" });
+  });
+
+  it("re-claims a run whose worker died and continues from its last completed step", async () => {
+    const { engine, db, shop } = await setup();
+    const { sql } = await import("drizzle-orm");
+    await engine.stop();
+    const flow = await engine.createFlow({
+      name: "two",
+      steps: [
+        { id: "one", type: "http", method: "POST", url: "${params.shop}/one" },
+        { id: "two", type: "http", method: "POST", url: "${params.shop}/two" },
+      ],
+    });
+    const run = await engine.createRun({ flow_id: flow.id, params: { shop: shop.url } });
+    // A worker claimed it, completed step one, and died with its lease running out.
+    await db.run(
+      sql`UPDATE runs_runs SET status = 'running', cursor = 1, lease_owner = 'wrk_dead', lease_expires_at = 1 WHERE id = ${run.id}`,
+    );
+    engine.start();
+    await waitFor(
+      () => engine.getRun(run.id),
+      (r) => r.status === "success",
+    );
+    expect(shop.received.map((r) => r.path)).toEqual(["/two"]);
+    const types = (await engine.listEvents(run.id)).items.map((e) => e.type);
+    expect(types).toContain("lease_expired");
+  });
+
+  it("aborts a running step on cancel", async () => {
+    const { engine } = await setup();
+    const { createServer } = await import("node:http");
+    let closed = false;
+    const hang = createServer((req) => req.socket.on("close", () => (closed = true))); // never answers
+    await new Promise<void>((resolve) => hang.listen(0, "127.0.0.1", resolve));
+    cleanups.push(async () => {
+      hang.closeAllConnections();
+      await new Promise<void>((resolve) => hang.close(() => resolve()));
+    });
+    const port = (hang.address() as { port: number }).port;
+    const flow = await engine.createFlow({
+      name: "slow",
+      steps: [{ id: "slow", type: "http", method: "GET", url: `http://127.0.0.1:${port}/hang` }],
+    });
+    const run = await engine.createRun({ flow_id: flow.id });
+    await waitFor(
+      async () => (await engine.listEvents(run.id)).items.map((e) => e.type),
+      (types) => types.includes("step_started"),
+    );
+    expect((await engine.cancelRun(run.id)).status).toBe("cancelled");
+    await waitFor(async () => closed, Boolean, 2000);
+    await expect(engine.cancelRun(run.id)).rejects.toMatchObject({ code: "RUN_FINISHED" });
+    expect((await engine.getRun(run.id)).status).toBe("cancelled");
+  });
+
+  it("fails a run that outlives its run timeout", async () => {
+    const { engine } = await setup();
+    const flow = await engine.createFlow({ name: "nap", steps: [{ id: "nap", type: "wait", seconds: 30 }] });
+    const tpl = await engine.createTemplate({
+      name: "t",
+      flow_id: flow.id,
+      policies: { run_timeout_seconds: 1 },
+    });
+    const run = await engine.createRun({ template_id: tpl.id });
+    const failed = await waitFor(
+      () => engine.getRun(run.id),
+      (r) => r.status === "failed",
+      4000,
+    );
+    expect(failed.reason).toBe("run_timeout");
+  });
+
+  it("skips OTP gates when the template says OTP is not required", async () => {
+    const { engine } = await setup();
+    const flow = await engine.createFlow({
+      name: "f",
+      steps: [
+        { id: "code", type: "otp_gate" },
+        { id: "echo", type: "set", vars: { code: "${gate.otp_code}" } },
+      ],
+    });
+    const tpl = await engine.createTemplate({
+      name: "t",
+      flow_id: flow.id,
+      policies: { otp: { required: false } },
+    });
+    const run = await engine.createRun({ template_id: tpl.id });
+    expect(
+      (
+        await waitFor(
+          () => engine.getRun(run.id),
+          (r) => r.status === "success",
+        )
+      ).vars,
+    ).toEqual({ code: "" });
+  });
+
+  it("runs a template's pinned flow version even after the flow changes", async () => {
+    const { engine } = await setup();
+    const flow = await engine.createFlow({ name: "f", steps: [{ id: "a", type: "set", vars: { v: 1 } }] });
+    const tpl = await engine.createTemplate({ name: "t", flow_id: flow.id, flow_version: 1 });
+    await engine.updateFlow(flow.id, { steps: [{ id: "a", type: "set", vars: { v: 2 } }] });
+    const pinned = await engine.createRun({ template_id: tpl.id });
+    const latest = await engine.createRun({ flow_id: flow.id });
+    expect(
+      (
+        await waitFor(
+          () => engine.getRun(pinned.id),
+          (r) => r.status === "success",
+        )
+      ).vars,
+    ).toEqual({ v: 1 });
+    expect(
+      (
+        await waitFor(
+          () => engine.getRun(latest.id),
+          (r) => r.status === "success",
+        )
+      ).vars,
+    ).toEqual({ v: 2 });
+    await expect(engine.updateFlow(flow.id, { name: "x", expected_version: 1 })).rejects.toMatchObject({
+      code: "VERSION_MISMATCH",
+    });
+  });
+
+  it("fails a step whose reference does not resolve, naming it but not any value", async () => {
+    const { engine } = await setup();
+    const flow = await engine.createFlow({
+      name: "f",
+      steps: [{ id: "a", type: "set", vars: { v: "${vars.nope}" } }],
+    });
+    const run = await engine.createRun({ flow_id: flow.id });
+    const failed = await waitFor(
+      () => engine.getRun(run.id),
+      (r) => r.status === "failed",
+    );
+    expect(failed).toMatchObject({
+      reason: "interpolation_failed",
+      error: "a: ${vars.nope} does not resolve",
+    });
+  });
+});
