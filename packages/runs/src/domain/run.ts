@@ -106,7 +106,6 @@ export type CreateRunInput = z.input<typeof CreateRunInput>;
 export const EVENT_TYPES = [
   "run_created",
   "status_changed",
-  "run_claimed",
   "lease_expired",
   "step_started",
   "step_finished",

@@ -40,7 +40,6 @@ export interface RunState {
 export interface EventDraft {
   type:
     | "run_created"
-    | "run_claimed"
     | "lease_expired"
     | "status_changed"
     | "step_started"
