@@ -122,7 +122,7 @@ describe("durable runs across a crash", () => {
     const api = apiClient(first.url);
     const [run] = await flowRun(
       api,
-      [{ id: "ok", type: "approval_gate", prompt: "OK?", timeout_seconds: 2 }],
+      [{ id: "ok", type: "approval_gate", prompt: "OK?", timeout_seconds: 4 }],
       1,
     );
     if (run === undefined) throw new Error("no run");
@@ -130,7 +130,7 @@ describe("durable runs across a crash", () => {
     await first.kill();
     const second = await start();
     const api2 = apiClient(second.url);
-    const failed = await api2.waitForRun(run.id, (x) => x.status === "failed", 6000);
+    const failed = await api2.waitForRun(run.id, (x) => x.status === "failed", 9000);
     expect(failed.reason).toBe("wait_timeout");
     const late = Date.parse(failed.finished_at ?? "") - Date.parse(waiting.wait_context?.expires_at ?? "");
     expect(late).toBeGreaterThanOrEqual(0);

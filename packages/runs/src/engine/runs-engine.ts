@@ -125,8 +125,20 @@ function defaultIds(prefix: string): string {
   return `${prefix}_${randomBytes(10).toString("base64url")}`;
 }
 
+/** JSON with object keys sorted, so the same body hashes the same whatever its key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
 function hashRequest(value: unknown): string {
-  return createHash("sha256").update(JSON.stringify(value)).digest("hex");
+  return createHash("sha256").update(canonicalJson(value)).digest("hex");
 }
 
 function parse<S extends z.ZodType>(
@@ -189,9 +201,9 @@ export function createRunsEngine(options: RunsEngineOptions) {
     row: RunRow,
     t: Transition,
     at: number,
-    opts: { leaseOwner?: string; extra?: Partial<RunRow>; before?: EventDraft[] } = {},
+    opts: { leaseOwner?: string; extra?: Partial<RunRow> } = {},
   ): Promise<RunRow | undefined> {
-    const drafts = [...(opts.before ?? []), ...t.events];
+    const drafts = t.events;
     const s = t.state;
     const [updated] = await tx
       .update(runs)
@@ -246,6 +258,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
 
   // ---- flows --------------------------------------------------------------------------------------
 
+  /** Stores a new flow at version 1. @throws FLOW_INVALID */
   async function createFlow(input: FlowInput): Promise<Flow> {
     const flow = parse(FlowInput, input, "FLOW_INVALID", "The flow");
     const at = now();
@@ -268,12 +281,14 @@ export function createRunsEngine(options: RunsEngineOptions) {
     };
   }
 
+  /** The flow at its latest version. @throws FLOW_NOT_FOUND */
   async function getFlow(flowId: string): Promise<Flow> {
     const [row] = await db.select().from(flows).where(eq(flows.id, flowId)).limit(1);
     if (row === undefined) throw new NotFoundError("FLOW_NOT_FOUND", `No flow ${flowId}.`);
     return toFlow(row);
   }
 
+  /** Changes a flow and bumps its version (older versions stay for pinned templates). @throws FLOW_NOT_FOUND, VERSION_MISMATCH */
   async function updateFlow(flowId: string, patch: FlowPatch): Promise<Flow> {
     const p = parse(FlowPatch, patch, "FLOW_INVALID", "The flow");
     const at = now();
@@ -328,6 +343,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     };
   }
 
+  /** Flows, newest first. */
   async function listFlows(query: ListQuery = {}): Promise<Page<Flow>> {
     const limit = query.limit ?? 50;
     const rows = await db
@@ -357,6 +373,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
 
   // ---- templates ----------------------------------------------------------------------------------
 
+  /** Stores a template over an existing flow (and version, when pinned). @throws TEMPLATE_INVALID, FLOW_NOT_FOUND */
   async function createTemplate(input: TemplateInput): Promise<Template> {
     const t = parse(TemplateInput, input, "TEMPLATE_INVALID", "The template");
     const at = now();
@@ -383,12 +400,14 @@ export function createRunsEngine(options: RunsEngineOptions) {
     });
   }
 
+  /** One template. @throws TEMPLATE_NOT_FOUND */
   async function getTemplate(templateId: string): Promise<Template> {
     const [row] = await db.select().from(templates).where(eq(templates.id, templateId)).limit(1);
     if (row === undefined) throw new NotFoundError("TEMPLATE_NOT_FOUND", `No template ${templateId}.`);
     return toTemplate(row);
   }
 
+  /** Changes a template and bumps its version. @throws TEMPLATE_NOT_FOUND, VERSION_MISMATCH, TEMPLATE_INVALID */
   async function updateTemplate(templateId: string, patch: TemplatePatch): Promise<Template> {
     const p = parse(TemplatePatch, patch, "TEMPLATE_INVALID", "The template");
     const at = now();
@@ -438,6 +457,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     });
   }
 
+  /** Templates, newest first. */
   async function listTemplates(query: ListQuery = {}): Promise<Page<Template>> {
     const limit = query.limit ?? 50;
     const rows = await db
@@ -489,6 +509,11 @@ export function createRunsEngine(options: RunsEngineOptions) {
 
   // ---- runs ---------------------------------------------------------------------------------------
 
+  /**
+   * Queues a run of a template (params validated, secrets split off) or of a bare flow, snapshotting the
+   * flow's steps and the policies. A repeated `idempotencyKey` answers the first run.
+   * @throws TEMPLATE_NOT_FOUND, FLOW_NOT_FOUND, PARAMS_INVALID, IDEMPOTENCY_KEY_REUSED
+   */
   async function createRun(input: CreateRunInput, opts: IdempotencyOptions = {}): Promise<Run> {
     const body = parse(CreateRunInput, input, "REQUEST_INVALID", "The run request");
     const hash = hashRequest(body);
@@ -571,10 +596,12 @@ export function createRunsEngine(options: RunsEngineOptions) {
     return run;
   }
 
+  /** One run, without secrets or codes. @throws RUN_NOT_FOUND */
   async function getRun(runId: string): Promise<Run> {
     return toRun(await loadRun(db, runId));
   }
 
+  /** Runs, newest first, optionally by status or template. */
   async function listRuns(
     query: ListQuery & { status?: RunStatus | undefined; template_id?: string | undefined } = {},
   ): Promise<Page<Run>> {
@@ -594,6 +621,11 @@ export function createRunsEngine(options: RunsEngineOptions) {
     return page(rows, limit, toRun);
   }
 
+  /**
+   * Resumes a paused run: a compare-and-set on the paused state, so exactly one concurrent resume wins.
+   * @throws RUN_NOT_FOUND, RUN_NOT_WAITING, VERSION_MISMATCH, RESUME_KIND_NOT_ALLOWED, INPUT_INVALID,
+   *   IDEMPOTENCY_KEY_REUSED
+   */
   async function resumeRun(
     runId: string,
     request: ResumeRequest,
@@ -638,6 +670,10 @@ export function createRunsEngine(options: RunsEngineOptions) {
     return run;
   }
 
+  /**
+   * The v2 OTP submission: resumes with `otp_code`, or with a code taken from the OTP source.
+   * @throws OTP_UNAVAILABLE and everything {@link resumeRun} throws
+   */
   async function submitOtp(
     runId: string,
     request: RunOtpSubmitRequest,
@@ -683,6 +719,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     );
   }
 
+  /** Cancels a run from any non-terminal status and aborts its running step. @throws RUN_NOT_FOUND, RUN_FINISHED */
   async function cancel(runId: string): Promise<Run> {
     const at = now();
     const run = await writeTx(db, async (tx) => {
@@ -701,6 +738,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     return run;
   }
 
+  /** The run's event log after `after`, oldest first. @throws RUN_NOT_FOUND */
   async function listEvents(
     runId: string,
     query: { after?: number | undefined; limit?: number | undefined } = {},
@@ -724,6 +762,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     return { items, next_cursor: rows.length > limit && last !== undefined ? String(last.id) : null };
   }
 
+  /** How many runs are in each status. */
   async function countRunsByStatus(): Promise<Record<RunStatus, number>> {
     const rows = await db.select({ status: runs.status, n: count() }).from(runs).groupBy(runs.status);
     const out = Object.fromEntries(RUN_STATUSES.map((s) => [s, 0])) as Record<RunStatus, number>;
@@ -737,6 +776,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     return or(eq(runs.status, "queued"), and(eq(runs.status, "running"), lt(runs.leaseExpiresAt, at)));
   }
 
+  /** Claims the oldest queued (or lease-expired) run and runs its instant steps, in one transaction. */
   async function claim(): Promise<RunRow | undefined> {
     const at = now();
     // A cheap read first: most polls find nothing, and need no write lock for that.
@@ -758,6 +798,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     });
   }
 
+  /** The heartbeat: extends this worker's lease while the run is still running and ours. */
   async function renewLease(runId: string): Promise<boolean> {
     const at = now();
     const updated = await writeTx(db, (tx) =>
@@ -770,9 +811,9 @@ export function createRunsEngine(options: RunsEngineOptions) {
     return updated.length > 0;
   }
 
-  async function commit(row: RunRow, t: Transition, before: EventDraft[] = []): Promise<RunRow | undefined> {
+  async function commit(row: RunRow, t: Transition): Promise<RunRow | undefined> {
     const at = now();
-    return writeTx(db, (tx) => persist(tx, row, t, at, { leaseOwner: workerId, before }));
+    return writeTx(db, (tx) => persist(tx, row, t, at, { leaseOwner: workerId }));
   }
 
   async function recordStepStart(row: RunRow, step: Step): Promise<RunRow | undefined> {
@@ -795,6 +836,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     });
   }
 
+  /** Drives one claimed run until it pauses, ends or is taken away. */
   async function execute(claimed: RunRow): Promise<void> {
     const controller = new AbortController();
     controllers.set(claimed.id, controller);
@@ -1028,6 +1070,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     if (started) setImmediate(() => void pump());
   }
 
+  /** Starts this process's worker: polls, claims, executes, expires gates. Idempotent. */
   function start(): void {
     if (started) return;
     started = true;
@@ -1035,6 +1078,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     kick();
   }
 
+  /** Stops the worker, aborts running steps and hands their leases back. */
   async function stop(): Promise<void> {
     if (!started) return;
     started = false;
