@@ -403,4 +403,8 @@ describe("server extras", () => {
       ]),
     );
   });
+
+  it("logged no warning or error while serving everything above", () => {
+    expect(server.stderr()).not.toMatch(/"level":"(warn|error)"/);
+  });
 });

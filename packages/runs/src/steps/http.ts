@@ -43,6 +43,7 @@ async function send(step: HttpStep, signal: AbortSignal, f: typeof fetch, idempo
     headers,
     ...(hasBody ? { body: JSON.stringify(step.body) } : {}),
     signal: AbortSignal.any([signal, AbortSignal.timeout(step.timeout_ms)]),
+    // Never follow redirects: a redirect could lead to a protected provider without the approval gate.
     redirect: "manual",
   });
   const text = await res.text();
@@ -63,7 +64,8 @@ function check(step: HttpStep, status: number, json: unknown): StepOutcome {
       kind: "failed",
       reason: "step_failed",
       message: `${step.id}: expected status ${wanted.join(" or ")}, got ${status}`,
-      expectation: true,
+      // A server error says nothing about what was sent (e.g. a one-time code): not an expectation.
+      expectation: status < 500,
       detail,
     };
   }
