@@ -61,7 +61,16 @@ import type { StepOutcome, StepType } from "../steps/step-type.js";
 import { events, flows, flowVersions, idempotency, runs, templates } from "../store/schema.js";
 import { type Tx, writeTx } from "./lock.js";
 import { createInboundMessagesOtpSource, type OtpSource } from "./otp-source.js";
-import { decodeCursor, encodeCursor, type RunRow, stateOf, toFlow, toRun, toTemplate } from "./views.js";
+import {
+  decodeCursor,
+  encodeCursor,
+  type RunRow,
+  redactSecrets,
+  stateOf,
+  toFlow,
+  toRun,
+  toTemplate,
+} from "./views.js";
 
 /** The engine's source of time (epoch ms). */
 export interface Clock {
@@ -221,6 +230,8 @@ export function createRunsEngine(options: RunsEngineOptions) {
         eventSeq: row.eventSeq + drafts.length,
         updatedAt: at,
         finishedAt: isTerminal(s.status) ? at : null,
+        // A run that ended needs its secrets no more: forget them (and any copy of one in vars).
+        ...(isTerminal(s.status) ? { secrets: {}, vars: redactSecrets(s.vars, row.secrets) } : {}),
         ...(s.status === "running" ? {} : { leaseOwner: null, leaseExpiresAt: null }),
         ...opts.extra,
       })
@@ -821,8 +832,16 @@ export function createRunsEngine(options: RunsEngineOptions) {
     return writeTx(db, async (tx) => {
       const [updated] = await tx
         .update(runs)
-        .set({ eventSeq: row.eventSeq + 1, updatedAt: at })
-        .where(and(eq(runs.id, row.id), eq(runs.version, row.version), eq(runs.leaseOwner, workerId)))
+        // Starting a step with side effects needs a live lease, and renews it for the step's sake.
+        .set({ eventSeq: row.eventSeq + 1, updatedAt: at, leaseExpiresAt: at + leaseMs })
+        .where(
+          and(
+            eq(runs.id, row.id),
+            eq(runs.version, row.version),
+            eq(runs.leaseOwner, workerId),
+            gt(runs.leaseExpiresAt, at),
+          ),
+        )
         .returning();
       if (updated === undefined) return undefined;
       await appendEvents(

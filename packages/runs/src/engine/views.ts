@@ -27,8 +27,8 @@ export function stateOf(row: RunRow): RunState {
   };
 }
 
-/** Replaces every value equal to a secret with the redaction marker (vars may have copied one). */
-function redactSecrets(
+/** Replaces every value that contains a secret with the redaction marker (vars may have copied one). */
+export function redactSecrets(
   vars: Record<string, unknown>,
   secrets: Record<string, string>,
 ): Record<string, unknown> {

@@ -15,7 +15,22 @@ function migrationsFolder(): string {
   }
 }
 
-/** Creates or upgrades the `runs_*` tables. Idempotent. */
+const ATTEMPTS = 5;
+
+/**
+ * Creates or upgrades the `runs_*` tables. Idempotent, and safe when several processes start on one fresh
+ * database at once: the migrator reads what is applied before its transaction, so a process that lost the
+ * race fails (its transaction rolls back whole) and tries again, then finds nothing left to apply.
+ */
 export async function migrate(db: LibSQLDatabase): Promise<void> {
-  await drizzleMigrate(db, { migrationsFolder: migrationsFolder(), migrationsTable: "__runs_migrations" });
+  const folder = migrationsFolder();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await drizzleMigrate(db, { migrationsFolder: folder, migrationsTable: "__runs_migrations" });
+      return;
+    } catch (err) {
+      if (attempt >= ATTEMPTS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
 }

@@ -260,4 +260,34 @@ describe("the run engine's edges", () => {
       error: "a: ${vars.nope} does not resolve",
     });
   });
+
+  it("forgets a run's secrets once it ends, keeping copies in vars redacted", async () => {
+    const { engine, db } = await setup();
+    const { sql } = await import("drizzle-orm");
+    const flow = await engine.createFlow({
+      name: "f",
+      steps: [
+        {
+          id: "copy",
+          type: "set",
+          vars: { card: "${secrets.card}", note: "card ${secrets.card}", plain: 1 },
+        },
+        { id: "check", type: "assert", value: "${vars.card}", equals: "4242" },
+      ],
+    });
+    const tpl = await engine.createTemplate({
+      name: "t",
+      flow_id: flow.id,
+      params_schema: [{ key: "card", type: "secret", required: true }],
+    });
+    const run = await engine.createRun({ template_id: tpl.id, params: { card: "4242" } });
+    const done = await waitFor(
+      () => engine.getRun(run.id),
+      (r) => r.status === "success",
+    );
+    expect(done.vars).toEqual({ card: "[redacted]", note: "[redacted]", plain: 1 });
+    const raw = await db.all(sql`SELECT secrets, vars FROM runs_runs WHERE id = ${run.id}`);
+    expect(JSON.stringify(raw)).not.toContain("4242");
+    expect(JSON.stringify(await engine.listEvents(run.id))).not.toContain("4242");
+  });
 });
