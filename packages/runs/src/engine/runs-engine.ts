@@ -214,38 +214,38 @@ export function createRunsEngine(options: RunsEngineOptions) {
   ): Promise<RunRow | undefined> {
     const drafts = t.events;
     const s = t.state;
-    const [updated] = await tx
+    const changes = {
+      status: s.status,
+      cursor: s.cursor,
+      vars: s.vars,
+      gate: s.gate,
+      waitContext: s.wait,
+      waitExpiresAt: s.waitExpiresAt,
+      reason: s.reason,
+      error: s.error,
+      otpAttempts: s.otpAttempts,
+      version: s.version,
+      eventSeq: row.eventSeq + drafts.length,
+      updatedAt: at,
+      finishedAt: isTerminal(s.status) ? at : null,
+      // A run that ended needs its secrets no more: forget them (and any copy of one in vars).
+      ...(isTerminal(s.status) ? { secrets: {}, vars: redactSecrets(s.vars, row.secrets) } : {}),
+      ...(s.status === "running" ? {} : { leaseOwner: null, leaseExpiresAt: null }),
+      ...opts.extra,
+    } satisfies Partial<RunRow>;
+    const result = await tx
       .update(runs)
-      .set({
-        status: s.status,
-        cursor: s.cursor,
-        vars: s.vars,
-        gate: s.gate,
-        waitContext: s.wait,
-        waitExpiresAt: s.waitExpiresAt,
-        reason: s.reason,
-        error: s.error,
-        otpAttempts: s.otpAttempts,
-        version: s.version,
-        eventSeq: row.eventSeq + drafts.length,
-        updatedAt: at,
-        finishedAt: isTerminal(s.status) ? at : null,
-        // A run that ended needs its secrets no more: forget them (and any copy of one in vars).
-        ...(isTerminal(s.status) ? { secrets: {}, vars: redactSecrets(s.vars, row.secrets) } : {}),
-        ...(s.status === "running" ? {} : { leaseOwner: null, leaseExpiresAt: null }),
-        ...opts.extra,
-      })
+      .set(changes)
       .where(
         and(
           eq(runs.id, row.id),
           eq(runs.version, row.version),
           opts.leaseOwner === undefined ? undefined : eq(runs.leaseOwner, opts.leaseOwner),
         ),
-      )
-      .returning();
-    if (updated === undefined) return undefined;
+      );
+    if (result.rowsAffected === 0) return undefined;
     await appendEvents(tx, row.id, row.eventSeq, drafts, at);
-    return updated;
+    return { ...row, ...changes };
   }
 
   async function appendEvents(
@@ -563,30 +563,35 @@ export function createRunsEngine(options: RunsEngineOptions) {
       }
       const flow = await flowAt(tx, flowId, flowVersion);
       const id = newId("run");
-      const [row] = await tx
-        .insert(runs)
-        .values({
-          id,
-          flowId,
-          flowVersion: flow.version,
-          templateId,
-          steps: flow.steps,
-          policies,
-          params,
-          secrets,
-          status: "queued",
-          version: 1,
-          cursor: 0,
-          vars: {},
-          gate: { approved_steps: [] },
-          otpAttempts: 0,
-          deadlineAt: at + policies.run_timeout_seconds * 1000,
-          eventSeq: 1,
-          createdAt: at,
-          updatedAt: at,
-        })
-        .returning();
-      if (row === undefined) throw new Error("insert returned nothing");
+      const row: RunRow = {
+        id,
+        flowId,
+        flowVersion: flow.version,
+        templateId,
+        steps: flow.steps,
+        policies,
+        params,
+        secrets,
+        status: "queued",
+        version: 1,
+        cursor: 0,
+        vars: {},
+        gate: { approved_steps: [] },
+        waitContext: null,
+        waitExpiresAt: null,
+        reason: null,
+        error: null,
+        otpAttempts: 0,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        deadlineAt: at + policies.run_timeout_seconds * 1000,
+        resumedAt: null,
+        eventSeq: 1,
+        createdAt: at,
+        updatedAt: at,
+        finishedAt: null,
+      };
+      await tx.insert(runs).values(row);
       await appendEvents(
         tx,
         id,
