@@ -1,19 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import {
-  and,
-  asc,
-  count,
-  desc,
-  eq,
-  gt,
-  inArray,
-  isNotNull,
-  lt,
-  lte,
-  notInArray,
-  or,
-  type SQL,
-} from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, lt, lte, or, type SQL } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { z } from "zod";
 import { type Flow, FlowInput, FlowPatch } from "../domain/flow.js";
@@ -26,13 +12,7 @@ import {
   type RunEvent,
   RunOtpSubmitRequest,
 } from "../domain/run.js";
-import {
-  isTerminal,
-  RUN_STATUSES,
-  type RunStatus,
-  TERMINAL_STATUSES,
-  WAITING_STATUSES,
-} from "../domain/status.js";
+import { isTerminal, RUN_STATUSES, type RunStatus, WAITING_STATUSES } from "../domain/status.js";
 import {
   DEFAULT_POLICIES,
   type Template,
