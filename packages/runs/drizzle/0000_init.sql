@@ -68,6 +68,8 @@ CREATE TABLE `runs_runs` (
 	`lease_expires_at` integer,
 	`deadline_at` integer NOT NULL,
 	`resumed_at` integer,
+	`step_started_at` integer,
+	`step_started_cursor` integer,
 	`event_seq` integer NOT NULL,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL,

@@ -211,6 +211,10 @@ export function createRunsEngine(options: RunsEngineOptions) {
       // A run that ended needs its secrets no more: forget them (and any copy of one in vars).
       ...(isTerminal(s.status) ? { secrets: {}, vars: redactSecrets(s.vars, row.secrets) } : {}),
       ...(s.status === "running" ? {} : { leaseOwner: null, leaseExpiresAt: null }),
+      // The step's first start is kept only while the run stays at that step (a re-claim, not a move).
+      ...(s.status === "running" && s.cursor === row.cursor
+        ? {}
+        : { stepStartedAt: null, stepStartedCursor: null }),
       ...opts.extra,
     } satisfies Partial<RunRow>;
     const result = await tx
@@ -566,6 +570,8 @@ export function createRunsEngine(options: RunsEngineOptions) {
         leaseExpiresAt: null,
         deadlineAt: at + policies.run_timeout_seconds * 1000,
         resumedAt: null,
+        stepStartedAt: null,
+        stepStartedCursor: null,
         eventSeq: 1,
         createdAt: at,
         updatedAt: at,
@@ -814,11 +820,17 @@ export function createRunsEngine(options: RunsEngineOptions) {
 
   async function recordStepStart(row: RunRow, step: Step): Promise<RunRow | undefined> {
     const at = now();
+    const firstStart = row.stepStartedAt === null || row.stepStartedCursor !== row.cursor;
     return writeTx(db, async (tx) => {
       const [updated] = await tx
         .update(runs)
         // Starting a step with side effects needs a live lease, and renews it for the step's sake.
-        .set({ eventSeq: row.eventSeq + 1, updatedAt: at, leaseExpiresAt: at + leaseMs })
+        .set({
+          eventSeq: row.eventSeq + 1,
+          updatedAt: at,
+          leaseExpiresAt: at + leaseMs,
+          ...(firstStart ? { stepStartedAt: at, stepStartedCursor: row.cursor } : {}),
+        })
         .where(
           and(
             eq(runs.id, row.id),
@@ -898,6 +910,9 @@ export function createRunsEngine(options: RunsEngineOptions) {
         signal,
         retries: row.policies.retries,
         fetch: doFetch,
+        startedAt:
+          row.stepStartedCursor === row.cursor && row.stepStartedAt !== null ? row.stepStartedAt : now(),
+        now,
       });
     } catch (err) {
       if (signal.aborted) throw err;

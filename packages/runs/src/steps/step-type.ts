@@ -40,6 +40,10 @@ export interface StepContext {
   /** How many times to retry a failed request (the template's `retries`). */
   retries: number;
   fetch: typeof globalThis.fetch;
+  /** When this step first started in this run (epoch ms) — earlier than now when a worker died mid-step. */
+  startedAt: number;
+  /** The engine's clock (epoch ms). */
+  now(): number;
 }
 
 /**

@@ -2,7 +2,10 @@ import { z } from "zod";
 import { StepId, sleep } from "./common.js";
 import type { StepType } from "./step-type.js";
 
-/** `wait`: pauses the run (still `running`) for `seconds`. Repeated in full if its worker dies. */
+/**
+ * `wait`: pauses the run (still `running`) for `seconds`, counted from when the step first started, so a
+ * run re-claimed after its worker died only waits for what is left.
+ */
 export const WaitStep = z
   .object({
     id: StepId,
@@ -19,7 +22,8 @@ export const waitStep: StepType<WaitStep> = {
   schema: WaitStep,
   effect: "timer",
   async execute(step, ctx) {
-    await sleep(step.seconds * 1000, ctx.signal);
+    const left = step.seconds * 1000 - (ctx.now() - ctx.startedAt);
+    if (left > 0) await sleep(left, ctx.signal);
     return { kind: "completed" };
   },
 };

@@ -72,6 +72,9 @@ export const runs = sqliteTable(
     leaseExpiresAt: integer("lease_expires_at"),
     deadlineAt: integer("deadline_at").notNull(),
     resumedAt: integer("resumed_at"),
+    /** When the step at `step_started_cursor` first started (kept across re-claims, for durable waits). */
+    stepStartedAt: integer("step_started_at"),
+    stepStartedCursor: integer("step_started_cursor"),
     eventSeq: integer("event_seq").notNull(),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),

@@ -290,4 +290,25 @@ describe("the run engine's edges", () => {
     expect(JSON.stringify(raw)).not.toContain("4242");
     expect(JSON.stringify(await engine.listEvents(run.id))).not.toContain("4242");
   });
+
+  it("only waits for what is left of a wait step after its worker died", async () => {
+    const { engine, db } = await setup();
+    const { sql } = await import("drizzle-orm");
+    await engine.stop();
+    const flow = await engine.createFlow({ name: "nap", steps: [{ id: "nap", type: "wait", seconds: 5 }] });
+    const run = await engine.createRun({ flow_id: flow.id });
+    const startedAt = Date.now() - 4800;
+    await db.run(
+      sql`UPDATE runs_runs SET status = 'running', lease_owner = 'wrk_dead', lease_expires_at = 1,
+          step_started_at = ${startedAt}, step_started_cursor = 0 WHERE id = ${run.id}`,
+    );
+    const t0 = Date.now();
+    engine.start();
+    await waitFor(
+      () => engine.getRun(run.id),
+      (r) => r.status === "success",
+      3000,
+    );
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
 });
