@@ -365,6 +365,32 @@ describe("flows, templates and runs", () => {
   });
 });
 
+describe("live event streams", () => {
+  it("streams a waiting run's events as they happen and ends when it succeeds", async () => {
+    const run = await startRun(await createTemplate(checkoutSteps()));
+    await api.waitForRun(run.id, isWaitingOtp);
+    const res = await fetch(`${server.url}/api/runs/${run.id}/events/stream`);
+    const reader = res.body?.getReader();
+    if (reader === undefined) throw new Error("no body");
+    const decoder = new TextDecoder();
+    let text = "";
+    const readUntil = async (needle: string) => {
+      while (!text.includes(needle)) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        text += decoder.decode(value, { stream: true });
+      }
+    };
+    await readUntil('"to":"waiting_otp"');
+    expect(text).not.toContain("gate_resolved");
+    await api.post(`/api/runs/${run.id}/resume`, { kind: "otp", otp_code: GOOD_OTP });
+    await readUntil('"to":"success"');
+    expect(text).toContain("event: gate_resolved");
+    const { done } = await reader.read();
+    expect(done).toBe(true);
+  });
+});
+
 describe("server extras", () => {
   it("serves Prometheus metrics with HTTP counts by route and runs by status", async () => {
     await api.get("/api/runs");
