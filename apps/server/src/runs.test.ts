@@ -24,7 +24,7 @@ beforeAll(async () => {
     VETTED_FRONTEND_URL: "http://127.0.0.1:5999",
   });
   api = apiClient(server.url);
-});
+}, 60_000); // tsx compiles the server on start-up: slow on a loaded 2-core machine
 
 afterAll(async () => {
   await server?.kill();
@@ -85,7 +85,7 @@ async function startRun(templateId: string, params: Record<string, unknown> = {}
 
 const isWaitingOtp = (r: Run) => r.status === "waiting_otp";
 
-describe("a checkout run over HTTP", () => {
+describe("a checkout run over HTTP", { timeout: 30_000 }, () => {
   it("goes cart → OTP gate → pay with the code → success", async () => {
     const run = await startRun(await createTemplate(checkoutSteps()));
     expect(run.status).toBe("queued");
@@ -175,7 +175,7 @@ describe("a checkout run over HTTP", () => {
   });
 });
 
-describe("resume semantics", () => {
+describe("resume semantics", { timeout: 30_000 }, () => {
   it("lets exactly one of 50 concurrent resumes win", async () => {
     const run = await startRun(await createTemplate(checkoutSteps()));
     await api.waitForRun(run.id, isWaitingOtp);
@@ -275,7 +275,7 @@ describe("resume semantics", () => {
   });
 });
 
-describe("flows, templates and runs", () => {
+describe("flows, templates and runs", { timeout: 30_000 }, () => {
   it("bumps a flow's version on PATCH and refuses a stale expected_version", async () => {
     const flow = await api.post("/api/flows", {
       name: "f",
@@ -365,7 +365,7 @@ describe("flows, templates and runs", () => {
   });
 });
 
-describe("live event streams", () => {
+describe("live event streams", { timeout: 30_000 }, () => {
   it("streams a waiting run's events as they happen and ends when it succeeds", async () => {
     const run = await startRun(await createTemplate(checkoutSteps()));
     await api.waitForRun(run.id, isWaitingOtp);
@@ -391,7 +391,7 @@ describe("live event streams", () => {
   });
 });
 
-describe("server extras", () => {
+describe("server extras", { timeout: 30_000 }, () => {
   it("serves Prometheus metrics with HTTP counts by route and runs by status", async () => {
     await api.get("/api/runs");
     const res = await fetch(`${server.url}/api/metrics`);
