@@ -1,5 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
+import type { RunsEngine } from "@vetted/runs";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { methodNotAllowed } from "hono/method-not-allowed";
@@ -8,19 +9,29 @@ import type { Config } from "./config.js";
 import type { OpenDatabase } from "./db.js";
 import { ErrorEnvelope, errorResponse, ServerError } from "./errors.js";
 import type { Logger } from "./logger.js";
+import type { Metrics } from "./metrics.js";
 import { requireToken } from "./middleware/auth.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
+import { createFlowRoutes } from "./routes/flows.js";
 import { createHealthRoutes } from "./routes/health.js";
+import { createMetricsRoutes } from "./routes/metrics.js";
+import { createRegisterRoutes } from "./routes/register.js";
+import { createRunRoutes } from "./routes/runs.js";
+import { createTemplateRoutes } from "./routes/templates.js";
 import { validationHook } from "./validation.js";
 
 /** What the app is built from; `main.ts` assembles it, tests build their own. */
 export interface AppDeps {
-  config: Pick<Config, "host" | "apiToken" | "allowedHosts" | "corsOrigins" | "maxBodyBytes">;
+  config: Pick<Config, "host" | "apiToken" | "allowedHosts" | "corsOrigins" | "maxBodyBytes" | "frontendUrl">;
   database: OpenDatabase;
   databaseIsFile: boolean;
   version: string;
   logger: Logger;
+  /** The run engine (flows, templates, runs). */
+  runs: RunsEngine;
+  /** The Prometheus registry and its hooks. */
+  metrics: Metrics;
 }
 
 /** Per-request variables set by middleware. */
@@ -37,6 +48,7 @@ export function createApp(deps: AppDeps) {
   const { config, logger } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
+  app.use(deps.metrics.httpMiddleware);
   app.use(requestId({ headerName: "X-Request-Id" }));
   app.use(async (c, next) => {
     c.set("actor", "local");
@@ -88,7 +100,14 @@ export function createApp(deps: AppDeps) {
     app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   }
 
-  const routes = app.route("/", createHealthRoutes(deps)).route("/", createComparisonRoutes());
+  const routes = app
+    .route("/", createHealthRoutes(deps))
+    .route("/", createFlowRoutes(deps))
+    .route("/", createTemplateRoutes(deps))
+    .route("/", createRunRoutes(deps))
+    .route("/", createMetricsRoutes(deps))
+    .route("/", createRegisterRoutes(deps))
+    .route("/", createComparisonRoutes());
 
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",

@@ -31,4 +31,31 @@ describe("loadConfig", () => {
   it("refuses an unknown database scheme", () => {
     expect(() => loadConfig({ DATABASE_URL: "postgres://x" })).toThrow(/DATABASE_URL must start with/);
   });
+
+  it("reads the run engine's settings with sane defaults", () => {
+    expect(loadConfig({})).toMatchObject({
+      frontendUrl: "http://127.0.0.1:5173",
+      protectedProviderDomains: expect.arrayContaining(["stripe.com", "js.stripe.com"]),
+      runsLeaseMs: 30_000,
+      runsPollMs: 500,
+      runsConcurrency: 4,
+    });
+    expect(
+      loadConfig({
+        VETTED_PROTECTED_PROVIDER_DOMAINS: "pay.example, 127.0.0.2",
+        VETTED_RUNS_LEASE_MS: "1000",
+        VETTED_RUNS_POLL_MS: "50",
+      }),
+    ).toMatchObject({
+      protectedProviderDomains: ["pay.example", "127.0.0.2"],
+      runsLeaseMs: 1000,
+      runsPollMs: 50,
+    });
+  });
+
+  it("refuses a frontend URL that is not absolute", () => {
+    expect(() => loadConfig({ VETTED_FRONTEND_URL: "/register" })).toThrow(
+      /VETTED_FRONTEND_URL must be an absolute URL/,
+    );
+  });
 });

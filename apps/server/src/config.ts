@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { parseProtectedDomains } from "@vetted/runs";
 import { z } from "zod";
 
 /** Hostnames that only this machine can reach. */
@@ -47,6 +48,21 @@ const envSchema = z
       .min(1024, "VETTED_MAX_BODY_BYTES must be at least 1024")
       .default(1024 * 1024),
     VETTED_DB_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
+    VETTED_FRONTEND_URL: z
+      .url({ error: "VETTED_FRONTEND_URL must be an absolute URL" })
+      .default("http://127.0.0.1:5173"),
+    VETTED_PROTECTED_PROVIDER_DOMAINS: z.string().optional(),
+    VETTED_RUNS_LEASE_MS: z.coerce
+      .number()
+      .int()
+      .min(100, "VETTED_RUNS_LEASE_MS must be at least 100")
+      .default(30_000),
+    VETTED_RUNS_POLL_MS: z.coerce
+      .number()
+      .int()
+      .min(10, "VETTED_RUNS_POLL_MS must be at least 10")
+      .default(500),
+    VETTED_RUNS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   })
   .superRefine((env, ctx) => {
@@ -74,6 +90,14 @@ export interface Config {
   maxBodyBytes: number;
   dbBusyTimeoutMs: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Where `GET /register` sends people (the frontend's register page lives at `/register` there). */
+  frontendUrl: string;
+  /** Payment provider domains whose requests need approval (`VETTED_PROTECTED_PROVIDER_DOMAINS`). */
+  protectedProviderDomains: string[];
+  /** Run worker lease, poll interval and concurrency. */
+  runsLeaseMs: number;
+  runsPollMs: number;
+  runsConcurrency: number;
 }
 
 /** Thrown when the environment holds a value the server cannot start with. */
@@ -116,5 +140,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: e.VETTED_MAX_BODY_BYTES,
     dbBusyTimeoutMs: e.VETTED_DB_BUSY_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
+    frontendUrl: e.VETTED_FRONTEND_URL,
+    protectedProviderDomains: parseProtectedDomains(e.VETTED_PROTECTED_PROVIDER_DOMAINS),
+    runsLeaseMs: e.VETTED_RUNS_LEASE_MS,
+    runsPollMs: e.VETTED_RUNS_POLL_MS,
+    runsConcurrency: e.VETTED_RUNS_CONCURRENCY,
   };
 }

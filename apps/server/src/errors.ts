@@ -1,3 +1,4 @@
+import { RunsError, type RunsErrorCode } from "@vetted/runs";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -20,7 +21,7 @@ export const SERVER_ERROR_CODES = [
 export type ServerErrorCode = (typeof SERVER_ERROR_CODES)[number];
 
 /** Every code the server can answer with. Packages' codes join this union as they are composed in. */
-export type ErrorCode = ServerErrorCode;
+export type ErrorCode = ServerErrorCode | RunsErrorCode;
 
 /** An error raised by the HTTP layer (routing, parsing, auth, guards). */
 export class ServerError extends Error {
@@ -48,6 +49,9 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case "FORBIDDEN_ORIGIN":
       return 403;
     case "NOT_FOUND":
+    case "FLOW_NOT_FOUND":
+    case "TEMPLATE_NOT_FOUND":
+    case "RUN_NOT_FOUND":
       return 404;
     case "METHOD_NOT_ALLOWED":
       return 405;
@@ -55,6 +59,19 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
       return 413;
     case "UNSUPPORTED_MEDIA_TYPE":
       return 415;
+    case "VERSION_MISMATCH":
+    case "RUN_NOT_WAITING":
+    case "RUN_FINISHED":
+      return 409;
+    case "FLOW_INVALID":
+    case "TEMPLATE_INVALID":
+    case "PARAMS_INVALID":
+    case "RESUME_KIND_NOT_ALLOWED":
+    case "IDEMPOTENCY_KEY_REUSED":
+    case "OTP_UNAVAILABLE":
+    case "INPUT_INVALID":
+    case "REQUEST_INVALID":
+      return 422;
     case "INTERNAL_ERROR":
       return 500;
   }
@@ -88,6 +105,13 @@ export function describeError(err: unknown): Described | undefined {
       message: err.message,
       ...(err.details === undefined ? {} : { details: err.details }),
       ...(err.headers === undefined ? {} : { headers: err.headers }),
+    };
+  }
+  if (err instanceof RunsError) {
+    return {
+      code: err.code,
+      message: err.message,
+      ...(err.details === undefined ? {} : { details: err.details }),
     };
   }
   if (err instanceof HTTPException) {

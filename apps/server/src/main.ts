@@ -1,8 +1,10 @@
 import { serve } from "@hono/node-server";
+import { createRunsEngine } from "@vetted/runs";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { openDatabase } from "./db.js";
 import { createLogger } from "./logger.js";
+import { createMetrics } from "./metrics.js";
 import { runMigrations } from "./migrate.js";
 import { SERVER_VERSION } from "./version.js";
 
@@ -26,13 +28,26 @@ async function main(): Promise<void> {
     migrated,
   });
 
+  const metrics = createMetrics(logger);
+  const runs = createRunsEngine({
+    db: database.db,
+    protectedDomains: config.protectedProviderDomains,
+    leaseMs: config.runsLeaseMs,
+    pollMs: config.runsPollMs,
+    concurrency: config.runsConcurrency,
+    observer: metrics.runsObserver,
+  });
+  metrics.attachRuns(runs);
   const app = createApp({
     config,
     database,
     databaseIsFile: config.databaseIsFile,
     version: SERVER_VERSION,
     logger,
+    runs,
+    metrics,
   });
+  runs.start();
 
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
@@ -48,8 +63,13 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     server.close(() => {
-      database.close();
-      process.exit(0);
+      runs
+        .stop()
+        .catch((err: unknown) => logger.error("the run worker did not stop cleanly", { err }))
+        .finally(() => {
+          database.close();
+          process.exit(0);
+        });
     });
     // Idle keep-alive sockets go now; in-flight requests (and open event streams) get a grace period.
     if ("closeIdleConnections" in server) server.closeIdleConnections();

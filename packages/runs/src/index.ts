@@ -1,4 +1,87 @@
 /**
  * @module @vetted/runs
+ *
+ * The run engine of a UI-automation platform: flows as data (a registry of step types), templates with
+ * validated params and policies, and durable runs that pause at one-time-code, approval and input gates,
+ * resume with a compare-and-set, time out on schedule and survive restarts.
  */
-export {};
+export { Flow, FlowInput, FlowPatch } from "./domain/flow.js";
+export { type Interpolated, interpolate, references, type Scope } from "./domain/interpolate.js";
+export {
+  DEFAULT_PROTECTED_PROVIDER_DOMAINS,
+  matchProtectedDomain,
+  parseProtectedDomains,
+} from "./domain/providers.js";
+export {
+  CreateRunInput,
+  EVENT_TYPES,
+  type EventType,
+  ResumeRequest,
+  Run,
+  RunEvent,
+  RunOtpSubmitRequest,
+  WaitContext,
+} from "./domain/run.js";
+export {
+  canTransition,
+  END_REASONS,
+  type EndReason,
+  isTerminal,
+  isWaiting,
+  REASON_CODES,
+  RESUME_KINDS,
+  type ReasonCode,
+  type ResumeKind,
+  RUN_STATUSES,
+  type RunStatus,
+  TERMINAL_STATUSES,
+  WAITING_STATUSES,
+} from "./domain/status.js";
+export {
+  DEFAULT_POLICIES,
+  PARAM_TYPES,
+  type ParamIssue,
+  ParamSpec,
+  type ParamsResult,
+  Policies,
+  Template,
+  TemplateInput,
+  TemplatePatch,
+  validateParams,
+} from "./domain/template.js";
+export {
+  type GateValues,
+  REDACTED,
+  type RunState,
+  type Transition,
+} from "./domain/transitions.js";
+export {
+  createInboundMessagesOtpSource,
+  extractOtpCode,
+  type InboundMessage,
+  type InboundMessagesOtpSource,
+  type OtpRequest,
+  type OtpSource,
+} from "./engine/otp-source.js";
+export {
+  type Clock,
+  createRunsEngine,
+  type IdempotencyOptions,
+  type IdGenerator,
+  type ListQuery,
+  type Page,
+  type RunsEngine,
+  type RunsEngineOptions,
+  type RunsObserver,
+} from "./engine/runs-engine.js";
+export {
+  ConflictError,
+  NotFoundError,
+  RUNS_ERROR_CODES,
+  RunsError,
+  type RunsErrorCode,
+  UnprocessableError,
+} from "./errors.js";
+export { STEP_TYPES, Step, stepTypeOf } from "./steps/registry.js";
+export type { GateRequest, InputSchema, StepContext, StepOutcome, StepType } from "./steps/step-type.js";
+export { migrate } from "./store/migrate.js";

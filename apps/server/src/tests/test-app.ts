@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createRunsEngine, type RunsEngineOptions } from "@vetted/runs";
 import { type AppDeps, createApp } from "../app.js";
 import { openDatabase } from "../db.js";
 import { createLogger } from "../logger.js";
+import { createMetrics } from "../metrics.js";
 import { runMigrations } from "../migrate.js";
 
 /** An app over a fresh, migrated temporary database file, for `app.request()` tests. */
@@ -11,11 +13,14 @@ export interface TestApp {
   app: ReturnType<typeof createApp>;
   deps: AppDeps;
   dir: string;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Builds the real app over a temporary SQLite file; `config` overrides the loopback defaults. */
-export async function createTestApp(config: Partial<AppDeps["config"]> = {}): Promise<TestApp> {
+export async function createTestApp(
+  config: Partial<AppDeps["config"]> = {},
+  runsOptions: Partial<RunsEngineOptions> = {},
+): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), "vetted-app-"));
   const database = await openDatabase({
     databaseUrl: `file:${join(dir, "test.db")}`,
@@ -24,6 +29,17 @@ export async function createTestApp(config: Partial<AppDeps["config"]> = {}): Pr
     dbBusyTimeoutMs: 5000,
   });
   await runMigrations(database.db);
+  const logger = createLogger("silent");
+  const metrics = createMetrics(logger);
+  const runs = createRunsEngine({
+    db: database.db,
+    leaseMs: 1000,
+    pollMs: 50,
+    observer: metrics.runsObserver,
+    ...runsOptions,
+  });
+  metrics.attachRuns(runs);
+  runs.start();
   const deps: AppDeps = {
     config: {
       host: "127.0.0.1",
@@ -31,18 +47,22 @@ export async function createTestApp(config: Partial<AppDeps["config"]> = {}): Pr
       allowedHosts: [],
       corsOrigins: [],
       maxBodyBytes: 1024 * 1024,
+      frontendUrl: "http://127.0.0.1:5173",
       ...config,
     },
     database,
     databaseIsFile: true,
     version: "0.0.0-test",
-    logger: createLogger("silent"),
+    logger,
+    runs,
+    metrics,
   };
   return {
     app: createApp(deps),
     deps,
     dir,
-    close() {
+    async close() {
+      await runs.stop();
       database.close();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -1,0 +1,184 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import {
+  CreateRunInput,
+  isTerminal,
+  ResumeRequest,
+  RUN_STATUSES,
+  Run,
+  RunEvent,
+  RunOtpSubmitRequest,
+} from "@vetted/runs";
+import { streamSSE } from "hono/streaming";
+import type { AppDeps, AppEnv } from "../app.js";
+import { errorResponse, IdempotencyHeaders, jsonBody, jsonResponse, PageQuery, pageOf } from "./common.js";
+
+const RunParams = z.object({ run_id: z.string().min(1) });
+const RunPage = pageOf(Run, "RunPage");
+const EventPage = pageOf(RunEvent, "RunEventPage");
+
+const create = createRoute({
+  method: "post",
+  path: "/api/runs",
+  tags: ["runs"],
+  summary: "Start a run of a template (or a bare flow)",
+  request: { headers: IdempotencyHeaders, body: jsonBody(CreateRunInput) },
+  responses: {
+    201: jsonResponse("The queued run (or the first answer to this Idempotency-Key)", Run),
+    400: errorResponse("Invalid request"),
+    404: errorResponse("No such template or flow"),
+    422: errorResponse("PARAMS_INVALID or IDEMPOTENCY_KEY_REUSED"),
+  },
+});
+const list = createRoute({
+  method: "get",
+  path: "/api/runs",
+  tags: ["runs"],
+  summary: "List runs, newest first, optionally by status or template",
+  request: {
+    query: PageQuery.extend({
+      status: z.enum(RUN_STATUSES).optional(),
+      template_id: z.string().min(1).optional(),
+    }),
+  },
+  responses: { 200: jsonResponse("A page of runs", RunPage) },
+});
+const get = createRoute({
+  method: "get",
+  path: "/api/runs/{run_id}",
+  tags: ["runs"],
+  summary: "Get a run (poll until its status is terminal)",
+  request: { params: RunParams },
+  responses: { 200: jsonResponse("The run", Run), 404: errorResponse("No such run") },
+});
+const resumeResponses = {
+  200: jsonResponse("The run with its new status; keep polling", Run),
+  400: errorResponse("Invalid body (unknown kind, missing field)"),
+  404: errorResponse("No such run"),
+  409: errorResponse("RUN_NOT_WAITING (another resume won, or the run ended) or VERSION_MISMATCH"),
+  422: errorResponse("RESUME_KIND_NOT_ALLOWED, INPUT_INVALID, OTP_UNAVAILABLE or IDEMPOTENCY_KEY_REUSED"),
+};
+const resume = createRoute({
+  method: "post",
+  path: "/api/runs/{run_id}/resume",
+  tags: ["runs"],
+  summary: "Resume a paused run: exactly one concurrent resume wins",
+  request: { params: RunParams, headers: IdempotencyHeaders, body: jsonBody(ResumeRequest) },
+  responses: resumeResponses,
+});
+const otp = createRoute({
+  method: "post",
+  path: "/api/runs/{run_id}/otp",
+  tags: ["runs"],
+  summary: "Submit a one-time code (v2); without otp_code the run's OTP source supplies it",
+  request: { params: RunParams, headers: IdempotencyHeaders, body: jsonBody(RunOtpSubmitRequest) },
+  responses: resumeResponses,
+});
+const cancel = createRoute({
+  method: "post",
+  path: "/api/runs/{run_id}/cancel",
+  tags: ["runs"],
+  summary: "Cancel a run from any non-terminal status (a running step is aborted)",
+  request: { params: RunParams },
+  responses: {
+    200: jsonResponse("The cancelled run", Run),
+    404: errorResponse("No such run"),
+    409: errorResponse("RUN_FINISHED"),
+  },
+});
+const events = createRoute({
+  method: "get",
+  path: "/api/runs/{run_id}/events",
+  tags: ["runs"],
+  summary: "The run's append-only event log, oldest first",
+  request: {
+    params: RunParams,
+    query: z.object({
+      after: z.coerce.number().int().min(0).optional().meta({ description: "Only events with a greater id" }),
+      limit: z.coerce.number().int().min(1).max(500).optional(),
+    }),
+  },
+  responses: { 200: jsonResponse("A page of events", EventPage), 404: errorResponse("No such run") },
+});
+const stream = createRoute({
+  method: "get",
+  path: "/api/runs/{run_id}/events/stream",
+  tags: ["runs"],
+  summary: "The event log as server-sent events (honours Last-Event-ID; ends after the run ends)",
+  request: { params: RunParams },
+  responses: {
+    200: {
+      description: "text/event-stream of RunEvent",
+      content: { "text/event-stream": { schema: z.string() } },
+    },
+    404: errorResponse("No such run"),
+  },
+});
+
+const STREAM_POLL_MS = 250;
+const HEARTBEAT_MS = 15_000;
+
+/** Every `/api/runs` route. */
+export function createRunRoutes(deps: AppDeps) {
+  const { runs } = deps;
+  return new OpenAPIHono<AppEnv>()
+    .openapi(create, async (c) =>
+      c.json(
+        await runs.createRun(c.req.valid("json"), {
+          idempotencyKey: c.req.valid("header")["idempotency-key"],
+        }),
+        201,
+      ),
+    )
+    .openapi(list, async (c) => c.json(await runs.listRuns(c.req.valid("query")), 200))
+    .openapi(get, async (c) => c.json(await runs.getRun(c.req.valid("param").run_id), 200))
+    .openapi(resume, async (c) =>
+      c.json(
+        await runs.resumeRun(c.req.valid("param").run_id, c.req.valid("json"), {
+          idempotencyKey: c.req.valid("header")["idempotency-key"],
+        }),
+        200,
+      ),
+    )
+    .openapi(otp, async (c) =>
+      c.json(
+        await runs.submitOtp(c.req.valid("param").run_id, c.req.valid("json"), {
+          idempotencyKey: c.req.valid("header")["idempotency-key"],
+        }),
+        200,
+      ),
+    )
+    .openapi(cancel, async (c) => c.json(await runs.cancelRun(c.req.valid("param").run_id), 200))
+    .openapi(events, async (c) => {
+      const q = c.req.valid("query");
+      return c.json(await runs.listEvents(c.req.valid("param").run_id, q), 200);
+    })
+    .openapi(stream, async (c) => {
+      const runId = c.req.valid("param").run_id;
+      await runs.getRun(runId); // 404 before the stream starts
+      const lastId = Number.parseInt(c.req.header("Last-Event-ID") ?? "0", 10);
+      let after = Number.isFinite(lastId) && lastId > 0 ? lastId : 0;
+      return streamSSE(c, async (sse) => {
+        let lastWrite = Date.now();
+        while (!sse.aborted && !sse.closed) {
+          const page = await runs.listEvents(runId, { after, limit: 200 });
+          for (const event of page.items) {
+            await sse.writeSSE({ id: String(event.id), event: event.type, data: JSON.stringify(event) });
+            after = event.id;
+            lastWrite = Date.now();
+          }
+          if (page.next_cursor !== null) continue;
+          const run = await runs.getRun(runId);
+          if (isTerminal(run.status)) {
+            const tail = await runs.listEvents(runId, { after, limit: 200 });
+            if (tail.items.length === 0) break;
+            continue;
+          }
+          if (Date.now() - lastWrite >= HEARTBEAT_MS) {
+            await sse.write(": heartbeat\n\n");
+            lastWrite = Date.now();
+          }
+          await sse.sleep(STREAM_POLL_MS);
+        }
+      });
+    });
+}

@@ -1,0 +1,77 @@
+/** Every run status. `waiting_otp` and `waiting_user` are paused; the last three are terminal. */
+export const RUN_STATUSES = [
+  "queued",
+  "running",
+  "waiting_otp",
+  "waiting_user",
+  "success",
+  "failed",
+  "cancelled",
+] as const;
+
+/** A run's status. */
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** Statuses a run never leaves. */
+export const TERMINAL_STATUSES = ["success", "failed", "cancelled"] as const satisfies readonly RunStatus[];
+
+/** Statuses in which a run waits for a person. */
+export const WAITING_STATUSES = ["waiting_otp", "waiting_user"] as const satisfies readonly RunStatus[];
+
+/** How a paused run may be resumed. */
+export const RESUME_KINDS = ["otp", "approval", "input"] as const;
+
+/** A resume kind. */
+export type ResumeKind = (typeof RESUME_KINDS)[number];
+
+/** Why a run paused. */
+export const REASON_CODES = [
+  "otp_required",
+  "otp_rejected",
+  "approval_required",
+  "input_required",
+  "provider_protected_payment_step",
+] as const;
+
+/** A wait reason. */
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+/** Why a run ended in `failed` or `cancelled`. */
+export const END_REASONS = [
+  "step_failed",
+  "assertion_failed",
+  "interpolation_failed",
+  "otp_attempts_exhausted",
+  "wait_timeout",
+  "run_timeout",
+  "approval_rejected",
+  "cancelled",
+] as const;
+
+/** A reason a run ended without success. */
+export type EndReason = (typeof END_REASONS)[number];
+
+const ALLOWED: Record<RunStatus, readonly RunStatus[]> = {
+  queued: ["running", "failed", "cancelled"],
+  running: ["queued", "running", "waiting_otp", "waiting_user", "success", "failed", "cancelled"],
+  waiting_otp: ["queued", "failed", "cancelled", "success"],
+  waiting_user: ["queued", "failed", "cancelled", "success"],
+  success: [],
+  failed: [],
+  cancelled: [],
+};
+
+/** True when a run in `status` never changes again. */
+export function isTerminal(status: RunStatus): status is (typeof TERMINAL_STATUSES)[number] {
+  return (TERMINAL_STATUSES as readonly RunStatus[]).includes(status);
+}
+
+/** True when a run in `status` is paused at a gate. */
+export function isWaiting(status: RunStatus): status is (typeof WAITING_STATUSES)[number] {
+  return (WAITING_STATUSES as readonly RunStatus[]).includes(status);
+}
+
+/** True when the state machine allows `from` → `to`. */
+export function canTransition(from: RunStatus, to: RunStatus): boolean {
+  return ALLOWED[from].includes(to);
+}

@@ -1,0 +1,107 @@
+import type { Flow } from "../domain/flow.js";
+import type { Run } from "../domain/run.js";
+import type { Template } from "../domain/template.js";
+import { REDACTED, type RunState } from "../domain/transitions.js";
+import type { flows, runs, templates } from "../store/schema.js";
+
+/** A stored run row. */
+export type RunRow = typeof runs.$inferSelect;
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** The transition view of a run row. */
+export function stateOf(row: RunRow): RunState {
+  return {
+    status: row.status,
+    cursor: row.cursor,
+    vars: row.vars,
+    gate: row.gate,
+    wait: row.waitContext,
+    waitExpiresAt: row.waitExpiresAt,
+    reason: row.reason,
+    error: row.error,
+    otpAttempts: row.otpAttempts,
+    version: row.version,
+  };
+}
+
+/** Replaces every value that contains a secret with the redaction marker (vars may have copied one). */
+export function redactSecrets(
+  vars: Record<string, unknown>,
+  secrets: Record<string, string>,
+): Record<string, unknown> {
+  const values = new Set(Object.values(secrets));
+  if (values.size === 0) return vars;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(vars)) {
+    const text = typeof v === "string" ? v : JSON.stringify(v);
+    out[k] = [...values].some((s) => s.length > 0 && text?.includes(s)) ? REDACTED : v;
+  }
+  return out;
+}
+
+/** A run row as the API returns it: no secrets, no one-time codes. */
+export function toRun(row: RunRow): Run {
+  return {
+    id: row.id,
+    flow_id: row.flowId,
+    flow_version: row.flowVersion,
+    template_id: row.templateId,
+    status: row.status,
+    version: row.version,
+    params: row.params,
+    vars: redactSecrets(row.vars, row.secrets),
+    current_step_id: row.steps[row.cursor]?.id ?? null,
+    wait_context: row.waitContext,
+    reason: row.reason,
+    error: row.error,
+    otp_attempts: row.otpAttempts,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+    finished_at: row.finishedAt === null ? null : iso(row.finishedAt),
+  };
+}
+
+/** A flow row as the API returns it. */
+export function toFlow(row: typeof flows.$inferSelect): Flow {
+  return {
+    id: row.id,
+    name: row.name,
+    version: row.version,
+    steps: row.steps,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+/** A template row as the API returns it. */
+export function toTemplate(row: typeof templates.$inferSelect): Template {
+  return {
+    id: row.id,
+    name: row.name,
+    flow_id: row.flowId,
+    flow_version: row.flowVersion,
+    params_schema: row.paramsSchema,
+    defaults: row.defaults,
+    policies: row.policies,
+    version: row.version,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+/** An opaque list cursor: the last item's creation time and id. */
+export function encodeCursor(createdAt: number, id: string): string {
+  return Buffer.from(`${createdAt}:${id}`).toString("base64url");
+}
+
+/** Decodes {@link encodeCursor}; undefined for garbage. */
+export function decodeCursor(cursor: string): { createdAt: number; id: string } | undefined {
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  const colon = text.indexOf(":");
+  const createdAt = Number(text.slice(0, colon));
+  if (colon <= 0 || !Number.isInteger(createdAt)) return undefined;
+  return { createdAt, id: text.slice(colon + 1) };
+}

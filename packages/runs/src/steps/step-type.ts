@@ -1,0 +1,65 @@
+import type { z } from "zod";
+import type { ResumeKind } from "../domain/status.js";
+
+/** What a gate step asks a person for. */
+export interface GateRequest {
+  kind: ResumeKind;
+  prompt: string;
+  /** For input gates: the constraints the typed text must meet. */
+  input_schema?: InputSchema | undefined;
+  /** Overrides the template's gate (or OTP) timeout. */
+  timeout_seconds?: number | undefined;
+}
+
+/** Constraints on the text an input gate accepts. */
+export interface InputSchema {
+  pattern?: string | undefined;
+  min_length?: number | undefined;
+  max_length?: number | undefined;
+}
+
+/** What a step's execution came to. */
+export type StepOutcome =
+  | { kind: "completed"; vars?: Record<string, unknown>; detail?: Record<string, unknown> }
+  | {
+      kind: "failed";
+      reason: "step_failed" | "assertion_failed";
+      message: string;
+      /** True when the step ran but its expectation (status, body) did not hold. */
+      expectation: boolean;
+      detail?: Record<string, unknown>;
+    }
+  | { kind: "gate"; gate: GateRequest };
+
+/** What an executing step may use. */
+export interface StepContext {
+  runId: string;
+  stepId: string;
+  /** Aborted when the run is cancelled, times out, or its worker loses the lease. */
+  signal: AbortSignal;
+  /** How many times to retry a failed request (the template's `retries`). */
+  retries: number;
+  fetch: typeof globalThis.fetch;
+  /** When this step first started in this run (epoch ms) — earlier than now when a worker died mid-step. */
+  startedAt: number;
+  /** The engine's clock (epoch ms). */
+  now(): number;
+}
+
+/**
+ * One step type: its schema (with `id` and a literal `type`), how it behaves, and how it executes an
+ * already-interpolated step. Add a step type by writing one module and listing it in the registry.
+ */
+export interface StepType<T extends { id: string; type: string }> {
+  type: T["type"];
+  schema: z.ZodType<T>;
+  /**
+   * `pure`: instant, no I/O, safe to repeat (consecutive pure steps commit together); `gate`: instant,
+   * pauses for a person; `external`: talks to the outside world; `timer`: takes time without I/O.
+   * `external` and `timer` steps are marked started in their own transaction and committed alone.
+   */
+  effect: "pure" | "gate" | "external" | "timer";
+  /** The URLs the step would contact, for the protected-provider check. */
+  targets?(step: T): string[];
+  execute(step: T, ctx: StepContext): Promise<StepOutcome>;
+}

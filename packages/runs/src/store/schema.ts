@@ -1,0 +1,131 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { WaitContext } from "../domain/run.js";
+import type { EndReason, RunStatus } from "../domain/status.js";
+import type { ParamSpec, Policies } from "../domain/template.js";
+import type { GateValues } from "../domain/transitions.js";
+import type { Step } from "../steps/registry.js";
+
+/** Flows at their latest version. */
+export const flows = sqliteTable("runs_flows", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  version: integer("version").notNull(),
+  steps: text("steps", { mode: "json" }).$type<Step[]>().notNull(),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** Every version a flow ever had, so templates can pin one. */
+export const flowVersions = sqliteTable(
+  "runs_flow_versions",
+  {
+    flowId: text("flow_id").notNull(),
+    version: integer("version").notNull(),
+    name: text("name").notNull(),
+    steps: text("steps", { mode: "json" }).$type<Step[]>().notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.flowId, t.version] })],
+);
+
+/** Templates: a flow, declared params, defaults and policies. */
+export const templates = sqliteTable("runs_templates", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  flowId: text("flow_id").notNull(),
+  flowVersion: integer("flow_version"),
+  paramsSchema: text("params_schema", { mode: "json" }).$type<ParamSpec[]>().notNull(),
+  defaults: text("defaults", { mode: "json" }).$type<Record<string, string | number | boolean>>().notNull(),
+  policies: text("policies", { mode: "json" }).$type<Policies>().notNull(),
+  version: integer("version").notNull(),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** Runs: the steps and policies they started with, their state, and the worker lease. */
+export const runs = sqliteTable(
+  "runs_runs",
+  {
+    id: text("id").primaryKey(),
+    flowId: text("flow_id").notNull(),
+    flowVersion: integer("flow_version").notNull(),
+    templateId: text("template_id"),
+    steps: text("steps", { mode: "json" }).$type<Step[]>().notNull(),
+    policies: text("policies", { mode: "json" }).$type<Policies>().notNull(),
+    params: text("params", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    secrets: text("secrets", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    status: text("status", {
+      enum: ["queued", "running", "waiting_otp", "waiting_user", "success", "failed", "cancelled"],
+    })
+      .$type<RunStatus>()
+      .notNull(),
+    version: integer("version").notNull(),
+    cursor: integer("cursor").notNull(),
+    vars: text("vars", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    gate: text("gate", { mode: "json" }).$type<GateValues>().notNull(),
+    waitContext: text("wait_context", { mode: "json" }).$type<WaitContext>(),
+    waitExpiresAt: integer("wait_expires_at"),
+    reason: text("reason").$type<EndReason>(),
+    error: text("error"),
+    otpAttempts: integer("otp_attempts").notNull(),
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: integer("lease_expires_at"),
+    deadlineAt: integer("deadline_at").notNull(),
+    resumedAt: integer("resumed_at"),
+    /** When the step at `step_started_cursor` first started (kept across re-claims, for durable waits). */
+    stepStartedAt: integer("step_started_at"),
+    stepStartedCursor: integer("step_started_cursor"),
+    eventSeq: integer("event_seq").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [
+    index("runs_runs_status_idx").on(t.status, t.updatedAt),
+    index("runs_runs_wait_idx").on(t.status, t.waitExpiresAt),
+    index("runs_runs_deadline_idx").on(t.status, t.deadlineAt),
+    index("runs_runs_created_idx").on(t.createdAt, t.id),
+    index("runs_runs_template_idx").on(t.templateId, t.createdAt),
+  ],
+);
+
+/** The append-only event log of every run. */
+export const events = sqliteTable(
+  "runs_events",
+  {
+    runId: text("run_id").notNull(),
+    seq: integer("seq").notNull(),
+    type: text("type").notNull(),
+    data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    at: integer("at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.seq] })],
+);
+
+/** Stored answers to requests sent with an `Idempotency-Key`. */
+export const idempotency = sqliteTable(
+  "runs_idempotency",
+  {
+    scope: text("scope").notNull(),
+    key: text("key").notNull(),
+    requestHash: text("request_hash").notNull(),
+    runId: text("run_id").notNull(),
+    response: text("response", { mode: "json" }).$type<unknown>().notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.key] })],
+);
+
+/** Inbound messages (SMS, e-mail) an OTP source reads codes from. */
+export const inboundMessages = sqliteTable(
+  "runs_inbound_messages",
+  {
+    id: text("id").primaryKey(),
+    runId: text("run_id"),
+    sender: text("sender"),
+    body: text("body").notNull(),
+    receivedAt: integer("received_at").notNull(),
+    consumedAt: integer("consumed_at"),
+  },
+  (t) => [uniqueIndex("runs_inbound_messages_received_idx").on(t.receivedAt, t.id)],
+);

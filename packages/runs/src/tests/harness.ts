@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient } from "@libsql/client";
+import { drizzle } from "drizzle-orm/libsql";
+import { createRunsEngine, type RunsEngineOptions } from "../engine/runs-engine.js";
+import { migrate } from "../store/migrate.js";
+
+/** A migrated temporary SQLite file and an engine over it. */
+export async function openTestEngine(options: Partial<RunsEngineOptions> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "vetted-runs-"));
+  const client = createClient({ url: `file:${join(dir, "runs.db")}`, timeout: 5000 });
+  await client.execute("PRAGMA journal_mode = WAL");
+  const db = drizzle(client);
+  await migrate(db);
+  const engine = createRunsEngine({ db, leaseMs: 1000, pollMs: 50, ...options });
+  return {
+    db,
+    engine,
+    async close() {
+      await engine.stop();
+      client.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One request the fake shop received. */
+export interface Received {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+/** A `node:http` server on 127.0.0.1 playing a shop: `/cart` → id, `/pay` accepts OTP `123456` only. */
+export async function startShop(): Promise<{
+  url: string;
+  received: Received[];
+  server: Server;
+  close(): Promise<void>;
+}> {
+  const received: Received[] = [];
+  const server = createServer(async (req: IncomingMessage, res) => {
+    let text = "";
+    for await (const chunk of req) text += String(chunk);
+    const body = text.length > 0 ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+    const path = req.url ?? "/";
+    received.push({ method: req.method ?? "GET", path, body });
+    res.setHeader("Content-Type", "application/json");
+    if (path === "/cart") {
+      res.end(JSON.stringify({ id: "cart_1" }));
+    } else if (path === "/pay") {
+      const ok = body?.otp === "123456";
+      res.statusCode = ok ? 200 : 402;
+      res.end(JSON.stringify({ paid: ok }));
+    } else {
+      res.end(JSON.stringify({ ok: true }));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    server,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Polls `read` until `done` holds, or throws after `timeoutMs`. */
+export async function waitFor<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 5000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting; last value: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
