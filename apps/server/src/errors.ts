@@ -1,3 +1,4 @@
+import { ReviewError, type ReviewErrorCode } from "@vetted/fileorg";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -20,7 +21,7 @@ export const SERVER_ERROR_CODES = [
 export type ServerErrorCode = (typeof SERVER_ERROR_CODES)[number];
 
 /** Every code the server can answer with. Packages' codes join this union as they are composed in. */
-export type ErrorCode = ServerErrorCode;
+export type ErrorCode = ServerErrorCode | ReviewErrorCode;
 
 /** An error raised by the HTTP layer (routing, parsing, auth, guards). */
 export class ServerError extends Error {
@@ -41,6 +42,7 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case "BAD_REQUEST":
     case "INVALID_JSON":
     case "VALIDATION_FAILED":
+    case "PREFERENCE_INVALID":
       return 400;
     case "UNAUTHORIZED":
       return 401;
@@ -48,9 +50,16 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case "FORBIDDEN_ORIGIN":
       return 403;
     case "NOT_FOUND":
+    case "PREFERENCE_NOT_FOUND":
+    case "REVIEW_RULE_NOT_FOUND":
+    case "WATCH_SOURCE_NOT_FOUND":
       return 404;
     case "METHOD_NOT_ALLOWED":
       return 405;
+    case "PREFERENCE_NAME_TAKEN":
+    case "BATCH_CHANGED":
+    case "INBOX_EMPTY":
+      return 409;
     case "PAYLOAD_TOO_LARGE":
       return 413;
     case "UNSUPPORTED_MEDIA_TYPE":
@@ -88,6 +97,13 @@ export function describeError(err: unknown): Described | undefined {
       message: err.message,
       ...(err.details === undefined ? {} : { details: err.details }),
       ...(err.headers === undefined ? {} : { headers: err.headers }),
+    };
+  }
+  if (err instanceof ReviewError) {
+    return {
+      code: err.code,
+      message: err.message,
+      ...(err.details === undefined ? {} : { details: err.details }),
     };
   }
   if (err instanceof HTTPException) {

@@ -1,4 +1,5 @@
 import { serve } from "@hono/node-server";
+import { createPreferencesEngine } from "@vetted/fileorg";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { openDatabase } from "./db.js";
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
     databaseIsFile: config.databaseIsFile,
     version: SERVER_VERSION,
     logger,
+    preferences: createPreferencesEngine({ db: database.db }),
   });
 
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {

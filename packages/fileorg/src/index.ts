@@ -1,4 +1,78 @@
 /**
+ * Review-first file organization: analyze a folder into a manifest of proposed moves, review it (a
+ * prioritized queue, batch triage, rules, learned suggestions), apply with a write-ahead journal, roll back.
+ *
  * @module @vetted/fileorg
  */
-export {};
+
+// Review, preferences and inbox.
+export type { PreferenceFamily } from "./domain/preference-family.js";
+export { PREFERENCE_FAMILIES } from "./domain/preference-family.js";
+export type { RuntimeProblem, RuntimeSettings } from "./domain/preferences.js";
+export {
+  AiClassifierInput,
+  DEFAULT_RUNTIME_SETTINGS,
+  maskSecret,
+  NamingTemplateItem,
+  RuntimeSettingsInput,
+  RuntimeSettingsView,
+  VIEW_SORT_FIELDS,
+  ViewItem,
+  WatchSourceItem,
+} from "./domain/preferences.js";
+export type {
+  ReviewRow,
+  ReviewRowContext,
+  ReviewRowFacts,
+  RowAction,
+  RowStatus,
+} from "./domain/review-row.js";
+export { REVIEW_BUCKETS, ReviewBucket, ROW_ACTIONS, ROW_STATUSES } from "./domain/review-row.js";
+export type {
+  ChangeableField,
+  FieldChange,
+  PlanRulesOptions,
+  RenderTarget,
+  ReviewRuleInput,
+  RowChanges,
+} from "./domain/review-rule.js";
+export {
+  CHANGEABLE_FIELDS,
+  compileConditions,
+  matchesRule,
+  orderRules,
+  planRules,
+  ReviewRule,
+  RuleAction,
+  RuleCondition,
+  RuleConditions,
+} from "./domain/review-rule.js";
+export type { StrategyPack } from "./domain/strategy-packs.js";
+export { DEFAULT_STRATEGY_PACK_ID, findStrategyPack, STRATEGY_PACKS } from "./domain/strategy-packs.js";
+export type { TemplateIssue, TemplateToken, TemplateValues } from "./domain/template-check.js";
+export {
+  checkNamingTemplate,
+  checkRelativePath,
+  renderTemplate,
+  TEMPLATE_TOKENS,
+} from "./domain/template-check.js";
+export type { Clock, IdGenerator } from "./engine/ids.js";
+export type {
+  ItemFamily,
+  ItemOf,
+  PreferencesEngine,
+  PreferencesEngineOptions,
+  RuntimeValidation,
+  SaveOptions,
+  Stored,
+  StrategyPackView,
+} from "./engine/preferences-engine.js";
+export { createPreferencesEngine, ITEM_SCHEMAS } from "./engine/preferences-engine.js";
+export type { FieldIssue, ReviewErrorCode } from "./review-errors.js";
+export {
+  PreferenceInvalidError,
+  PreferenceNotFoundError,
+  REVIEW_ERROR_CODES,
+  ReviewError,
+} from "./review-errors.js";
+export { migrateReview, REVIEW_MIGRATIONS_TABLE } from "./store/review-migrate.js";

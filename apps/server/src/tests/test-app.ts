@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createPreferencesEngine } from "@vetted/fileorg";
 import { type AppDeps, createApp } from "../app.js";
 import { openDatabase } from "../db.js";
 import { createLogger } from "../logger.js";
@@ -37,6 +38,7 @@ export async function createTestApp(config: Partial<AppDeps["config"]> = {}): Pr
     databaseIsFile: true,
     version: "0.0.0-test",
     logger: createLogger("silent"),
+    preferences: createPreferencesEngine({ db: database.db }),
   };
   return {
     app: createApp(deps),
