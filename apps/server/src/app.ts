@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
-import type { PreferencesEngine } from "@vetted/fileorg";
+import type { InboxEngine, PreferencesEngine } from "@vetted/fileorg";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { methodNotAllowed } from "hono/method-not-allowed";
@@ -12,6 +12,7 @@ import type { Logger } from "./logger.js";
 import { requireToken } from "./middleware/auth.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
 import { createHealthRoutes } from "./routes/health.js";
+import { createInboxRoutes } from "./routes/inbox.js";
 import { createPreferencesRoutes } from "./routes/preferences.js";
 import { validationHook } from "./validation.js";
 
@@ -24,6 +25,8 @@ export interface AppDeps {
   logger: Logger;
   /** File-organizer preferences: naming templates, review rules, views, watch sources, runtime, packs. */
   preferences: PreferencesEngine;
+  /** The inbox: watches enabled watch sources and reports new stable files (start/stop in main.ts). */
+  inbox: InboxEngine;
 }
 
 /** Per-request variables set by middleware. */
@@ -91,7 +94,10 @@ export function createApp(deps: AppDeps) {
     app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   }
 
-  const routes = app.route("/", createHealthRoutes(deps)).route("/", createPreferencesRoutes(deps));
+  const routes = app
+    .route("/", createHealthRoutes(deps))
+    .route("/", createPreferencesRoutes(deps))
+    .route("/", createInboxRoutes(deps));
 
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",

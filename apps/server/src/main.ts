@@ -1,5 +1,5 @@
 import { serve } from "@hono/node-server";
-import { createPreferencesEngine } from "@vetted/fileorg";
+import { createInboxEngine, createPreferencesEngine } from "@vetted/fileorg";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { openDatabase } from "./db.js";
@@ -27,13 +27,22 @@ async function main(): Promise<void> {
     migrated,
   });
 
+  const preferences = createPreferencesEngine({ db: database.db });
+  const inbox = createInboxEngine({
+    db: database.db,
+    preferences,
+    onWarning: (message, details) => logger.warn(message, details),
+  });
+  await inbox.start();
+
   const app = createApp({
     config,
     database,
     databaseIsFile: config.databaseIsFile,
     version: SERVER_VERSION,
     logger,
-    preferences: createPreferencesEngine({ db: database.db }),
+    preferences,
+    inbox,
   });
 
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
@@ -50,8 +59,10 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     server.close(() => {
-      database.close();
-      process.exit(0);
+      void inbox.stop().finally(() => {
+        database.close();
+        process.exit(0);
+      });
     });
     // Idle keep-alive sockets go now; in-flight requests (and open event streams) get a grace period.
     if ("closeIdleConnections" in server) server.closeIdleConnections();

@@ -6,6 +6,28 @@
  */
 
 // Review, preferences and inbox.
+export type { InboxBatch, InboxFile } from "./domain/inbox-batch.js";
+export { createIgnoreMatcher, DEFAULT_STABILITY_MS, inboxBatchId } from "./domain/inbox-batch.js";
+export type {
+  LearnedRule,
+  LearningOptions,
+  Outcome,
+  OutcomeField,
+  Signal,
+  SignalKind,
+  Suggestion,
+} from "./domain/learned-signals.js";
+export {
+  boostConfidence,
+  DEFAULT_LEARNING,
+  OUTCOME_FIELDS,
+  outcomesOfEdit,
+  SIGNAL_KINDS,
+  signalsOf,
+  strengthOf,
+  suggestFor,
+  targetDirOf,
+} from "./domain/learned-signals.js";
 export type { PreferenceFamily } from "./domain/preference-family.js";
 export { PREFERENCE_FAMILIES } from "./domain/preference-family.js";
 export type { RuntimeProblem, RuntimeSettings } from "./domain/preferences.js";
@@ -20,6 +42,13 @@ export {
   ViewItem,
   WatchSourceItem,
 } from "./domain/preferences.js";
+export {
+  BUCKET_LABELS,
+  labelReason,
+  orderForReview,
+  REVIEW_REASON_LABELS,
+  reviewPriorityRank,
+} from "./domain/review-priority.js";
 export type {
   ReviewRow,
   ReviewRowContext,
@@ -47,6 +76,8 @@ export {
   RuleCondition,
   RuleConditions,
 } from "./domain/review-rule.js";
+export type { DraftRule } from "./domain/rule-inference.js";
+export { draftRuleFromExamples } from "./domain/rule-inference.js";
 export type { StrategyPack } from "./domain/strategy-packs.js";
 export { DEFAULT_STRATEGY_PACK_ID, findStrategyPack, STRATEGY_PACKS } from "./domain/strategy-packs.js";
 export type { TemplateIssue, TemplateToken, TemplateValues } from "./domain/template-check.js";
@@ -57,6 +88,8 @@ export {
   TEMPLATE_TOKENS,
 } from "./domain/template-check.js";
 export type { Clock, IdGenerator } from "./engine/ids.js";
+export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox-engine.js";
+export { createInboxEngine } from "./engine/inbox-engine.js";
 export type {
   ItemFamily,
   ItemOf,

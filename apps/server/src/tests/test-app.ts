@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createPreferencesEngine } from "@vetted/fileorg";
+import { createInboxEngine, createPreferencesEngine } from "@vetted/fileorg";
 import { type AppDeps, createApp } from "../app.js";
 import { openDatabase } from "../db.js";
 import { createLogger } from "../logger.js";
@@ -25,6 +25,7 @@ export async function createTestApp(config: Partial<AppDeps["config"]> = {}): Pr
     dbBusyTimeoutMs: 5000,
   });
   await runMigrations(database.db);
+  const preferences = createPreferencesEngine({ db: database.db });
   const deps: AppDeps = {
     config: {
       host: "127.0.0.1",
@@ -38,13 +39,15 @@ export async function createTestApp(config: Partial<AppDeps["config"]> = {}): Pr
     databaseIsFile: true,
     version: "0.0.0-test",
     logger: createLogger("silent"),
-    preferences: createPreferencesEngine({ db: database.db }),
+    preferences,
+    inbox: createInboxEngine({ db: database.db, preferences, refreshIntervalMs: 200 }),
   };
   return {
     app: createApp(deps),
     deps,
     dir,
     close() {
+      void deps.inbox.stop();
       database.close();
       rmSync(dir, { recursive: true, force: true });
     },
