@@ -87,7 +87,7 @@ export {
   renderTemplate,
   TEMPLATE_TOKENS,
 } from "./domain/template-check.js";
-export type { Clock, IdGenerator } from "./engine/ids.js";
+export type { Clock, IdGenerator } from "./engine/review-ids.js";
 export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox-engine.js";
 export { createInboxEngine } from "./engine/inbox-engine.js";
 export type {

@@ -27,7 +27,7 @@ import {
   ReviewError,
 } from "../review-errors.js";
 import { preferences, preferenceVersions } from "../store/review-schema.js";
-import { type Clock, type IdGenerator, randomIds } from "./ids.js";
+import { type Clock, type IdGenerator, randomIds } from "./review-ids.js";
 
 /** The item families saved as lists (`runtime` is a single object). */
 export const ITEM_SCHEMAS = {
