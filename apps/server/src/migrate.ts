@@ -1,4 +1,4 @@
-import { migrateReview } from "@vetted/fileorg";
+import { migrate as migrateFileorg } from "@vetted/fileorg";
 import type { Database } from "./db.js";
 
 /** One package's migration entry point, as each engine package exports it. */
@@ -6,7 +6,7 @@ type Migrator = (db: Database) => Promise<void>;
 
 /** Every package's `migrate(db)`, applied in this order at start-up. Each one is idempotent. */
 const MIGRATORS: ReadonlyArray<readonly [name: string, migrate: Migrator]> = [
-  ["@vetted/fileorg (review)", migrateReview],
+  ["@vetted/fileorg", migrateFileorg],
 ];
 
 /** Applies every package's pending migrations; returns the names of the packages migrated. */

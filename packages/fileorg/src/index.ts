@@ -1,13 +1,61 @@
 /**
- * Review-first file organization: analyze a folder into a manifest of proposed moves, review it (a
- * prioritized queue, batch triage, rules, learned suggestions), apply with a write-ahead journal, roll back.
- *
  * @module @vetted/fileorg
+ *
+ * Review-first file organization: analyze a folder into a manifest of proposed moves, review and edit it
+ * (a prioritized queue, batch triage, rules, learned suggestions, an inbox), apply it with a write-ahead
+ * journal, and roll it back exactly. No file is ever lost or overwritten.
  */
-
+export {
+  type Classification,
+  categoryOfExtension,
+  categoryOfMime,
+  classifyFile,
+} from "./domain/categorize.js";
+export {
+  CONFLICT_KINDS,
+  CONFLICT_STATUSES,
+  Conflict,
+  type ConflictKind,
+  ConflictList,
+  type ConflictStatus,
+  RESOLUTION_STRATEGIES,
+  type ResolutionStrategy,
+  ResolveRequest,
+} from "./domain/conflict.js";
+export {
+  type ConflictRow,
+  type ConflictScope,
+  conflictId,
+  type DetectedConflict,
+  detectConflicts,
+} from "./domain/detect-conflicts.js";
 // Review, preferences and inbox.
 export type { InboxBatch, InboxFile } from "./domain/inbox-batch.js";
 export { createIgnoreMatcher, DEFAULT_STABILITY_MS, inboxBatchId } from "./domain/inbox-batch.js";
+export {
+  type Actor,
+  AnalyzeRequest,
+  ApplyRequest,
+  AuditEntry,
+  AuditList,
+  canRetry,
+  DEFAULT_NAMING_TEMPLATE,
+  FINISHED_JOB_STATUSES,
+  isFinished,
+  JOB_EVENT_TYPES,
+  JOB_KINDS,
+  JOB_STATUSES,
+  Job,
+  JobError,
+  JobEvent,
+  JobEventList,
+  type JobEventType,
+  type JobKind,
+  JobList,
+  JobReport,
+  type JobStatus,
+  RollbackRequest,
+} from "./domain/job.js";
 export type {
   LearnedRule,
   LearningOptions,
@@ -28,6 +76,24 @@ export {
   suggestFor,
   targetDirOf,
 } from "./domain/learned-signals.js";
+export {
+  BatchEditRequest,
+  CATEGORIES,
+  type Category,
+  EditResult,
+  ManifestFilter,
+  ManifestPage,
+  ManifestRow,
+  REVIEW_BUCKETS,
+  type ReviewBucket,
+  ROW_ACTIONS,
+  ROW_STATUSES,
+  type RowAction,
+  RowError,
+  RowPatch,
+  type RowStatus,
+} from "./domain/manifest.js";
+export { planHashOf, planRowDigest } from "./domain/plan-hash.js";
 export type { PreferenceFamily } from "./domain/preference-family.js";
 export { PREFERENCE_FAMILIES } from "./domain/preference-family.js";
 export type { RuntimeProblem, RuntimeSettings } from "./domain/preferences.js";
@@ -43,20 +109,19 @@ export {
   WatchSourceItem,
 } from "./domain/preferences.js";
 export {
+  type BucketInput,
+  type BucketVerdict,
+  computeReviewBucket,
+  REVIEW_CONFIDENCE_THRESHOLD,
+} from "./domain/review-bucket.js";
+export {
   BUCKET_LABELS,
   labelReason,
   orderForReview,
   REVIEW_REASON_LABELS,
   reviewPriorityRank,
 } from "./domain/review-priority.js";
-export type {
-  ReviewRow,
-  ReviewRowContext,
-  ReviewRowFacts,
-  RowAction,
-  RowStatus,
-} from "./domain/review-row.js";
-export { REVIEW_BUCKETS, ReviewBucket, ROW_ACTIONS, ROW_STATUSES } from "./domain/review-row.js";
+export type { ReviewRow, ReviewRowContext, ReviewRowFacts } from "./domain/review-row.js";
 export type {
   ChangeableField,
   FieldChange,
@@ -80,16 +145,26 @@ export type { DraftRule } from "./domain/rule-inference.js";
 export { draftRuleFromExamples } from "./domain/rule-inference.js";
 export type { StrategyPack } from "./domain/strategy-packs.js";
 export { DEFAULT_STRATEGY_PACK_ID, findStrategyPack, STRATEGY_PACKS } from "./domain/strategy-packs.js";
-export type { TemplateIssue, TemplateToken, TemplateValues } from "./domain/template-check.js";
 export {
-  checkNamingTemplate,
-  checkRelativePath,
+  isInside,
+  type ParsedTemplate,
+  parseTemplate,
+  pathKey,
   renderTemplate,
+  resolveTargetPath,
+  sanitizeSegment,
   TEMPLATE_TOKENS,
-} from "./domain/template-check.js";
-export type { Clock, IdGenerator } from "./engine/review-ids.js";
+  type TemplateContext,
+  type TemplateToken,
+  withSuffix,
+} from "./domain/template.js";
+export type { TemplateIssue } from "./domain/template-check.js";
+export { checkNamingTemplate } from "./domain/template-check.js";
+export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } from "./engine/engine.js";
 export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox-engine.js";
 export { createInboxEngine } from "./engine/inbox-engine.js";
+export type { InternalPatch, ListRowsOptions, PatchOptions } from "./engine/manifest.js";
+export { createPathGuard, defaultAllowedRoots, type PathGuard } from "./engine/path-guard.js";
 export type {
   ItemFamily,
   ItemOf,
@@ -101,6 +176,16 @@ export type {
   StrategyPackView,
 } from "./engine/preferences-engine.js";
 export { createPreferencesEngine, ITEM_SCHEMAS } from "./engine/preferences-engine.js";
+export type { HubMessage } from "./engine/records.js";
+export type { Clock, IdGenerator } from "./engine/review-ids.js";
+export {
+  FILEORG_ERROR_CODES,
+  FileorgError,
+  type FileorgErrorCode,
+  JobStateError,
+  NotFoundError,
+  PathOutsideRootError,
+} from "./errors.js";
 export type { FieldIssue, ReviewErrorCode } from "./review-errors.js";
 export {
   PreferenceInvalidError,
@@ -108,4 +193,5 @@ export {
   REVIEW_ERROR_CODES,
   ReviewError,
 } from "./review-errors.js";
+export { MIGRATION_SETS, type MigrationSet, migrate } from "./store/migrate.js";
 export { migrateReview, REVIEW_MIGRATIONS_TABLE } from "./store/review-migrate.js";

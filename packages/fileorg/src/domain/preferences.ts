@@ -1,6 +1,7 @@
 import picomatch from "picomatch";
 import { z } from "zod";
-import { ReviewBucket, ROW_STATUSES } from "./review-row.js";
+import { ROW_STATUSES } from "./manifest.js";
+import { ReviewBucketEnum } from "./review-row.js";
 import { STRATEGY_PACKS } from "./strategy-packs.js";
 import { checkNamingTemplate } from "./template-check.js";
 
@@ -90,7 +91,7 @@ export const ViewItem = z
     name: Name,
     filter: z
       .object({
-        bucket: ReviewBucket.optional(),
+        bucket: ReviewBucketEnum.optional(),
         status: z.enum(ROW_STATUSES).optional(),
         category: z.string().min(1).optional(),
         reason: z.string().min(1).optional(),

@@ -1,4 +1,5 @@
-import { REVIEW_BUCKETS, type ReviewBucket, type ReviewRow } from "./review-row.js";
+import { REVIEW_BUCKETS, type ReviewBucket } from "./manifest.js";
+import type { ReviewRow } from "./review-row.js";
 
 /**
  * Reason codes review adds to the analyze engine's own, and the human label of every code review knows.

@@ -1,45 +1,18 @@
 import { z } from "zod";
+import { type ManifestRow, REVIEW_BUCKETS } from "./manifest.js";
 
-/** The review buckets of a manifest row, from most to least urgent. */
-export const REVIEW_BUCKETS = ["blocked", "conflict", "needs_review", "auto_safe"] as const;
-/** A manifest row's review bucket. */
-export type ReviewBucket = (typeof REVIEW_BUCKETS)[number];
-/** Zod schema of a review bucket. */
-export const ReviewBucket = z.enum(REVIEW_BUCKETS);
-
-/** What apply does with a row. */
-export const ROW_ACTIONS = ["move", "skip"] as const;
-/** A row's action. */
-export type RowAction = (typeof ROW_ACTIONS)[number];
-
-/** A row's apply status. */
-export const ROW_STATUSES = ["pending", "applied", "skipped", "failed", "rolled_back"] as const;
-/** A row's status. */
-export type RowStatus = (typeof ROW_STATUSES)[number];
+/** Zod schema of a review bucket (the buckets are the manifest's). */
+export const ReviewBucketEnum = z.enum(REVIEW_BUCKETS);
 
 /**
  * The manifest row as review sees it: exactly the fields of the analyze manifest (snake_case, as in the
  * HTTP contract). Review reads these and proposes field-level changes; it never moves a file.
  */
-export interface ReviewRow {
-  row_id: string;
-  source_path: string;
-  target_path: string;
-  size: number;
-  /** Modification time in epoch milliseconds. */
-  mtime: number;
-  sha256: string | null;
-  mime: string | null;
+export type ReviewRow = Omit<ManifestRow, "job_id" | "conflict_ids" | "category" | "reason_codes"> & {
+  /** Open-ended here: rules may test any category name. */
   category: string;
-  /** 0..1 */
-  confidence: number;
-  action: RowAction;
-  review_bucket: ReviewBucket;
   reason_codes: readonly string[];
-  status: RowStatus;
-  edited: boolean;
-  error: string | null;
-}
+};
 
 /** Facts about a row that live outside the row itself but that rules and priorities may look at. */
 export interface ReviewRowContext {

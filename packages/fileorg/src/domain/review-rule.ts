@@ -1,6 +1,6 @@
 import picomatch from "picomatch";
 import { z } from "zod";
-import { basenameOf, extensionOf, ReviewBucket, type ReviewRowFacts } from "./review-row.js";
+import { basenameOf, extensionOf, ReviewBucketEnum, type ReviewRowFacts } from "./review-row.js";
 import { checkNamingTemplate } from "./template-check.js";
 
 const DateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
@@ -31,7 +31,7 @@ export const RuleCondition = z
       min: z.number().min(0).max(1).optional(),
       max: z.number().min(0).max(1).optional(),
     }),
-    z.object({ field: z.literal("bucket"), in: z.array(ReviewBucket).min(1) }),
+    z.object({ field: z.literal("bucket"), in: z.array(ReviewBucketEnum).min(1) }),
     z.object({ field: z.literal("has_conflict"), value: z.boolean() }),
   ])
   .superRefine((c, ctx) => {

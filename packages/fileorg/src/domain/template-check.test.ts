@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkNamingTemplate, renderTemplate } from "./template-check.js";
+import { checkNamingTemplate, renderTemplateText } from "./template-check.js";
 
 describe("checkNamingTemplate", () => {
   it("accepts the default template and every known token", () => {
@@ -25,7 +25,7 @@ describe("checkNamingTemplate", () => {
 
   it("renders tokens with their values", () => {
     expect(
-      renderTemplate("{category}/{yyyy}/{mm}/{name}{ext}", {
+      renderTemplateText("{category}/{yyyy}/{mm}/{name}{ext}", {
         category: "receipts",
         yyyy: "2024",
         mm: "01",

@@ -1,7 +1,4 @@
-/** The tokens a naming template may use. `{ext}` includes its dot (`.pdf`). */
-export const TEMPLATE_TOKENS = ["category", "yyyy", "mm", "dd", "name", "ext", "hash8"] as const;
-/** A naming-template token. */
-export type TemplateToken = (typeof TEMPLATE_TOKENS)[number];
+import { TEMPLATE_TOKENS, type TemplateToken } from "./template.js";
 
 /** One problem with a naming template, naming the offending part. */
 export interface TemplateIssue {
@@ -10,8 +7,8 @@ export interface TemplateIssue {
   message: string;
 }
 
-/** The values a template is rendered with. */
-export type TemplateValues = Record<TemplateToken, string>;
+/** The values a template is rendered with (`{ext}` includes its dot). */
+type TemplateValues = Record<TemplateToken, string>;
 
 const TOKEN_SET: ReadonlySet<string> = new Set(TEMPLATE_TOKENS);
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused.
@@ -63,7 +60,7 @@ function tokenize(template: string): {
 }
 
 /** Renders a template with the given values; unknown tokens are left as written (check first). */
-export function renderTemplate(template: string, values: TemplateValues): string {
+export function renderTemplateText(template: string, values: TemplateValues): string {
   const { parts } = tokenize(template);
   return parts
     .map((p) =>
@@ -127,6 +124,6 @@ export function checkNamingTemplate(template: string): TemplateIssue[] {
       message: "the file name part must contain {name} or {hash8}, or every file would get the same name",
     });
   }
-  issues.push(...checkRelativePath(renderTemplate(template, SAMPLE)));
+  issues.push(...checkRelativePath(renderTemplateText(template, SAMPLE)));
   return issues;
 }

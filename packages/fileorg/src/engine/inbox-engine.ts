@@ -13,8 +13,8 @@ import {
 } from "../domain/inbox-batch.js";
 import { ReviewError } from "../review-errors.js";
 import { inboxSeen } from "../store/review-schema.js";
-import type { Clock } from "./review-ids.js";
 import type { PreferencesEngine, Stored } from "./preferences-engine.js";
+import type { Clock } from "./review-ids.js";
 
 type WatchSource = Stored<"watch-sources">;
 
