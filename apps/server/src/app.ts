@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
-import type { InboxEngine, PreferencesEngine } from "@vetted/fileorg";
+import type { FileorgEngine, InboxEngine, Job, PreferencesEngine, ReviewEngine } from "@vetted/fileorg";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { methodNotAllowed } from "hono/method-not-allowed";
@@ -14,6 +14,7 @@ import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js"
 import { createHealthRoutes } from "./routes/health.js";
 import { createInboxRoutes } from "./routes/inbox.js";
 import { createPreferencesRoutes } from "./routes/preferences.js";
+import { createReviewRoutes } from "./routes/review.js";
 import { validationHook } from "./validation.js";
 
 /** What the app is built from; `main.ts` assembles it, tests build their own. */
@@ -26,7 +27,11 @@ export interface AppDeps {
   /** File-organizer preferences: naming templates, review rules, views, watch sources, runtime, packs. */
   preferences: PreferencesEngine;
   /** The inbox: watches enabled watch sources and reports new stable files (start/stop in main.ts). */
-  inbox: InboxEngine;
+  inbox: InboxEngine<Job>;
+  /** The file organizer's analyze/manifest engine (its jobs run in the background: start/stop). */
+  fileorg: FileorgEngine;
+  /** Review of manifests: queue, batch triage, rules, learning. */
+  review: ReviewEngine;
 }
 
 /** Per-request variables set by middleware. */
@@ -97,7 +102,8 @@ export function createApp(deps: AppDeps) {
   const routes = app
     .route("/", createHealthRoutes(deps))
     .route("/", createPreferencesRoutes(deps))
-    .route("/", createInboxRoutes(deps));
+    .route("/", createInboxRoutes(deps))
+    .route("/", createReviewRoutes(deps));
 
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",

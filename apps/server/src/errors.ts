@@ -1,4 +1,4 @@
-import { ReviewError, type ReviewErrorCode } from "@vetted/fileorg";
+import { FileorgError, type FileorgErrorCode, ReviewError, type ReviewErrorCode } from "@vetted/fileorg";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -21,7 +21,7 @@ export const SERVER_ERROR_CODES = [
 export type ServerErrorCode = (typeof SERVER_ERROR_CODES)[number];
 
 /** Every code the server can answer with. Packages' codes join this union as they are composed in. */
-export type ErrorCode = ServerErrorCode | ReviewErrorCode;
+export type ErrorCode = ServerErrorCode | FileorgErrorCode | ReviewErrorCode;
 
 /** An error raised by the HTTP layer (routing, parsing, auth, guards). */
 export class ServerError extends Error {
@@ -43,23 +43,43 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case "INVALID_JSON":
     case "VALIDATION_FAILED":
     case "PREFERENCE_INVALID":
+    case "NOT_A_DIRECTORY":
+    case "INVALID_TEMPLATE":
+    case "INVALID_TARGET_PATH":
       return 400;
     case "UNAUTHORIZED":
       return 401;
     case "FORBIDDEN_HOST":
     case "FORBIDDEN_ORIGIN":
+    case "PATH_OUTSIDE_ROOT":
       return 403;
     case "NOT_FOUND":
     case "PREFERENCE_NOT_FOUND":
     case "REVIEW_RULE_NOT_FOUND":
     case "WATCH_SOURCE_NOT_FOUND":
+    case "LEARNED_RULE_NOT_FOUND":
+    case "JOB_NOT_FOUND":
+    case "ROW_NOT_FOUND":
+    case "CONFLICT_NOT_FOUND":
+    case "SOURCE_NOT_FOUND":
       return 404;
     case "METHOD_NOT_ALLOWED":
       return 405;
     case "PREFERENCE_NAME_TAKEN":
     case "BATCH_CHANGED":
     case "INBOX_EMPTY":
+    case "WRONG_JOB_KIND":
+    case "JOB_NOT_READY":
+    case "JOB_BUSY":
+    case "JOB_NOT_RETRYABLE":
+    case "MANIFEST_LOCKED":
+    case "PLAN_CHANGED":
+    case "STRATEGY_NOT_APPLICABLE":
+    case "ROW_NOT_EDITABLE":
+    case "JOURNAL_TAMPERED":
       return 409;
+    case "REVISION_MISMATCH":
+      return 412;
     case "PAYLOAD_TOO_LARGE":
       return 413;
     case "UNSUPPORTED_MEDIA_TYPE":
@@ -99,7 +119,7 @@ export function describeError(err: unknown): Described | undefined {
       ...(err.headers === undefined ? {} : { headers: err.headers }),
     };
   }
-  if (err instanceof ReviewError) {
+  if (err instanceof ReviewError || err instanceof FileorgError) {
     return {
       code: err.code,
       message: err.message,

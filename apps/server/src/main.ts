@@ -1,8 +1,8 @@
 import { serve } from "@hono/node-server";
-import { createInboxEngine, createPreferencesEngine } from "@vetted/fileorg";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { openDatabase } from "./db.js";
+import { createFileorgDeps } from "./fileorg.js";
 import { createLogger } from "./logger.js";
 import { runMigrations } from "./migrate.js";
 import { SERVER_VERSION } from "./version.js";
@@ -27,12 +27,9 @@ async function main(): Promise<void> {
     migrated,
   });
 
-  const preferences = createPreferencesEngine({ db: database.db });
-  const inbox = createInboxEngine({
-    db: database.db,
-    preferences,
-    onWarning: (message, details) => logger.warn(message, details),
-  });
+  const fileorgDeps = createFileorgDeps(database.db, { logger });
+  const { fileorg, inbox } = fileorgDeps;
+  await fileorg.start();
   await inbox.start();
 
   const app = createApp({
@@ -41,8 +38,7 @@ async function main(): Promise<void> {
     databaseIsFile: config.databaseIsFile,
     version: SERVER_VERSION,
     logger,
-    preferences,
-    inbox,
+    ...fileorgDeps,
   });
 
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
@@ -59,7 +55,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     server.close(() => {
-      void inbox.stop().finally(() => {
+      void Promise.all([inbox.stop(), fileorg.stop()]).finally(() => {
         database.close();
         process.exit(0);
       });

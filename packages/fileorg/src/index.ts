@@ -57,6 +57,7 @@ export {
   RollbackRequest,
 } from "./domain/job.js";
 export type {
+  LearnedIndex,
   LearnedRule,
   LearningOptions,
   Outcome,
@@ -68,6 +69,8 @@ export type {
 export {
   boostConfidence,
   DEFAULT_LEARNING,
+  indexLearned,
+  isPastThreshold,
   OUTCOME_FIELDS,
   outcomesOfEdit,
   SIGNAL_KINDS,
@@ -109,10 +112,29 @@ export {
   WatchSourceItem,
 } from "./domain/preferences.js";
 export {
+  BatchTriageRequest,
+  BatchTriageResult,
+  DraftRuleResult,
+  FromExamplesRequest,
+  LearnedRuleView,
+  ReviewQueuePage,
+  ReviewQueueQuery,
+  ReviewQueueRow,
+  ReviewReason,
+  ReviewSummary,
+  RowSuggestion,
+  RuleOutcome,
+  RuleRequest,
+  TriageFilter,
+} from "./domain/review-api.js";
+export {
+  BUCKET_REASON_CODES,
   type BucketInput,
   type BucketVerdict,
   computeReviewBucket,
+  mergeReasonCodes,
   REVIEW_CONFIDENCE_THRESHOLD,
+  REVIEW_MARKERS,
 } from "./domain/review-bucket.js";
 export {
   BUCKET_LABELS,
@@ -163,7 +185,7 @@ export { checkNamingTemplate } from "./domain/template-check.js";
 export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } from "./engine/engine.js";
 export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox-engine.js";
 export { createInboxEngine } from "./engine/inbox-engine.js";
-export type { InternalPatch, ListRowsOptions, PatchOptions } from "./engine/manifest.js";
+export type { InternalPatch, ListRowsOptions, PatchOptions, RowEdit, RowsEdited } from "./engine/manifest.js";
 export { createPathGuard, defaultAllowedRoots, type PathGuard } from "./engine/path-guard.js";
 export type {
   ItemFamily,
@@ -177,6 +199,8 @@ export type {
 } from "./engine/preferences-engine.js";
 export { createPreferencesEngine, ITEM_SCHEMAS } from "./engine/preferences-engine.js";
 export type { HubMessage } from "./engine/records.js";
+export type { ReviewEngine, ReviewEngineOptions } from "./engine/review-engine.js";
+export { createReviewEngine } from "./engine/review-engine.js";
 export type { Clock, IdGenerator } from "./engine/review-ids.js";
 export {
   FILEORG_ERROR_CODES,

@@ -121,7 +121,7 @@ describe("review rules", () => {
           all: [{ field: "extension", in: ["pdf"] }],
           any: [{ field: "name_glob", glob: "*receipt*" }],
         },
-        actions: [{ type: "set_category", category: "receipts" }, { type: "approve" }],
+        actions: [{ type: "set_category", category: "documents" }, { type: "approve" }],
       }),
     );
     expect(res.status).toBe(200);

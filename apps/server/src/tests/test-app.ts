@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInboxEngine, createPreferencesEngine } from "@vetted/fileorg";
 import { type AppDeps, createApp } from "../app.js";
 import { openDatabase } from "../db.js";
+import { createFileorgDeps } from "../fileorg.js";
 import { createLogger } from "../logger.js";
 import { runMigrations } from "../migrate.js";
 
@@ -12,6 +12,8 @@ export interface TestApp {
   app: ReturnType<typeof createApp>;
   deps: AppDeps;
   dir: string;
+  /** Stops the background engines (job runner, inbox watchers); call before `close()` in tests that start them. */
+  stopEngines(): Promise<void>;
   close(): void;
 }
 
@@ -25,7 +27,7 @@ export async function createTestApp(config: Partial<AppDeps["config"]> = {}): Pr
     dbBusyTimeoutMs: 5000,
   });
   await runMigrations(database.db);
-  const preferences = createPreferencesEngine({ db: database.db });
+  const logger = createLogger("silent");
   const deps: AppDeps = {
     config: {
       host: "127.0.0.1",
@@ -38,14 +40,16 @@ export async function createTestApp(config: Partial<AppDeps["config"]> = {}): Pr
     database,
     databaseIsFile: true,
     version: "0.0.0-test",
-    logger: createLogger("silent"),
-    preferences,
-    inbox: createInboxEngine({ db: database.db, preferences, refreshIntervalMs: 200 }),
+    logger,
+    ...createFileorgDeps(database.db, { logger, inboxRefreshMs: 200 }),
   };
   return {
     app: createApp(deps),
     deps,
     dir,
+    async stopEngines() {
+      await Promise.all([deps.inbox.stop(), deps.fileorg.stop()]);
+    },
     close() {
       void deps.inbox.stop();
       database.close();

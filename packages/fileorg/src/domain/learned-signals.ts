@@ -107,36 +107,62 @@ export function strengthOf(rule: Pick<LearnedRule, "count">, totalForSignal: num
   return (rule.count / totalForSignal) * (1 - 0.5 ** rule.count);
 }
 
+/** Learned pairs indexed by signal, with the totals their strength is measured against. */
+export interface LearnedIndex {
+  bySignal: Map<string, LearnedRule[]>;
+  totals: Map<string, number>;
+}
+
+/** Indexes learned pairs once, for suggesting over many rows. */
+export function indexLearned(learned: readonly LearnedRule[]): LearnedIndex {
+  const bySignal = new Map<string, LearnedRule[]>();
+  const totals = new Map<string, number>();
+  for (const r of learned) {
+    const signal = `${r.signal_kind}:${r.signal_value}`;
+    const list = bySignal.get(signal) ?? [];
+    list.push(r);
+    bySignal.set(signal, list);
+    const key = `${signal}|${r.outcome_field}`;
+    totals.set(key, (totals.get(key) ?? 0) + r.count);
+  }
+  return { bySignal, totals };
+}
+
+/** Whether a learned pair has been seen often enough to suggest anything. */
+export function isPastThreshold(
+  rule: Pick<LearnedRule, "signal_kind" | "count">,
+  options: LearningOptions = DEFAULT_LEARNING,
+): boolean {
+  const generic = rule.signal_kind === "extension" || rule.signal_kind === "mime";
+  return rule.count >= (generic ? options.minCountGeneric : options.minCountSpecific);
+}
+
 /**
  * Suggestions for a row from learned pairs: each pair whose signal the row carries and whose count passed
  * its threshold votes for its outcome with its strength times the signal's weight; votes for one outcome are
  * combined (noisy-or). The best outcome per field is suggested when it scores at least `minScore`.
- * `learned` may hold pairs of other signals; they are ignored.
  */
 export function suggestFor(
   row: Pick<ReviewRow, "source_path" | "mime" | "category" | "target_path">,
-  learned: readonly LearnedRule[],
+  learned: LearnedIndex | readonly LearnedRule[],
   outputRoot: string,
   options: LearningOptions = DEFAULT_LEARNING,
 ): Suggestion[] {
-  const signals = new Set(signalsOf(row).map((s) => `${s.kind}:${s.value}`));
-  const totals = new Map<string, number>();
-  for (const r of learned) {
-    const key = `${r.signal_kind}:${r.signal_value}|${r.outcome_field}`;
-    totals.set(key, (totals.get(key) ?? 0) + r.count);
-  }
+  const index = "bySignal" in learned ? learned : indexLearned(learned);
+  if (index.bySignal.size === 0) return [];
   const votes = new Map<string, { field: OutcomeField; value: string; miss: number; because: string[] }>();
-  for (const r of learned) {
-    const signal = `${r.signal_kind}:${r.signal_value}`;
-    if (!signals.has(signal)) continue;
-    const generic = r.signal_kind === "extension" || r.signal_kind === "mime";
-    if (r.count < (generic ? options.minCountGeneric : options.minCountSpecific)) continue;
-    const s = strengthOf(r, totals.get(`${signal}|${r.outcome_field}`) ?? r.count) * WEIGHT[r.signal_kind];
-    const key = `${r.outcome_field}\u0000${r.outcome_value}`;
-    const vote = votes.get(key) ?? { field: r.outcome_field, value: r.outcome_value, miss: 1, because: [] };
-    vote.miss *= 1 - s;
-    vote.because.push(signal);
-    votes.set(key, vote);
+  for (const s of signalsOf(row)) {
+    const signal = `${s.kind}:${s.value}`;
+    for (const r of index.bySignal.get(signal) ?? []) {
+      if (!isPastThreshold(r, options)) continue;
+      const strength =
+        strengthOf(r, index.totals.get(`${signal}|${r.outcome_field}`) ?? r.count) * WEIGHT[r.signal_kind];
+      const key = `${r.outcome_field}\u0000${r.outcome_value}`;
+      const vote = votes.get(key) ?? { field: r.outcome_field, value: r.outcome_value, miss: 1, because: [] };
+      vote.miss *= 1 - strength;
+      vote.because.push(signal);
+      votes.set(key, vote);
+    }
   }
   const best = new Map<OutcomeField, Suggestion>();
   for (const v of votes.values()) {

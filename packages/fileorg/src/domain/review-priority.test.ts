@@ -3,7 +3,7 @@ import { buildRow } from "../tests/row-builder.js";
 import { labelReason, orderForReview } from "./review-priority.js";
 
 describe("review priority", () => {
-  it("orders blocked, then conflicts, then rows needing review by severity and confidence, then safe rows", () => {
+  it("orders blocked, then conflicts, then rows needing review by confidence, then safe rows", () => {
     const safe = buildRow({ source_path: "/a", review_bucket: "auto_safe", confidence: 0.1 });
     const lowConf = buildRow({
       source_path: "/b",
@@ -20,8 +20,8 @@ describe("review priority", () => {
     const disagrees = buildRow({
       source_path: "/d",
       review_bucket: "needs_review",
-      reason_codes: ["learned_disagrees"],
-      confidence: 0.9,
+      reason_codes: ["LEARNED_DISAGREES"],
+      confidence: 0.25,
     });
     const conflict = buildRow({
       source_path: "/e",
@@ -31,11 +31,11 @@ describe("review priority", () => {
     const blocked = buildRow({ source_path: "/f", review_bucket: "blocked", reason_codes: ["unreadable"] });
     expect(
       orderForReview([safe, lowConf, lowerConf, disagrees, conflict, blocked]).map((r) => r.source_path),
-    ).toEqual(["/f", "/e", "/d", "/c", "/b", "/a"]);
+    ).toEqual(["/f", "/e", "/c", "/d", "/b", "/a"]);
   });
 
   it("labels known and unknown reason codes for people", () => {
-    expect(labelReason("low_confidence")).toMatch(/confident/);
+    expect(labelReason("LOW_CONFIDENCE")).toMatch(/confidence/);
     expect(labelReason("brand_new_code")).toBe("Brand new code");
   });
 });

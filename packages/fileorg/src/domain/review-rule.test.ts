@@ -59,7 +59,7 @@ describe("planRules", () => {
           name: "Invoices",
           conditions: { all: [{ field: "name_glob", glob: "invoice*" }] },
           actions: [
-            { type: "set_category", category: "receipts" },
+            { type: "set_category", category: "ebooks" },
             { type: "set_target", template: "{category}/{name}{ext}" },
             { type: "approve" },
           ],
@@ -72,8 +72,8 @@ describe("planRules", () => {
         row_id: rows[0]?.row_id,
         rule_ids: ["r1"],
         changes: {
-          category: { from: "documents", to: "receipts" },
-          target_path: { from: "/out/documents/2024/invoice-1.pdf", to: "/out/receipts/invoice-1.pdf" },
+          category: { from: "documents", to: "ebooks" },
+          target_path: { from: "/out/documents/2024/invoice-1.pdf", to: "/out/ebooks/invoice-1.pdf" },
           review_bucket: { from: "needs_review", to: "auto_safe" },
         },
       },
@@ -90,21 +90,21 @@ describe("planRules", () => {
           name: "low",
           priority: 1,
           conditions: pdfs,
-          actions: [{ type: "set_category", category: "low" }],
+          actions: [{ type: "set_category", category: "audio" }],
         }),
         rule({
           id: "high",
           name: "high",
           priority: 9,
           conditions: pdfs,
-          actions: [{ type: "set_category", category: "high" }],
+          actions: [{ type: "set_category", category: "video" }],
         }),
         rule({ id: "skip", name: "skip", priority: 0, conditions: pdfs, actions: [{ type: "skip" }] }),
       ],
       { renderTarget: render },
     );
     expect(plan[0]?.changes).toEqual({
-      category: { from: "documents", to: "high" },
+      category: { from: "documents", to: "video" },
       action: { from: "move", to: "skip" },
     });
     expect(plan[0]?.rule_ids).toEqual(["high", "low", "skip"]);
@@ -118,13 +118,13 @@ describe("planRules", () => {
           priority: 9,
           stop_further_rules: true,
           conditions: pdfs,
-          actions: [{ type: "set_category", category: "high" }],
+          actions: [{ type: "set_category", category: "video" }],
         }),
         rule({ id: "skip", name: "skip", conditions: pdfs, actions: [{ type: "skip" }] }),
       ],
       { renderTarget: render },
     );
-    expect(stopped[0]?.changes).toEqual({ category: { from: "documents", to: "high" } });
+    expect(stopped[0]?.changes).toEqual({ category: { from: "documents", to: "video" } });
   });
 
   it("ignores disabled rules, finished rows and changes that change nothing", () => {

@@ -1,5 +1,6 @@
 import picomatch from "picomatch";
 import { z } from "zod";
+import { CATEGORIES } from "./manifest.js";
 import { basenameOf, extensionOf, ReviewBucketEnum, type ReviewRowFacts } from "./review-row.js";
 import { checkNamingTemplate } from "./template-check.js";
 
@@ -76,14 +77,7 @@ export type RuleConditions = z.infer<typeof RuleConditions>;
 /** What a matching rule does to a row. `set_target` takes a naming template. */
 export const RuleAction = z
   .discriminatedUnion("type", [
-    z.object({
-      type: z.literal("set_category"),
-      category: z
-        .string()
-        .min(1)
-        .max(64)
-        .regex(/^[\p{L}\p{N} _-]+$/u, "letters, digits, spaces, `_` and `-` only"),
-    }),
+    z.object({ type: z.literal("set_category"), category: z.enum(CATEGORIES) }),
     z.object({
       type: z.literal("set_target"),
       template: z
@@ -246,6 +240,10 @@ export type RenderTarget = (
 export interface PlanRulesOptions {
   /** Renders `set_target` templates; rows it refuses are left unchanged for that field. */
   renderTarget: RenderTarget;
+  /** The target a new category implies when no rule sets the target (the job's template), if any. */
+  retarget?: ((row: ReviewRowFacts, category: string) => string | undefined) | undefined;
+  /** Also return matching rows whose fields would not change (with empty `changes`). */
+  includeUnchanged?: boolean | undefined;
 }
 
 /**
@@ -272,10 +270,19 @@ export function planRules(
       for (const action of rule.actions) applyAction(row, action, changes, options);
       if (rule.stop_further_rules) break;
     }
+    if (
+      changes.category !== undefined &&
+      changes.target_path === undefined &&
+      options.retarget !== undefined
+    ) {
+      const to = options.retarget(row, changes.category.to);
+      if (to !== undefined) changes.target_path = { from: row.target_path, to };
+    }
     const real = Object.fromEntries(
       Object.entries(changes).filter(([, c]) => c !== undefined && c.from !== c.to),
     ) as RowChanges["changes"];
-    if (Object.keys(real).length > 0) out.push({ row_id: row.row_id, changes: real, rule_ids: ruleIds });
+    if (Object.keys(real).length > 0 || (options.includeUnchanged === true && ruleIds.length > 0))
+      out.push({ row_id: row.row_id, changes: real, rule_ids: ruleIds });
   }
   return out;
 }

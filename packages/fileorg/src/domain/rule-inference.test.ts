@@ -11,8 +11,8 @@ describe("draftRuleFromExamples", () => {
   ].map((name) =>
     buildRow({
       source_path: `/in/scans/${name}`,
-      category: "receipts",
-      target_path: `/out/receipts/2024/${name}`,
+      category: "ebooks",
+      target_path: `/out/ebooks/2024/${name}`,
       edited: true,
       size: 40_000,
     }),
@@ -36,14 +36,14 @@ describe("draftRuleFromExamples", () => {
       ]),
     );
     expect(result.draft.actions).toEqual([
-      { type: "set_category", category: "receipts" },
+      { type: "set_category", category: "ebooks" },
       { type: "set_target", template: "{category}/{yyyy}/{name}{ext}" },
     ]);
     expect(result.warnings).toEqual([]);
   });
 
   it("warns where the examples disagree", () => {
-    const a = buildRow({ source_path: "/in/x/alpha.pdf", category: "receipts", size: 10 });
+    const a = buildRow({ source_path: "/in/x/alpha.pdf", category: "ebooks", size: 10 });
     const b = buildRow({
       source_path: "/in/y/beta.jpg",
       mime: "image/jpeg",

@@ -1,3 +1,4 @@
+import { CATEGORIES, type Category } from "./manifest.js";
 import {
   basenameOf,
   dirnameOf,
@@ -34,6 +35,10 @@ function bandOf(size: number): number {
 
 function globEscape(s: string): string {
   return s.replaceAll(/[*?[\]{}()!+@\\]/g, (m) => `\\${m}`);
+}
+
+function isCategory(value: string): value is Category {
+  return (CATEGORIES as readonly string[]).includes(value);
 }
 
 function distinct<T>(values: readonly T[]): T[] {
@@ -162,7 +167,7 @@ export function draftRuleFromExamples(
         `The examples ended in different categories (${distinct(categories).join(", ")}); the draft sets the most common, ${category}.`,
       );
     }
-    actions.push({ type: "set_category", category });
+    if (isCategory(category)) actions.push({ type: "set_category", category });
   }
   const templates = examples.map((r) => templateOf(r, outputRoot));
   const edited = examples.some((r) => r.edited);

@@ -109,8 +109,8 @@ export const STRATEGY_PACKS: readonly StrategyPack[] = [
   {
     id: "receipts",
     name: "Receipts",
-    description: "Receipts and invoices into receipts/year/month, everything else left for review.",
-    categories: ["receipts", "documents", "images", "other"],
+    description: "Receipts and invoices into receipts/year/month as documents; everything else by type.",
+    categories: ["documents", "images", "spreadsheets", "other"],
     naming_template: "{category}/{yyyy}/{mm}/{name}{ext}",
     confidence_threshold: 0.85,
     default_rules: [
@@ -122,7 +122,10 @@ export const STRATEGY_PACKS: readonly StrategyPack[] = [
           all: [{ field: "extension", in: [".pdf", ".jpg", ".jpeg", ".png", ".heic"] }],
           any: [{ field: "name_regex", regex: "receipt|invoice|rechnung|facture|quittung|bill", flags: "i" }],
         },
-        [{ type: "set_category", category: "receipts" }],
+        [
+          { type: "set_category", category: "documents" },
+          { type: "set_target", template: "receipts/{yyyy}/{mm}/{name}{ext}" },
+        ],
       ),
     ],
   },

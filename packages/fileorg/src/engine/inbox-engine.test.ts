@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
-import { migrateReview } from "../store/review-migrate.js";
+import { migrate } from "../store/migrate.js";
 import { createInboxEngine, type InboxEngine } from "./inbox-engine.js";
 import { createPreferencesEngine } from "./preferences-engine.js";
 
@@ -20,7 +20,7 @@ async function setup(opts: { usePolling?: boolean; stabilityMs?: number; ignore?
   mkdirSync(watchDir);
   const client = createClient({ url: `file:${join(dir, "db.sqlite")}`, timeout: 5000 });
   const db = drizzle(client);
-  await migrateReview(db);
+  await migrate(db);
   const preferences = createPreferencesEngine({ db });
   const source = await preferences.save("watch-sources", {
     name: "Inbox",
@@ -30,14 +30,14 @@ async function setup(opts: { usePolling?: boolean; stabilityMs?: number; ignore?
     ...(opts.ignore === undefined ? {} : { ignore: opts.ignore }),
   });
   const jobs: string[][] = [];
-  const inbox: InboxEngine<{ files: number }> = createInboxEngine({
+  const inbox: InboxEngine<{ job_id: string; files: number }> = createInboxEngine({
     db,
     preferences,
     usePolling: opts.usePolling ?? false,
     pollIntervalMs: 50,
     analyzeFiles: async (_s, files) => {
       jobs.push(files.map((f) => f.path));
-      return { id: `job_${jobs.length}`, files: files.length };
+      return { job_id: `job_${jobs.length}`, files: files.length };
     },
   });
   cleanups.push(() => {
@@ -49,7 +49,7 @@ async function setup(opts: { usePolling?: boolean; stabilityMs?: number; ignore?
   return { inbox, watchDir, source, jobs };
 }
 
-async function files(inbox: InboxEngine<{ files: number }>) {
+async function files(inbox: InboxEngine<{ job_id: string; files: number }>) {
   const { items } = await inbox.scan();
   return items[0]?.files.map((f) => f.path.split("/").at(-1)) ?? [];
 }
@@ -74,7 +74,7 @@ describe("inbox engine", () => {
     await sleep(300);
     const [batch] = (await inbox.scan()).items;
     const job = await inbox.analyze(source.id, batch?.batch_id ?? undefined);
-    expect(job).toEqual({ id: "job_1", files: 2 });
+    expect(job).toEqual({ job_id: "job_1", files: 2 });
     expect(jobs[0]?.map((p) => p.split("/").at(-1))).toEqual(["one.txt", "two.txt"]);
     expect((await inbox.scan()).items[0]).toMatchObject({ batch_id: null, files: [] });
     await expect(inbox.analyze(source.id)).rejects.toMatchObject({ code: "INBOX_EMPTY" });

@@ -19,13 +19,14 @@ import type { Clock } from "./review-ids.js";
 type WatchSource = Stored<"watch-sources">;
 
 /** Starts an analyze job over exactly these files of a watch source; answers the new job. */
-export type AnalyzeFiles<J> = (
+export type AnalyzeFiles<J extends { job_id: string }> = (
   source: WatchSource,
   files: readonly InboxFile[],
-) => Promise<J & { id: string }>;
+  actor?: { actor: string; requestId?: string | undefined },
+) => Promise<J>;
 
 /** What the inbox engine is built from. */
-export interface InboxEngineOptions<J> {
+export interface InboxEngineOptions<J extends { job_id: string }> {
   db: LibSQLDatabase;
   preferences: Pick<PreferencesEngine, "list" | "get">;
   clock?: Clock;
@@ -70,7 +71,9 @@ function sourceKey(s: WatchSource): string {
  * files. `start()` begins watching; `stop()` closes every watcher. `scan()` also works when not started (it
  * walks the folders then, and stability counts from that first look).
  */
-export function createInboxEngine<J = Record<string, unknown>>(options: InboxEngineOptions<J>) {
+export function createInboxEngine<J extends { job_id: string } = { job_id: string }>(
+  options: InboxEngineOptions<J>,
+) {
   const { db, preferences } = options;
   const clock = options.clock ?? Date.now;
   const warn = options.onWarning ?? (() => {});
@@ -278,7 +281,11 @@ export function createInboxEngine<J = Record<string, unknown>>(options: InboxEng
      * INBOX_EMPTY when nothing is new, BATCH_CHANGED when `batchId` is given and the files changed since.
      * The batch's files are then remembered as analyzed, so the next scan reports only newer ones.
      */
-    async analyze(watchSourceId: string, batchId?: string): Promise<J & { id: string }> {
+    async analyze(
+      watchSourceId: string,
+      batchId?: string,
+      actor?: { actor: string; requestId?: string | undefined },
+    ): Promise<J> {
       await refreshOnce();
       const w = watched.get(watchSourceId);
       if (w === undefined) {
@@ -308,7 +315,7 @@ export function createInboxEngine<J = Record<string, unknown>>(options: InboxEng
         );
       }
       if (options.analyzeFiles === undefined) throw new Error("inbox: no analyzeFiles configured");
-      const job = await options.analyzeFiles(w.source, batch.files);
+      const job = await options.analyzeFiles(w.source, batch.files, actor);
       const now = clock();
       const currentId = batch.batch_id;
       await db.transaction(async (tx) => {
@@ -321,12 +328,12 @@ export function createInboxEngine<J = Record<string, unknown>>(options: InboxEng
               size: f.size,
               mtime: f.mtime,
               batchId: currentId,
-              jobId: job.id,
+              jobId: job.job_id,
               analyzedAt: now,
             })
             .onConflictDoUpdate({
               target: [inboxSeen.watchSourceId, inboxSeen.path],
-              set: { size: f.size, mtime: f.mtime, batchId: currentId, jobId: job.id, analyzedAt: now },
+              set: { size: f.size, mtime: f.mtime, batchId: currentId, jobId: job.job_id, analyzedAt: now },
             });
         }
       });
@@ -346,4 +353,6 @@ export function createInboxEngine<J = Record<string, unknown>>(options: InboxEng
 }
 
 /** The inbox engine's verbs. */
-export type InboxEngine<J = Record<string, unknown>> = ReturnType<typeof createInboxEngine<J>>;
+export type InboxEngine<J extends { job_id: string } = { job_id: string }> = ReturnType<
+  typeof createInboxEngine<J>
+>;

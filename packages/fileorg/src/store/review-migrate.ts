@@ -19,7 +19,10 @@ export function findMigrationsFolder(set: string): string {
   }
 }
 
-/** Applies the pending migrations of the review, preferences and inbox tables; idempotent. */
+/**
+ * Applies the pending migrations of the review, preferences and inbox tables; idempotent. Runs after the core
+ * set (it indexes the core's manifest rows): `migrate(db)` applies both in order.
+ */
 export async function migrateReview(db: LibSQLDatabase): Promise<void> {
   await migrate(db, {
     migrationsFolder: findMigrationsFolder("review"),

@@ -1,0 +1,47 @@
+import {
+  createFileorgEngine,
+  createInboxEngine,
+  createPreferencesEngine,
+  createReviewEngine,
+  type FileorgEngine,
+  type InboxEngine,
+  type Job,
+  type PreferencesEngine,
+  type ReviewEngine,
+} from "@vetted/fileorg";
+import type { Database } from "./db.js";
+import type { Logger } from "./logger.js";
+
+/** The file organizer's engines, wired together. */
+export interface FileorgDeps {
+  fileorg: FileorgEngine;
+  preferences: PreferencesEngine;
+  review: ReviewEngine;
+  inbox: InboxEngine<Job>;
+}
+
+/** Options of {@link createFileorgDeps}. */
+export interface FileorgDepsOptions {
+  logger: Logger;
+  allowedRoots?: readonly string[] | undefined;
+  /** How often the inbox re-reads watch sources (ms). */
+  inboxRefreshMs?: number | undefined;
+}
+
+/** Builds the file organizer's engines over one database; none is started. */
+export function createFileorgDeps(db: Database, options: FileorgDepsOptions): FileorgDeps {
+  const fileorg = createFileorgEngine({
+    db,
+    ...(options.allowedRoots === undefined ? {} : { allowedRoots: options.allowedRoots }),
+  });
+  const preferences = createPreferencesEngine({ db });
+  const review = createReviewEngine({ fileorg, preferences });
+  const inbox = createInboxEngine<Job>({
+    db,
+    preferences,
+    analyzeFiles: (source, files, actor) => review.analyzeInboxFiles(source, files, actor),
+    ...(options.inboxRefreshMs === undefined ? {} : { refreshIntervalMs: options.inboxRefreshMs }),
+    onWarning: (message, details) => options.logger.warn(message, details),
+  });
+  return { fileorg, preferences, review, inbox };
+}
