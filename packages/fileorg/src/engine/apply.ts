@@ -167,8 +167,10 @@ async function executeGroup(
       completedAt: null,
     })),
   ];
-  const records = drafts.length === 0 ? [] : await ctx.db.transaction((tx) => writeIntents(tx, options.signer, drafts));
-  const outcomes: Array<{ record: JournalRecord; state: JournalRecord["state"]; error: RowError | null }> = [];
+  const records =
+    drafts.length === 0 ? [] : await ctx.db.transaction((tx) => writeIntents(tx, options.signer, drafts));
+  const outcomes: Array<{ record: JournalRecord; state: JournalRecord["state"]; error: RowError | null }> =
+    [];
   let moved = 0;
   let bytes = 0;
   let failed = failures.length;
@@ -180,12 +182,22 @@ async function executeGroup(
       } catch (err) {
         // EEXIST: someone else made it; it is not ours to remove later
         const code = (err as NodeJS.ErrnoException).code ?? "EIO";
-        outcomes.push({ record, state: code === "EEXIST" ? "not_done" : "failed", error: { code, message: code } });
+        outcomes.push({
+          record,
+          state: code === "EEXIST" ? "not_done" : "failed",
+          error: { code, message: code },
+        });
       }
       continue;
     }
     try {
-      await moveNoClobber(record.fromPath ?? "", record.toPath, record.sha256, tempPathFor(record.toPath, record.id), options.forceCopy);
+      await moveNoClobber(
+        record.fromPath ?? "",
+        record.toPath,
+        record.sha256,
+        tempPathFor(record.toPath, record.id),
+        options.forceCopy,
+      );
       outcomes.push({ record, state: "done", error: null });
       moved++;
       bytes += record.size ?? 0;
@@ -244,11 +256,20 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
       if (src === undefined || !src.isFile()) {
         error = { code: "SOURCE_MISSING", message: `${row.sourcePath} is gone since analyze.` };
       } else if (src.size !== row.size || Math.trunc(src.mtimeMs) !== row.mtime) {
-        error = { code: "SOURCE_CHANGED", message: `${row.sourcePath} changed since analyze (size or mtime).` };
+        error = {
+          code: "SOURCE_CHANGED",
+          message: `${row.sourcePath} changed since analyze (size or mtime).`,
+        };
       } else if (!isInside(outputDir, row.targetPath)) {
         error = { code: "OUTSIDE_ROOT", message: `${row.targetPath} is outside the output directory.` };
-      } else if ((await lstatOrUndefined(row.targetPath)) !== undefined || plannedTargets.has(row.targetPath)) {
-        error = { code: "TARGET_EXISTS", message: `Something already exists at ${row.targetPath}; nothing was overwritten.` };
+      } else if (
+        (await lstatOrUndefined(row.targetPath)) !== undefined ||
+        plannedTargets.has(row.targetPath)
+      ) {
+        error = {
+          code: "TARGET_EXISTS",
+          message: `Something already exists at ${row.targetPath}; nothing was overwritten.`,
+        };
       }
       if (error !== undefined) {
         failures.push({ row, error });
@@ -271,7 +292,15 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
       totals.would_fail += failures.length;
       await run.progress(total === 0 ? 1 : done / total, { rows: done });
     } else {
-      const outcome = await executeGroup(run, options, "apply", moves, mkdirs, failures, total === 0 ? 1 : done / total);
+      const outcome = await executeGroup(
+        run,
+        options,
+        "apply",
+        moves,
+        mkdirs,
+        failures,
+        total === 0 ? 1 : done / total,
+      );
       totals.moved += outcome.moved;
       totals.bytes += outcome.bytes;
       totals.failed += outcome.failed;
@@ -289,7 +318,10 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
       if (changedRowIds.length === 0) return [];
       const fresh = await findJob(tx, manifest.id);
       if (fresh === undefined) return [];
-      const changed = await tx.select().from(rows).where(inArray(rows.id, changedRowIds.slice(0, 5000)));
+      const changed = await tx
+        .select()
+        .from(rows)
+        .where(inArray(rows.id, changedRowIds.slice(0, 5000)));
       const outcome = await recomputeConflicts(
         tx,
         fresh,
@@ -313,8 +345,20 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
 
   function summary(): Record<string, unknown> {
     return dryRun
-      ? { dry_run: true, rows: total, would_move: totals.would_move, would_fail: totals.would_fail, by_error: byError }
-      : { rows: total, moved: totals.moved, failed: totals.failed, bytes_moved: totals.bytes, by_error: byError };
+      ? {
+          dry_run: true,
+          rows: total,
+          would_move: totals.would_move,
+          would_fail: totals.would_fail,
+          by_error: byError,
+        }
+      : {
+          rows: total,
+          moved: totals.moved,
+          failed: totals.failed,
+          bytes_moved: totals.bytes,
+          by_error: byError,
+        };
   }
 }
 
@@ -353,11 +397,20 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
       if (row === undefined || row.status !== "applied") continue;
       let error: RowError | undefined;
       if (!options.signer.verify(record)) {
-        error = { code: "JOURNAL_TAMPERED", message: "The journal record of this move does not verify; left alone." };
+        error = {
+          code: "JOURNAL_TAMPERED",
+          message: "The journal record of this move does not verify; left alone.",
+        };
       } else if ((await lstatOrUndefined(record.fromPath ?? "")) !== undefined) {
-        error = { code: "SOURCE_OCCUPIED", message: `Something now occupies ${record.fromPath}; left alone.` };
+        error = {
+          code: "SOURCE_OCCUPIED",
+          message: `Something now occupies ${record.fromPath}; left alone.`,
+        };
       } else if ((await hashFile(record.toPath).catch(() => null)) !== record.sha256) {
-        error = { code: "HASH_MISMATCH", message: `${record.toPath} no longer has the recorded SHA-256; left alone.` };
+        error = {
+          code: "HASH_MISMATCH",
+          message: `${record.toPath} no longer has the recorded SHA-256; left alone.`,
+        };
       }
       if (error !== undefined) {
         failures.push({ row, error });
@@ -413,7 +466,8 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
         })),
       ),
     );
-    const outcomes: Array<{ record: JournalRecord; state: JournalRecord["state"]; error: RowError | null }> = [];
+    const outcomes: Array<{ record: JournalRecord; state: JournalRecord["state"]; error: RowError | null }> =
+      [];
     for (const record of records) {
       try {
         await rmdir(record.toPath);
@@ -426,7 +480,13 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
     }
     await completeGroup(ctx, options.signer, job, "rollback", outcomes, [], undefined);
   }
-  return { moved_back: totals.moved, failed: totals.failed, bytes_moved: totals.bytes, directories_removed: removed, by_error: byError };
+  return {
+    moved_back: totals.moved,
+    failed: totals.failed,
+    bytes_moved: totals.bytes,
+    directories_removed: removed,
+    by_error: byError,
+  };
 }
 
 /** What start-up recovery found for one job. */
@@ -439,7 +499,10 @@ export interface RecoveredJob {
  * Start-up recovery: every job left `running`/`cancelling` by a crash is resolved. Each intent without a
  * completion is settled from the disk, rows follow, and the job ends `failed` with a clear error.
  */
-export async function recoverInterruptedJobs(ctx: EngineContext, signer: JournalSigner): Promise<RecoveredJob[]> {
+export async function recoverInterruptedJobs(
+  ctx: EngineContext,
+  signer: JournalSigner,
+): Promise<RecoveredJob[]> {
   const stuck = await ctx.db
     .select()
     .from(jobs)
@@ -452,7 +515,8 @@ export async function recoverInterruptedJobs(ctx: EngineContext, signer: Journal
       .where(and(eq(journal.jobId, job.id), eq(journal.state, "intent")))
       .orderBy(asc(journal.id));
     const resolved = { done: 0, not_done: 0, missing: 0, tampered: 0 };
-    const outcomes: Array<{ record: JournalRecord; state: JournalRecord["state"]; error: RowError | null }> = [];
+    const outcomes: Array<{ record: JournalRecord; state: JournalRecord["state"]; error: RowError | null }> =
+      [];
     for (const record of open) {
       if (!signer.verify(record)) {
         resolved.tampered++;
@@ -500,7 +564,13 @@ export async function recoverInterruptedJobs(ctx: EngineContext, signer: Journal
         .where(eq(jobs.id, job.id));
       return [
         await appendEvent(tx, job.id, "recovered", { ...resolved }, at),
-        await appendEvent(tx, job.id, "finished", { status: "failed", error: { code: "INTERRUPTED", message } }, at),
+        await appendEvent(
+          tx,
+          job.id,
+          "finished",
+          { status: "failed", error: { code: "INTERRUPTED", message } },
+          at,
+        ),
       ];
     });
     ctx.publish(messages);

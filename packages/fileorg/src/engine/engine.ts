@@ -21,12 +21,12 @@ import { parseTemplate } from "../domain/template.js";
 import { FileorgError, JobStateError, NotFoundError } from "../errors.js";
 import { audit, jobs } from "../store/schema.js";
 import { type AnalyzePlan, runAnalyze } from "./analyze.js";
+import { type MoveOptions, recoverInterruptedJobs, runApply, runRollback } from "./apply.js";
 import type { EngineContext } from "./context.js";
-import { runApply, runRollback, type MoveOptions, recoverInterruptedJobs } from "./apply.js";
 import type { Database, Queryable } from "./db.js";
+import { createId } from "./ids.js";
 import { createJournalSigner } from "./journal.js";
 import { loadJournalKey } from "./journal-key.js";
-import { createId } from "./ids.js";
 import {
   type InternalPatch,
   type ListRowsOptions,
@@ -102,7 +102,8 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
   const concurrency = options.concurrency ?? 8;
   const bodies = new Map<JobKind, JobBody>();
   const signer = createJournalSigner(
-    options.journalKey ?? loadJournalKey({ env: options.env ?? process.env, dataDir: options.dataDir ?? tmpdir() }),
+    options.journalKey ??
+      loadJournalKey({ env: options.env ?? process.env, dataDir: options.dataDir ?? tmpdir() }),
   );
   const moveOptions: MoveOptions = { signer, forceCopy: options.forceCopy ?? false };
   let started = false;
@@ -348,17 +349,25 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
       async (tx) => {
         const fresh = await requireManifestJob(tx, request.job_id);
         if (fresh.status !== "succeeded") {
-          throw new JobStateError("JOB_NOT_READY", `Analyze job ${fresh.id} is ${fresh.status}, not succeeded.`, {
-            job_id: fresh.id,
-            status: fresh.status,
-          });
+          throw new JobStateError(
+            "JOB_NOT_READY",
+            `Analyze job ${fresh.id} is ${fresh.status}, not succeeded.`,
+            {
+              job_id: fresh.id,
+              status: fresh.status,
+            },
+          );
         }
         const current = planHashOfJob(fresh);
         if (request.plan_hash !== undefined && request.plan_hash !== current) {
-          throw new FileorgError("PLAN_CHANGED", "The manifest changed since this plan hash was read; review it again.", {
-            plan_hash: current,
-            revision: fresh.revision,
-          });
+          throw new FileorgError(
+            "PLAN_CHANGED",
+            "The manifest changed since this plan hash was read; review it again.",
+            {
+              plan_hash: current,
+              revision: fresh.revision,
+            },
+          );
         }
         if (request.dry_run !== true) await assertNoActiveMoves(tx, fresh.id);
       },
@@ -375,13 +384,19 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
       throw new NotFoundError("JOB_NOT_FOUND", `No job ${request.job_id}.`, { job_id: request.job_id });
     }
     if (target.kind !== "apply") {
-      throw new JobStateError("WRONG_JOB_KIND", `Job ${target.id} is a ${target.kind} job; only apply jobs roll back.`, {
-        job_id: target.id,
-        kind: target.kind,
-      });
+      throw new JobStateError(
+        "WRONG_JOB_KIND",
+        `Job ${target.id} is a ${target.kind} job; only apply jobs roll back.`,
+        {
+          job_id: target.id,
+          kind: target.kind,
+        },
+      );
     }
     if (target.params.dry_run === true) {
-      throw new JobStateError("WRONG_JOB_KIND", `Job ${target.id} was a dry run; it moved nothing.`, { job_id: target.id });
+      throw new JobStateError("WRONG_JOB_KIND", `Job ${target.id} was a dry run; it moved nothing.`, {
+        job_id: target.id,
+      });
     }
     return createJob(
       "rollback",
@@ -395,10 +410,14 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
       async (tx) => {
         const fresh = await findJob(tx, target.id);
         if (fresh !== undefined && !isFinished(fresh.status)) {
-          throw new JobStateError("JOB_BUSY", `Apply job ${fresh.id} is ${fresh.status}; wait for it to finish.`, {
-            job_id: fresh.id,
-            status: fresh.status,
-          });
+          throw new JobStateError(
+            "JOB_BUSY",
+            `Apply job ${fresh.id} is ${fresh.status}; wait for it to finish.`,
+            {
+              job_id: fresh.id,
+              status: fresh.status,
+            },
+          );
         }
         await assertNoActiveMoves(tx, target.manifestJobId);
       },
@@ -439,7 +458,10 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
      * Queues an apply of an analyze job's manifest (202). Throws JOB_NOT_FOUND, WRONG_JOB_KIND, JOB_NOT_READY,
      * PLAN_CHANGED (the given plan hash is stale) or JOB_BUSY (another apply/rollback of it is active).
      */
-    apply(request: { job_id: string; dry_run?: boolean | undefined; plan_hash?: string | undefined }, actor: Actor) {
+    apply(
+      request: { job_id: string; dry_run?: boolean | undefined; plan_hash?: string | undefined },
+      actor: Actor,
+    ) {
       return createApply(request, actor, null);
     },
 
@@ -548,7 +570,11 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
         );
       }
       if (job.kind === "apply") {
-        return createApply({ job_id: job.manifestJobId, dry_run: job.params.dry_run === true }, actor, job.id);
+        return createApply(
+          { job_id: job.manifestJobId, dry_run: job.params.dry_run === true },
+          actor,
+          job.id,
+        );
       }
       if (job.kind === "rollback") {
         const rowIds = Array.isArray(job.params.row_ids) ? job.params.row_ids.map(String) : undefined;

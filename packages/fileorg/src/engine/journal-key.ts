@@ -10,7 +10,10 @@ export const JOURNAL_KEY_FILE = "fileorg-journal.key";
  * least 16 characters; hashed to 32 bytes), else read from `<dataDir>/fileorg-journal.key`, generated once
  * with mode 0600 when missing.
  */
-export function loadJournalKey(options: { env?: Record<string, string | undefined>; dataDir: string }): Buffer {
+export function loadJournalKey(options: {
+  env?: Record<string, string | undefined>;
+  dataDir: string;
+}): Buffer {
   const fromEnv = options.env?.VETTED_JOURNAL_KEY;
   if (fromEnv !== undefined && fromEnv !== "") {
     if (fromEnv.length < 16) throw new Error("VETTED_JOURNAL_KEY must be at least 16 characters");

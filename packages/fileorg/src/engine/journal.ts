@@ -130,8 +130,15 @@ export async function moveNoClobber(
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "EEXIST") throw new MoveError("TARGET_EXISTS", `Something already exists at ${to}.`);
-      if (code === "ENOENT" && !(await exists(from))) throw new MoveError("SOURCE_MISSING", `${from} is gone.`);
-      if (code !== "EXDEV" && code !== "EPERM" && code !== "ENOTSUP" && code !== "EMLINK" && code !== "ENOSYS") {
+      if (code === "ENOENT" && !(await exists(from)))
+        throw new MoveError("SOURCE_MISSING", `${from} is gone.`);
+      if (
+        code !== "EXDEV" &&
+        code !== "EPERM" &&
+        code !== "ENOTSUP" &&
+        code !== "EMLINK" &&
+        code !== "ENOSYS"
+      ) {
         throw new MoveError("IO_ERROR", `Cannot move ${from} to ${to} (${code ?? "error"}).`);
       }
     }
@@ -164,7 +171,10 @@ export async function moveNoClobber(
 }
 
 /** What the disk says about an interrupted move. */
-export type DiskVerdict = { state: "done" } | { state: "not_done" } | { state: "failed"; code: "FILE_MISSING" };
+export type DiskVerdict =
+  | { state: "done" }
+  | { state: "not_done" }
+  | { state: "failed"; code: "FILE_MISSING" };
 
 /**
  * Resolves an interrupted move from the disk: removes our temp copy, finishes a move whose target is

@@ -64,7 +64,10 @@ describe.each([
     await resolveAll(h, jobId);
     const rows = (await h.engine.listRows(jobId, { limit: 1000 })).items;
     expect(rows.every((r) => r.review_bucket !== "conflict")).toBe(true);
-    const apply = await h.engine.apply({ job_id: jobId, plan_hash: (await h.engine.getJob(jobId)).plan_hash ?? "" }, LOCAL);
+    const apply = await h.engine.apply(
+      { job_id: jobId, plan_hash: (await h.engine.getJob(jobId)).plan_hash ?? "" },
+      LOCAL,
+    );
     const applied = await h.engine.waitForJob(apply.job_id);
     expect(applied).toMatchObject({ status: "succeeded", result: { moved: rows.length, failed: 0 } });
     for (const row of (await h.engine.listRows(jobId, { limit: 1000 })).items) {
@@ -79,7 +82,9 @@ describe.each([
     expect(rolled).toMatchObject({ status: "succeeded", result: { moved_back: rows.length, failed: 0 } });
     expect(snapshotTree(src)).toEqual(originalSrc);
     expect(snapshotTree(out)).toEqual(originalOut);
-    expect((await h.engine.listRows(jobId, { limit: 1000 })).items.every((r) => r.status === "rolled_back")).toBe(true);
+    expect(
+      (await h.engine.listRows(jobId, { limit: 1000 })).items.every((r) => r.status === "rolled_back"),
+    ).toBe(true);
   });
 });
 
@@ -95,8 +100,14 @@ describe("apply safety", () => {
     expect((await h.engine.waitForJob(apply.job_id)).result).toMatchObject({ moved: 1, failed: 1 });
     expect(readFileSync(join(src, "documents/2023/a.txt"), "utf8")).toBe("intruder");
     expect(readFileSync(join(src, "a.txt"), "utf8")).toBe("mine");
-    const row = (await h.engine.listRows(job.job_id, { text: "/a.txt" })).items.find((r) => r.source_path.endsWith("src/a.txt"));
-    expect(row).toMatchObject({ status: "failed", error: { code: "TARGET_EXISTS" }, review_bucket: "conflict" });
+    const row = (await h.engine.listRows(job.job_id, { text: "/a.txt" })).items.find((r) =>
+      r.source_path.endsWith("src/a.txt"),
+    );
+    expect(row).toMatchObject({
+      status: "failed",
+      error: { code: "TARGET_EXISTS" },
+      review_bucket: "conflict",
+    });
   });
 
   it("fails a row whose source changed since analyze and leaves it in place", async () => {
@@ -109,11 +120,19 @@ describe("apply safety", () => {
     const apply = await h.engine.apply({ job_id: job.job_id }, LOCAL);
     await h.engine.waitForJob(apply.job_id);
     const [row] = (await h.engine.listRows(job.job_id)).items;
-    expect(row).toMatchObject({ status: "failed", error: { code: "SOURCE_CHANGED" }, review_bucket: "conflict" });
+    expect(row).toMatchObject({
+      status: "failed",
+      error: { code: "SOURCE_CHANGED" },
+      review_bucket: "conflict",
+    });
     const [conflict] = (await h.engine.listConflicts(job.job_id, { status: "open" })).items;
     expect(conflict?.kind).toBe("source_changed");
     // accepting the new content resolves it, and a new apply moves it
-    await h.engine.resolveConflicts(job.job_id, { resolutions: [{ conflict_id: conflict?.conflict_id ?? "", strategy: "keep_both" }] }, LOCAL);
+    await h.engine.resolveConflicts(
+      job.job_id,
+      { resolutions: [{ conflict_id: conflict?.conflict_id ?? "", strategy: "keep_both" }] },
+      LOCAL,
+    );
     const again = await h.engine.apply({ job_id: job.job_id }, LOCAL);
     expect((await h.engine.waitForJob(again.job_id)).result).toMatchObject({ moved: 1 });
   });
@@ -145,9 +164,11 @@ describe("apply safety", () => {
     const first = await h.engine.apply({ job_id: jobId }, LOCAL);
     await expect(h.engine.apply({ job_id: jobId }, LOCAL)).rejects.toMatchObject({ code: "JOB_BUSY" });
     const [row] = (await h.engine.listRows(jobId)).items;
-    await expect(h.engine.editRow(jobId, row?.row_id ?? "", { action: "skip" }, LOCAL)).rejects.toMatchObject({
-      code: "MANIFEST_LOCKED",
-    });
+    await expect(h.engine.editRow(jobId, row?.row_id ?? "", { action: "skip" }, LOCAL)).rejects.toMatchObject(
+      {
+        code: "MANIFEST_LOCKED",
+      },
+    );
     await h.engine.start();
     expect((await h.engine.waitForJob(first.job_id)).status).toBe("succeeded");
   });
@@ -169,7 +190,9 @@ describe("rollback safety", () => {
     const { h, src, applyId } = await appliedTree();
     writeFileSync(join(src, "documents/2023/a.txt"), "edited after apply");
     writeFileSync(join(src, "b.txt"), "a new b");
-    await h.db.run(sql`UPDATE fileorg_journal SET from_path = '/tmp/elsewhere' WHERE from_path LIKE ${"%/c.txt"}`);
+    await h.db.run(
+      sql`UPDATE fileorg_journal SET from_path = '/tmp/elsewhere' WHERE from_path LIKE ${"%/c.txt"}`,
+    );
     const rollback = await h.engine.rollback({ job_id: applyId }, LOCAL);
     const done = await h.engine.waitForJob(rollback.job_id);
     expect(done.result).toMatchObject({
@@ -194,7 +217,9 @@ describe("rollback safety", () => {
 
   it("refuses to roll back a job that is not an apply", async () => {
     const { h, jobId } = await appliedTree();
-    await expect(h.engine.rollback({ job_id: jobId }, LOCAL)).rejects.toMatchObject({ code: "WRONG_JOB_KIND" });
+    await expect(h.engine.rollback({ job_id: jobId }, LOCAL)).rejects.toMatchObject({
+      code: "WRONG_JOB_KIND",
+    });
   });
 });
 
