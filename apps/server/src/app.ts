@@ -1,5 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
+import type { FileorgEngine } from "@vetted/fileorg";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { methodNotAllowed } from "hono/method-not-allowed";
@@ -11,6 +12,7 @@ import type { Logger } from "./logger.js";
 import { requireToken } from "./middleware/auth.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
 import { createHealthRoutes } from "./routes/health.js";
+import { createJobRoutes } from "./routes/jobs.js";
 import { validationHook } from "./validation.js";
 
 /** What the app is built from; `main.ts` assembles it, tests build their own. */
@@ -20,6 +22,8 @@ export interface AppDeps {
   databaseIsFile: boolean;
   version: string;
   logger: Logger;
+  /** The file organization engine (its runner is started by `main.ts`). */
+  fileorg: FileorgEngine;
 }
 
 /** Per-request variables set by middleware. */
@@ -87,7 +91,7 @@ export function createApp(deps: AppDeps) {
     app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   }
 
-  const routes = app.route("/", createHealthRoutes(deps));
+  const routes = app.route("/", createHealthRoutes(deps)).route("/", createJobRoutes(deps));
 
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",

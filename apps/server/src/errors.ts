@@ -1,3 +1,4 @@
+import { FileorgError, type FileorgErrorCode } from "@vetted/fileorg";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -20,7 +21,7 @@ export const SERVER_ERROR_CODES = [
 export type ServerErrorCode = (typeof SERVER_ERROR_CODES)[number];
 
 /** Every code the server can answer with. Packages' codes join this union as they are composed in. */
-export type ErrorCode = ServerErrorCode;
+export type ErrorCode = ServerErrorCode | FileorgErrorCode;
 
 /** An error raised by the HTTP layer (routing, parsing, auth, guards). */
 export class ServerError extends Error {
@@ -57,6 +58,29 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
       return 415;
     case "INTERNAL_ERROR":
       return 500;
+    case "NOT_A_DIRECTORY":
+    case "INVALID_TEMPLATE":
+    case "INVALID_TARGET_PATH":
+      return 400;
+    case "PATH_OUTSIDE_ROOT":
+      return 403;
+    case "JOB_NOT_FOUND":
+    case "ROW_NOT_FOUND":
+    case "CONFLICT_NOT_FOUND":
+    case "SOURCE_NOT_FOUND":
+      return 404;
+    case "WRONG_JOB_KIND":
+    case "JOB_NOT_READY":
+    case "JOB_BUSY":
+    case "JOB_NOT_RETRYABLE":
+    case "MANIFEST_LOCKED":
+    case "PLAN_CHANGED":
+    case "STRATEGY_NOT_APPLICABLE":
+    case "JOURNAL_TAMPERED":
+    case "ROW_NOT_EDITABLE":
+      return 409;
+    case "REVISION_MISMATCH":
+      return 412;
   }
 }
 
@@ -88,6 +112,13 @@ export function describeError(err: unknown): Described | undefined {
       message: err.message,
       ...(err.details === undefined ? {} : { details: err.details }),
       ...(err.headers === undefined ? {} : { headers: err.headers }),
+    };
+  }
+  if (err instanceof FileorgError) {
+    return {
+      code: err.code,
+      message: err.message,
+      ...(err.details === undefined ? {} : { details: err.details }),
     };
   }
   if (err instanceof HTTPException) {

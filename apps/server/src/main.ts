@@ -1,4 +1,5 @@
 import { serve } from "@hono/node-server";
+import { createFileorgEngine } from "@vetted/fileorg";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { openDatabase } from "./db.js";
@@ -26,12 +27,22 @@ async function main(): Promise<void> {
     migrated,
   });
 
+  const fileorg = createFileorgEngine({
+    db: database.db,
+    allowedRoots: config.allowedRoots,
+    dataDir: config.dataDir,
+    env: { VETTED_JOURNAL_KEY: config.journalKey },
+  });
+  // Recovery of jobs a crash left running happens here, before anything is served.
+  await fileorg.start();
+
   const app = createApp({
     config,
     database,
     databaseIsFile: config.databaseIsFile,
     version: SERVER_VERSION,
     logger,
+    fileorg,
   });
 
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
@@ -48,8 +59,10 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     server.close(() => {
-      database.close();
-      process.exit(0);
+      void fileorg.stop().finally(() => {
+        database.close();
+        process.exit(0);
+      });
     });
     // Idle keep-alive sockets go now; in-flight requests (and open event streams) get a grace period.
     if ("closeIdleConnections" in server) server.closeIdleConnections();

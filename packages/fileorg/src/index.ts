@@ -90,6 +90,8 @@ export {
   withSuffix,
 } from "./domain/template.js";
 export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } from "./engine/engine.js";
+export { ManifestFolder, ManifestView, RowPreview } from "./engine/insights.js";
+export { JOURNAL_KEY_FILE, loadJournalKey } from "./engine/journal-key.js";
 export type { InternalPatch, ListRowsOptions, PatchOptions } from "./engine/manifest.js";
 export { createPathGuard, defaultAllowedRoots, type PathGuard } from "./engine/path-guard.js";
 export type { HubMessage } from "./engine/records.js";

@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createFileorgEngine } from "@vetted/fileorg";
 import { type AppDeps, createApp } from "../app.js";
 import { openDatabase } from "../db.js";
 import { createLogger } from "../logger.js";
@@ -11,12 +12,12 @@ export interface TestApp {
   app: ReturnType<typeof createApp>;
   deps: AppDeps;
   dir: string;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Builds the real app over a temporary SQLite file; `config` overrides the loopback defaults. */
 export async function createTestApp(config: Partial<AppDeps["config"]> = {}): Promise<TestApp> {
-  const dir = mkdtempSync(join(tmpdir(), "vetted-app-"));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "vetted-app-")));
   const database = await openDatabase({
     databaseUrl: `file:${join(dir, "test.db")}`,
     databaseAuthToken: undefined,
@@ -24,6 +25,12 @@ export async function createTestApp(config: Partial<AppDeps["config"]> = {}): Pr
     dbBusyTimeoutMs: 5000,
   });
   await runMigrations(database.db);
+  const fileorg = createFileorgEngine({
+    db: database.db,
+    allowedRoots: [dir],
+    journalKey: Buffer.alloc(32, 9),
+  });
+  await fileorg.start();
   const deps: AppDeps = {
     config: {
       host: "127.0.0.1",
@@ -37,12 +44,14 @@ export async function createTestApp(config: Partial<AppDeps["config"]> = {}): Pr
     databaseIsFile: true,
     version: "0.0.0-test",
     logger: createLogger("silent"),
+    fileorg,
   };
   return {
     app: createApp(deps),
     deps,
     dir,
-    close() {
+    async close() {
+      await fileorg.stop();
       database.close();
       rmSync(dir, { recursive: true, force: true });
     },

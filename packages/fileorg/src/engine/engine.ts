@@ -14,6 +14,7 @@ import {
   type JobEvent,
   type JobKind,
   type JobList,
+  type JobReport,
   type JobStatus,
 } from "../domain/job.js";
 import type { EditResult, ManifestPage, ManifestRow, RowPatch } from "../domain/manifest.js";
@@ -25,6 +26,7 @@ import { type MoveOptions, recoverInterruptedJobs, runApply, runRollback } from 
 import type { EngineContext } from "./context.js";
 import type { Database, Queryable } from "./db.js";
 import { createId } from "./ids.js";
+import { type ManifestView, previewRow, type RowPreview, reportJob, viewManifest } from "./insights.js";
 import { createJournalSigner } from "./journal.js";
 import { loadJournalKey } from "./journal-key.js";
 import {
@@ -698,6 +700,21 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
         next_cursor: found.length > n && last !== undefined ? String(last.id) : null,
         chain_valid: (await verifyAuditChain(db)) === null,
       };
+    },
+
+    /** The grouped view of a manifest: target folder tree with counts, and summaries. */
+    viewManifest(jobId: string): Promise<ManifestView> {
+      return viewManifest(ctx, jobId);
+    },
+
+    /** A row's metadata and a safe preview of its file. */
+    previewRow(jobId: string, rowId: string): Promise<RowPreview> {
+      return previewRow(ctx, jobId, rowId);
+    },
+
+    /** A job's report: totals, counts by bucket/category/status/error, duplicates, conflicts, bytes moved, durations. */
+    report(jobId: string): Promise<JobReport> {
+      return reportJob(ctx, jobId);
     },
 
     /** The id of the first audit entry that fails verification, or null when the chain is intact. */
