@@ -13,6 +13,7 @@ import { requireToken } from "./middleware/auth.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
 import { createHealthRoutes } from "./routes/health.js";
 import { createInboxRoutes } from "./routes/inbox.js";
+import { createJobRoutes } from "./routes/jobs.js";
 import { createPreferencesRoutes } from "./routes/preferences.js";
 import { createReviewRoutes } from "./routes/review.js";
 import { validationHook } from "./validation.js";
@@ -24,12 +25,12 @@ export interface AppDeps {
   databaseIsFile: boolean;
   version: string;
   logger: Logger;
+  /** The file organization engine (its runner is started by `main.ts`). */
+  fileorg: FileorgEngine;
   /** File-organizer preferences: naming templates, review rules, views, watch sources, runtime, packs. */
   preferences: PreferencesEngine;
   /** The inbox: watches enabled watch sources and reports new stable files (start/stop in main.ts). */
   inbox: InboxEngine<Job>;
-  /** The file organizer's analyze/manifest engine (its jobs run in the background: start/stop). */
-  fileorg: FileorgEngine;
   /** Review of manifests: queue, batch triage, rules, learning. */
   review: ReviewEngine;
 }
@@ -101,6 +102,7 @@ export function createApp(deps: AppDeps) {
 
   const routes = app
     .route("/", createHealthRoutes(deps))
+    .route("/", createJobRoutes(deps))
     .route("/", createPreferencesRoutes(deps))
     .route("/", createInboxRoutes(deps))
     .route("/", createReviewRoutes(deps));

@@ -1,4 +1,4 @@
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 
@@ -48,6 +48,8 @@ const envSchema = z
       .default(1024 * 1024),
     VETTED_DB_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    VETTED_ALLOWED_ROOTS: commaList,
+    VETTED_JOURNAL_KEY: z.string().min(16, "VETTED_JOURNAL_KEY must be at least 16 characters").optional(),
   })
   .superRefine((env, ctx) => {
     if (!isLoopbackHost(env.HOST) && env.VETTED_API_TOKEN === undefined) {
@@ -74,6 +76,10 @@ export interface Config {
   maxBodyBytes: number;
   dbBusyTimeoutMs: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Directories file organization may read and write (VETTED_ALLOWED_ROOTS; default: home and temp). */
+  allowedRoots: string[];
+  /** Key signing the fileorg journal (VETTED_JOURNAL_KEY); generated into the data dir when unset. */
+  journalKey: string | undefined;
 }
 
 /** Thrown when the environment holds a value the server cannot start with. */
@@ -116,5 +122,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: e.VETTED_MAX_BODY_BYTES,
     dbBusyTimeoutMs: e.VETTED_DB_BUSY_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
+    allowedRoots:
+      e.VETTED_ALLOWED_ROOTS.length > 0
+        ? e.VETTED_ALLOWED_ROOTS.map((root) => resolve(root))
+        : [homedir(), tmpdir()],
+    journalKey: e.VETTED_JOURNAL_KEY,
   };
 }

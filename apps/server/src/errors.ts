@@ -43,31 +43,41 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case "INVALID_JSON":
     case "VALIDATION_FAILED":
     case "PREFERENCE_INVALID":
-    case "NOT_A_DIRECTORY":
-    case "INVALID_TEMPLATE":
-    case "INVALID_TARGET_PATH":
       return 400;
     case "UNAUTHORIZED":
       return 401;
     case "FORBIDDEN_HOST":
     case "FORBIDDEN_ORIGIN":
-    case "PATH_OUTSIDE_ROOT":
       return 403;
     case "NOT_FOUND":
     case "PREFERENCE_NOT_FOUND":
     case "REVIEW_RULE_NOT_FOUND":
     case "WATCH_SOURCE_NOT_FOUND":
     case "LEARNED_RULE_NOT_FOUND":
-    case "JOB_NOT_FOUND":
-    case "ROW_NOT_FOUND":
-    case "CONFLICT_NOT_FOUND":
-    case "SOURCE_NOT_FOUND":
       return 404;
     case "METHOD_NOT_ALLOWED":
       return 405;
     case "PREFERENCE_NAME_TAKEN":
     case "BATCH_CHANGED":
     case "INBOX_EMPTY":
+      return 409;
+    case "PAYLOAD_TOO_LARGE":
+      return 413;
+    case "UNSUPPORTED_MEDIA_TYPE":
+      return 415;
+    case "INTERNAL_ERROR":
+      return 500;
+    case "NOT_A_DIRECTORY":
+    case "INVALID_TEMPLATE":
+    case "INVALID_TARGET_PATH":
+      return 400;
+    case "PATH_OUTSIDE_ROOT":
+      return 403;
+    case "JOB_NOT_FOUND":
+    case "ROW_NOT_FOUND":
+    case "CONFLICT_NOT_FOUND":
+    case "SOURCE_NOT_FOUND":
+      return 404;
     case "WRONG_JOB_KIND":
     case "JOB_NOT_READY":
     case "JOB_BUSY":
@@ -75,17 +85,11 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case "MANIFEST_LOCKED":
     case "PLAN_CHANGED":
     case "STRATEGY_NOT_APPLICABLE":
-    case "ROW_NOT_EDITABLE":
     case "JOURNAL_TAMPERED":
+    case "ROW_NOT_EDITABLE":
       return 409;
     case "REVISION_MISMATCH":
       return 412;
-    case "PAYLOAD_TOO_LARGE":
-      return 413;
-    case "UNSUPPORTED_MEDIA_TYPE":
-      return 415;
-    case "INTERNAL_ERROR":
-      return 500;
   }
 }
 

@@ -4,6 +4,7 @@ import {
   createPreferencesEngine,
   createReviewEngine,
   type FileorgEngine,
+  type FileorgEngineOptions,
   type InboxEngine,
   type Job,
   type PreferencesEngine,
@@ -23,19 +24,17 @@ export interface FileorgDeps {
 /** Options of {@link createFileorgDeps}. */
 export interface FileorgDepsOptions {
   logger: Logger;
-  allowedRoots?: readonly string[] | undefined;
+  /** Options of the core engine (allowed roots, journal key, data directory…). */
+  fileorg?: Omit<FileorgEngineOptions, "db"> | undefined;
   /** How often the inbox re-reads watch sources (ms). */
   inboxRefreshMs?: number | undefined;
 }
 
 /** Builds the file organizer's engines over one database; none is started. */
 export function createFileorgDeps(db: Database, options: FileorgDepsOptions): FileorgDeps {
-  const fileorg = createFileorgEngine({
-    db,
-    ...(options.allowedRoots === undefined ? {} : { allowedRoots: options.allowedRoots }),
-  });
+  const fileorg = createFileorgEngine({ ...options.fileorg, db });
   const preferences = createPreferencesEngine({ db });
-  const review = createReviewEngine({ fileorg, preferences });
+  const review = createReviewEngine({ db, fileorg, preferences });
   const inbox = createInboxEngine<Job>({
     db,
     preferences,

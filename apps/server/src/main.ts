@@ -27,8 +27,16 @@ async function main(): Promise<void> {
     migrated,
   });
 
-  const fileorgDeps = createFileorgDeps(database.db, { logger });
+  const fileorgDeps = createFileorgDeps(database.db, {
+    logger,
+    fileorg: {
+      allowedRoots: config.allowedRoots,
+      dataDir: config.dataDir,
+      env: { VETTED_JOURNAL_KEY: config.journalKey },
+    },
+  });
   const { fileorg, inbox } = fileorgDeps;
+  // Recovery of jobs a crash left running happens here, before anything is served.
   await fileorg.start();
   await inbox.start();
 

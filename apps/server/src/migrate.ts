@@ -5,9 +5,7 @@ import type { Database } from "./db.js";
 type Migrator = (db: Database) => Promise<void>;
 
 /** Every package's `migrate(db)`, applied in this order at start-up. Each one is idempotent. */
-const MIGRATORS: ReadonlyArray<readonly [name: string, migrate: Migrator]> = [
-  ["@vetted/fileorg", migrateFileorg],
-];
+const MIGRATORS: ReadonlyArray<readonly [name: string, migrate: Migrator]> = [["fileorg", migrateFileorg]];
 
 /** Applies every package's pending migrations; returns the names of the packages migrated. */
 export async function runMigrations(db: Database): Promise<string[]> {

@@ -185,6 +185,8 @@ export { checkNamingTemplate } from "./domain/template-check.js";
 export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } from "./engine/engine.js";
 export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox-engine.js";
 export { createInboxEngine } from "./engine/inbox-engine.js";
+export { ManifestFolder, ManifestView, RowPreview } from "./engine/insights.js";
+export { JOURNAL_KEY_FILE, loadJournalKey } from "./engine/journal-key.js";
 export type { InternalPatch, ListRowsOptions, PatchOptions, RowEdit, RowsEdited } from "./engine/manifest.js";
 export { createPathGuard, defaultAllowedRoots, type PathGuard } from "./engine/path-guard.js";
 export type {

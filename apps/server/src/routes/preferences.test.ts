@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createTestApp, LOCAL, type TestApp } from "../tests/test-app.js";
 
 let t: TestApp | undefined;
-afterEach(() => {
-  t?.close();
+afterEach(async () => {
+  await t?.close();
   t = undefined;
 });
 

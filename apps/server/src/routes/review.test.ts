@@ -5,8 +5,7 @@ import { createTestApp, LOCAL, type TestApp } from "../tests/test-app.js";
 
 let t: TestApp | undefined;
 afterEach(async () => {
-  await t?.stopEngines();
-  t?.close();
+  await t?.close();
   t = undefined;
 });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AppDeps, createApp } from "../app.js";
@@ -12,14 +12,13 @@ export interface TestApp {
   app: ReturnType<typeof createApp>;
   deps: AppDeps;
   dir: string;
-  /** Stops the background engines (job runner, inbox watchers); call before `close()` in tests that start them. */
-  stopEngines(): Promise<void>;
-  close(): void;
+  /** Stops the background engines (job runner, inbox watchers), closes the database and removes the files. */
+  close(): Promise<void>;
 }
 
 /** Builds the real app over a temporary SQLite file; `config` overrides the loopback defaults. */
 export async function createTestApp(config: Partial<AppDeps["config"]> = {}): Promise<TestApp> {
-  const dir = mkdtempSync(join(tmpdir(), "vetted-app-"));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "vetted-app-")));
   const database = await openDatabase({
     databaseUrl: `file:${join(dir, "test.db")}`,
     databaseAuthToken: undefined,
@@ -28,6 +27,12 @@ export async function createTestApp(config: Partial<AppDeps["config"]> = {}): Pr
   });
   await runMigrations(database.db);
   const logger = createLogger("silent");
+  const fileorgDeps = createFileorgDeps(database.db, {
+    logger,
+    inboxRefreshMs: 200,
+    fileorg: { allowedRoots: [dir], journalKey: Buffer.alloc(32, 9) },
+  });
+  await fileorgDeps.fileorg.start();
   const deps: AppDeps = {
     config: {
       host: "127.0.0.1",
@@ -41,17 +46,14 @@ export async function createTestApp(config: Partial<AppDeps["config"]> = {}): Pr
     databaseIsFile: true,
     version: "0.0.0-test",
     logger,
-    ...createFileorgDeps(database.db, { logger, inboxRefreshMs: 200 }),
+    ...fileorgDeps,
   };
   return {
     app: createApp(deps),
     deps,
     dir,
-    async stopEngines() {
-      await Promise.all([deps.inbox.stop(), deps.fileorg.stop()]);
-    },
-    close() {
-      void deps.inbox.stop();
+    async close() {
+      await Promise.all([fileorgDeps.inbox.stop(), fileorgDeps.fileorg.stop()]);
       database.close();
       rmSync(dir, { recursive: true, force: true });
     },

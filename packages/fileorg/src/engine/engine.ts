@@ -1,3 +1,4 @@
+import { tmpdir } from "node:os";
 import { and, desc, eq, gt, inArray, lt, or, type SQL } from "drizzle-orm";
 import type { ResolveRequest } from "../domain/conflict.js";
 import {
@@ -13,6 +14,7 @@ import {
   type JobEvent,
   type JobKind,
   type JobList,
+  type JobReport,
   type JobStatus,
 } from "../domain/job.js";
 import type { EditResult, ManifestPage, ManifestRow, RowPatch } from "../domain/manifest.js";
@@ -20,9 +22,13 @@ import { parseTemplate } from "../domain/template.js";
 import { FileorgError, JobStateError, NotFoundError } from "../errors.js";
 import { audit, jobs } from "../store/schema.js";
 import { type AnalyzePlan, type RowAdjuster, runAnalyze } from "./analyze.js";
+import { type MoveOptions, recoverInterruptedJobs, runApply, runRollback } from "./apply.js";
 import type { EngineContext } from "./context.js";
-import type { Database } from "./db.js";
+import type { Database, Queryable } from "./db.js";
 import { createId } from "./ids.js";
+import { type ManifestView, previewRow, type RowPreview, reportJob, viewManifest } from "./insights.js";
+import { createJournalSigner } from "./journal.js";
+import { loadJournalKey } from "./journal-key.js";
 import {
   type InternalPatch,
   type ListRowsOptions,
@@ -65,6 +71,17 @@ export interface FileorgEngineOptions {
   allowedRoots?: readonly string[];
   /** Files inspected concurrently during analyze (default 8). */
   concurrency?: number;
+  /**
+   * The key that signs journal records (HMAC-SHA256). Default: `loadJournalKey` over `dataDir` (from
+   * `VETTED_JOURNAL_KEY`, or generated once into the data directory with mode 0600).
+   */
+  journalKey?: Uint8Array;
+  /** Where the journal key file lives when `journalKey` is not given (default: the system temp directory). */
+  dataDir?: string;
+  /** Environment read for `VETTED_JOURNAL_KEY` (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** Always move by copy + fsync + verify + unlink, as across devices (default false: link, then unlink). */
+  forceCopy?: boolean;
 }
 
 /** A job body: runs a claimed job and returns its result. */
@@ -89,6 +106,11 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
   const { db } = ctx;
   const concurrency = options.concurrency ?? 8;
   const bodies = new Map<JobKind, JobBody>();
+  const signer = createJournalSigner(
+    options.journalKey ??
+      loadJournalKey({ env: options.env ?? process.env, dataDir: options.dataDir ?? tmpdir() }),
+  );
+  const moveOptions: MoveOptions = { signer, forceCopy: options.forceCopy ?? false };
   let started = false;
   let stopping = false;
   let loop: Promise<void> | undefined;
@@ -295,18 +317,125 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     return runAnalyze(run, plan);
   });
 
+  bodies.set("apply", (run) => runApply(run, moveOptions));
+  bodies.set("rollback", (run) => runRollback(run, moveOptions));
+
+  /** Throws JOB_BUSY when an apply or rollback of the manifest is queued or running. */
+  async function assertNoActiveMoves(tx: Queryable, manifestJobId: string): Promise<void> {
+    const [busy] = await tx
+      .select({ id: jobs.id, kind: jobs.kind })
+      .from(jobs)
+      .where(
+        and(
+          eq(jobs.manifestJobId, manifestJobId),
+          inArray(jobs.kind, ["apply", "rollback"]),
+          inArray(jobs.status, ["queued", "running", "cancelling"]),
+        ),
+      )
+      .limit(1);
+    if (busy !== undefined) {
+      throw new JobStateError("JOB_BUSY", `${busy.kind} job ${busy.id} of this manifest is still active.`, {
+        job_id: manifestJobId,
+        active_job_id: busy.id,
+      });
+    }
+  }
+
+  async function createApply(
+    request: { job_id: string; dry_run?: boolean | undefined; plan_hash?: string | undefined },
+    actor: Actor,
+    retryOf: string | null,
+  ): Promise<Job> {
+    const manifest = await requireManifestJob(db, request.job_id);
+    return createJob(
+      "apply",
+      {
+        manifestJobId: manifest.id,
+        retryOf,
+        params: { job_id: manifest.id, dry_run: request.dry_run ?? false },
+      },
+      actor,
+      async (tx) => {
+        const fresh = await requireManifestJob(tx, request.job_id);
+        if (fresh.status !== "succeeded") {
+          throw new JobStateError(
+            "JOB_NOT_READY",
+            `Analyze job ${fresh.id} is ${fresh.status}, not succeeded.`,
+            {
+              job_id: fresh.id,
+              status: fresh.status,
+            },
+          );
+        }
+        const current = planHashOfJob(fresh);
+        if (request.plan_hash !== undefined && request.plan_hash !== current) {
+          throw new FileorgError(
+            "PLAN_CHANGED",
+            "The manifest changed since this plan hash was read; review it again.",
+            {
+              plan_hash: current,
+              revision: fresh.revision,
+            },
+          );
+        }
+        if (request.dry_run !== true) await assertNoActiveMoves(tx, fresh.id);
+      },
+    );
+  }
+
+  async function createRollback(
+    request: { job_id: string; row_ids?: string[] | undefined },
+    actor: Actor,
+    retryOf: string | null,
+  ): Promise<Job> {
+    const target = await findJob(db, request.job_id);
+    if (target === undefined) {
+      throw new NotFoundError("JOB_NOT_FOUND", `No job ${request.job_id}.`, { job_id: request.job_id });
+    }
+    if (target.kind !== "apply") {
+      throw new JobStateError(
+        "WRONG_JOB_KIND",
+        `Job ${target.id} is a ${target.kind} job; only apply jobs roll back.`,
+        {
+          job_id: target.id,
+          kind: target.kind,
+        },
+      );
+    }
+    if (target.params.dry_run === true) {
+      throw new JobStateError("WRONG_JOB_KIND", `Job ${target.id} was a dry run; it moved nothing.`, {
+        job_id: target.id,
+      });
+    }
+    return createJob(
+      "rollback",
+      {
+        manifestJobId: target.manifestJobId,
+        targetJobId: target.id,
+        retryOf,
+        params: { job_id: target.id, ...(request.row_ids === undefined ? {} : { row_ids: request.row_ids }) },
+      },
+      actor,
+      async (tx) => {
+        const fresh = await findJob(tx, target.id);
+        if (fresh !== undefined && !isFinished(fresh.status)) {
+          throw new JobStateError(
+            "JOB_BUSY",
+            `Apply job ${fresh.id} is ${fresh.status}; wait for it to finish.`,
+            {
+              job_id: fresh.id,
+              status: fresh.status,
+            },
+          );
+        }
+        await assertNoActiveMoves(tx, target.manifestJobId);
+      },
+    );
+  }
+
   const engine = {
     /** The path guard (allowed roots). */
     guard: ctx.guard,
-    /** Registers (or replaces) the body run for a job kind. */
-    registerJobBody(kind: JobKind, body: JobBody) {
-      bodies.set(kind, body);
-    },
-    /** The shared engine context (for the engine's own modules). */
-    context: ctx,
-    /** Creates a job body handle without starting a job (for the engine's own modules). */
-    createJob,
-
     /** Queues an analyze job of `source_dir` (202). Throws PATH_OUTSIDE_ROOT, SOURCE_NOT_FOUND, NOT_A_DIRECTORY, INVALID_TEMPLATE. */
     async analyze(request: AnalyzeRequest, actor: Actor): Promise<Job> {
       const sourceDir = await ctx.guard.resolveDirectory(request.source_dir);
@@ -333,6 +462,27 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
         },
         actor,
       );
+    },
+
+    /**
+     * Queues an apply of an analyze job's manifest (202). Throws JOB_NOT_FOUND, WRONG_JOB_KIND, JOB_NOT_READY,
+     * PLAN_CHANGED (the given plan hash is stale) or JOB_BUSY (another apply/rollback of it is active).
+     */
+    apply(
+      request: { job_id: string; dry_run?: boolean | undefined; plan_hash?: string | undefined },
+      actor: Actor,
+    ) {
+      return createApply(request, actor, null);
+    },
+
+    /** Queues a rollback of an apply job (all its rows, or `row_ids`). Throws JOB_NOT_FOUND, WRONG_JOB_KIND, JOB_BUSY. */
+    rollback(request: { job_id: string; row_ids?: string[] | undefined }, actor: Actor) {
+      return createRollback(request, actor, null);
+    },
+
+    /** Settles jobs a crash left running (also run by `start()`). */
+    recover() {
+      return recoverInterruptedJobs(ctx, signer);
     },
 
     /** One job. Throws JOB_NOT_FOUND. */
@@ -429,8 +579,17 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
           },
         );
       }
-      const retryHook = retryHooks.get(job.kind);
-      if (retryHook !== undefined) return retryHook(job, actor);
+      if (job.kind === "apply") {
+        return createApply(
+          { job_id: job.manifestJobId, dry_run: job.params.dry_run === true },
+          actor,
+          job.id,
+        );
+      }
+      if (job.kind === "rollback") {
+        const rowIds = Array.isArray(job.params.row_ids) ? job.params.row_ids.map(String) : undefined;
+        return createRollback({ job_id: String(job.targetJobId), row_ids: rowIds }, actor, job.id);
+      }
       return createJob(job.kind, { params: job.params, retryOf: job.id }, actor);
     },
 
@@ -551,6 +710,21 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
       };
     },
 
+    /** The grouped view of a manifest: target folder tree with counts, and summaries. */
+    viewManifest(jobId: string): Promise<ManifestView> {
+      return viewManifest(ctx, jobId);
+    },
+
+    /** A row's metadata and a safe preview of its file. */
+    previewRow(jobId: string, rowId: string): Promise<RowPreview> {
+      return previewRow(ctx, jobId, rowId);
+    },
+
+    /** A job's report: totals, counts by bucket/category/status/error, duplicates, conflicts, bytes moved, durations. */
+    report(jobId: string): Promise<JobReport> {
+      return reportJob(ctx, jobId);
+    },
+
     /** The id of the first audit entry that fails verification, or null when the chain is intact. */
     verifyAudit(): Promise<number | null> {
       return verifyAuditChain(db);
@@ -559,7 +733,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     /** Starts the background runner (after recovery hooks ran). */
     async start(): Promise<void> {
       if (started) return;
-      for (const hook of startHooks) await hook();
+      await recoverInterruptedJobs(ctx, signer);
       started = true;
       stopping = false;
       kick();
@@ -572,20 +746,11 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
       started = false;
     },
   };
-  const startHooks: Array<() => Promise<void>> = [];
   const analyzeAdjusters: Array<(job: JobRecord) => Promise<RowAdjuster | undefined>> = [];
   let paramDefaults: (() => Promise<Record<string, unknown>>) | undefined;
   const analyzeParamDefaults = async () => (paramDefaults === undefined ? {} : await paramDefaults());
-  const retryHooks = new Map<JobKind, (job: JobRecord, actor: Actor) => Promise<Job>>();
+  // Review's hooks: learned suggestions on new rows, strategy-pack parameters, edit listeners, inbox batches.
   return Object.assign(engine, {
-    /** Adds a hook run by `start()` before the runner starts (recovery). */
-    onStart(hook: () => Promise<void>) {
-      startHooks.push(hook);
-    },
-    /** Overrides how jobs of a kind are retried. */
-    onRetry(kind: JobKind, hook: (job: JobRecord, actor: Actor) => Promise<Job>) {
-      retryHooks.set(kind, hook);
-    },
     /** Sets how new analyze rows are adjusted before bucketing (review's learned suggestions). */
     onAnalyzeRows(prepare: (job: JobRecord) => Promise<RowAdjuster | undefined>) {
       analyzeAdjusters.splice(0, analyzeAdjusters.length, prepare);

@@ -40,7 +40,7 @@ import { FileorgError, NotFoundError } from "../errors.js";
 import { ReviewError } from "../review-errors.js";
 import { learnedRules } from "../store/review-schema.js";
 import { rows } from "../store/schema.js";
-import { chunk } from "./db.js";
+import { chunk, type Database } from "./db.js";
 import type { FileorgEngine } from "./engine.js";
 import {
   type InternalPatch,
@@ -57,6 +57,8 @@ import { type Clock, type IdGenerator, randomIds } from "./review-ids.js";
 
 /** What the review engine is built from. */
 export interface ReviewEngineOptions {
+  /** The same database the core engine was given. */
+  db: Database;
   fileorg: FileorgEngine;
   preferences: PreferencesEngine;
   clock?: Clock;
@@ -104,7 +106,7 @@ function toFacts(r: RowRecord): ReviewRowFacts {
  */
 export function createReviewEngine(options: ReviewEngineOptions) {
   const { fileorg, preferences } = options;
-  const db = fileorg.context.db;
+  const { db } = options;
   const clock = options.clock ?? Date.now;
   const ids = options.ids ?? randomIds;
   const learning = options.learning ?? DEFAULT_LEARNING;

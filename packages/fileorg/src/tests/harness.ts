@@ -1,6 +1,16 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { createFileorgEngine, type FileorgEngineOptions } from "../engine/engine.js";
@@ -16,15 +26,18 @@ export interface Harness {
 }
 
 /** Builds a harness; the engine is started. */
-export async function createHarness(options: Partial<FileorgEngineOptions> = {}): Promise<Harness> {
+export async function createHarness(
+  options: Partial<FileorgEngineOptions> & { start?: boolean } = {},
+): Promise<Harness> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-test-")));
   const dbPath = join(dir, "test.db");
   const client = createClient({ url: `file:${dbPath}`, timeout: 5000 });
   await client.execute("PRAGMA journal_mode = WAL");
   const db = drizzle(client);
   await migrate(db);
-  const engine = createFileorgEngine({ db, allowedRoots: [dir], ...options });
-  await engine.start();
+  const { start = true, ...rest } = options;
+  const engine = createFileorgEngine({ db, allowedRoots: [dir], journalKey: TEST_KEY, ...rest });
+  if (start) await engine.start();
   return {
     dir,
     dbPath,
@@ -62,3 +75,26 @@ export const PNG_1x1 = Buffer.from(
 export const PDF_1PAGE = Buffer.from(
   "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n",
 );
+
+/** The journal key of tests (a fixed key, so a child process can share it). */
+export const TEST_KEY = Buffer.alloc(32, 7);
+
+/** Every regular file under `root` (relative path → SHA-256), and every directory. */
+export function snapshotTree(root: string): { files: Record<string, string>; dirs: string[] } {
+  const files: Record<string, string> = {};
+  const dirs: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      const rel = relative(root, path);
+      if (entry.isDirectory()) {
+        dirs.push(rel);
+        walk(path);
+      } else if (entry.isFile()) {
+        files[rel] = createHash("sha256").update(readFileSync(path)).digest("hex");
+      }
+    }
+  };
+  walk(root);
+  return { files, dirs: dirs.sort() };
+}

@@ -1,0 +1,205 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { constants } from "node:fs";
+import { copyFile, link, lstat, open, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { eq } from "drizzle-orm";
+import { journal } from "../store/schema.js";
+import type { Queryable } from "./db.js";
+import { hashFile } from "./hash-file.js";
+
+/** A journal record as stored. */
+export type JournalRecord = typeof journal.$inferSelect;
+/** A journal record about to be written. */
+export type JournalDraft = Omit<JournalRecord, "id" | "signature">;
+
+function payload(r: JournalDraft): string {
+  return JSON.stringify([
+    r.jobId,
+    r.rowId,
+    r.op,
+    r.fromPath,
+    r.toPath,
+    r.sha256,
+    r.size,
+    r.state,
+    r.errorCode,
+    r.createdAt,
+    r.completedAt,
+  ]);
+}
+
+/** Signs journal records with HMAC-SHA256 under the installation key. */
+export interface JournalSigner {
+  sign(record: JournalDraft): string;
+  verify(record: JournalRecord): boolean;
+}
+
+/** Builds a signer over `key`. */
+export function createJournalSigner(key: Uint8Array): JournalSigner {
+  const sign = (r: JournalDraft) => createHmac("sha256", key).update(payload(r)).digest("hex");
+  return {
+    sign,
+    verify(record) {
+      const expected = Buffer.from(sign(record), "hex");
+      const actual = Buffer.from(record.signature, "hex");
+      return expected.length === actual.length && timingSafeEqual(expected, actual);
+    },
+  };
+}
+
+/** Inserts signed intent records; returns them with their ids, in order. */
+export async function writeIntents(
+  tx: Queryable,
+  signer: JournalSigner,
+  drafts: readonly JournalDraft[],
+): Promise<JournalRecord[]> {
+  const out: JournalRecord[] = [];
+  for (let i = 0; i < drafts.length; i += 100) {
+    const part = drafts.slice(i, i + 100).map((d) => ({ ...d, signature: signer.sign(d) }));
+    out.push(...(await tx.insert(journal).values(part).returning()));
+  }
+  return out;
+}
+
+/** Completes a record: new state (and error code), re-signed. */
+export async function completeRecord(
+  tx: Queryable,
+  signer: JournalSigner,
+  record: JournalRecord,
+  state: JournalRecord["state"],
+  errorCode: string | null,
+  at: number,
+): Promise<void> {
+  const next: JournalDraft = { ...record, state, errorCode, completedAt: at };
+  await tx
+    .update(journal)
+    .set({ state, errorCode, completedAt: at, signature: signer.sign(next) })
+    .where(eq(journal.id, record.id));
+}
+
+/** The temp name a cross-device copy of journal record `id` uses next to its target. */
+export function tempPathFor(target: string, id: number): string {
+  return join(dirname(target), `.${basename(target).slice(0, 180)}.vetted-tmp-${id}`);
+}
+
+/** Why a move did not happen. */
+export class MoveError extends Error {
+  constructor(
+    readonly code: "TARGET_EXISTS" | "HASH_MISMATCH" | "SOURCE_MISSING" | "IO_ERROR",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function fsyncPath(path: string): Promise<void> {
+  const handle = await open(path, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Moves a file without ever replacing what is at `to`: a hard link (atomic, fails when `to` exists) then
+ * unlink of `from`. Across devices (or where links are unsupported) the file is copied to a temp name,
+ * fsynced, verified against `sha256`, linked into place (still no-clobber), and only then is `from` removed.
+ */
+export async function moveNoClobber(
+  from: string,
+  to: string,
+  sha256: string | null,
+  tempPath: string,
+  forceCopy = false,
+): Promise<"renamed" | "copied"> {
+  if (!forceCopy) {
+    try {
+      await link(from, to);
+      await unlink(from);
+      return "renamed";
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EEXIST") throw new MoveError("TARGET_EXISTS", `Something already exists at ${to}.`);
+      if (code === "ENOENT" && !(await exists(from)))
+        throw new MoveError("SOURCE_MISSING", `${from} is gone.`);
+      if (
+        code !== "EXDEV" &&
+        code !== "EPERM" &&
+        code !== "ENOTSUP" &&
+        code !== "EMLINK" &&
+        code !== "ENOSYS"
+      ) {
+        throw new MoveError("IO_ERROR", `Cannot move ${from} to ${to} (${code ?? "error"}).`);
+      }
+    }
+  }
+  try {
+    await copyFile(from, tempPath, constants.COPYFILE_EXCL);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" && !(await exists(from))) throw new MoveError("SOURCE_MISSING", `${from} is gone.`);
+    throw new MoveError("IO_ERROR", `Cannot copy ${from} to ${to} (${code ?? "error"}).`);
+  }
+  try {
+    await fsyncPath(tempPath);
+    if (sha256 !== null && (await hashFile(tempPath)) !== sha256) {
+      throw new MoveError("HASH_MISMATCH", `The copy of ${from} does not have the recorded SHA-256.`);
+    }
+    try {
+      await link(tempPath, to);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EEXIST") throw new MoveError("TARGET_EXISTS", `Something already exists at ${to}.`);
+      throw new MoveError("IO_ERROR", `Cannot place ${to} (${code ?? "error"}).`);
+    }
+  } finally {
+    await unlink(tempPath).catch(() => undefined);
+  }
+  await fsyncPath(dirname(to)).catch(() => undefined);
+  await unlink(from);
+  return "copied";
+}
+
+/** What the disk says about an interrupted move. */
+export type DiskVerdict =
+  | { state: "done" }
+  | { state: "not_done" }
+  | { state: "failed"; code: "FILE_MISSING" };
+
+/**
+ * Resolves an interrupted move from the disk: removes our temp copy, finishes a move whose target is
+ * complete (same inode, or same verified content), and otherwise leaves the source where it is.
+ */
+export async function resolveMoveFromDisk(record: JournalRecord): Promise<DiskVerdict> {
+  const from = record.fromPath ?? "";
+  const to = record.toPath;
+  await unlink(tempPathFor(to, record.id)).catch(() => undefined);
+  const [f, t] = await Promise.all([lstat(from).catch(() => undefined), lstat(to).catch(() => undefined)]);
+  if (f !== undefined && t !== undefined) {
+    const sameFile = f.ino === t.ino && f.dev === t.dev;
+    const sameContent =
+      !sameFile &&
+      record.sha256 !== null &&
+      f.size === t.size &&
+      (await hashFile(to).catch(() => "")) === record.sha256 &&
+      (await hashFile(from).catch(() => "")) === record.sha256;
+    if (sameFile || sameContent) {
+      await unlink(from);
+      return { state: "done" };
+    }
+    return { state: "not_done" };
+  }
+  if (f !== undefined) return { state: "not_done" };
+  if (t !== undefined) return { state: "done" };
+  return { state: "failed", code: "FILE_MISSING" };
+}

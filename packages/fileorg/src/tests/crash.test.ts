@@ -1,0 +1,27 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CrashBench, createCrashBench, type TrialOutcome } from "./crash-trials.js";
+
+const FILES = 500;
+const TRIALS = 20;
+
+let bench: CrashBench;
+beforeAll(async () => {
+  bench = await createCrashBench(FILES);
+}, 60_000);
+afterAll(async () => {
+  await bench?.close();
+});
+
+describe("crash safety", () => {
+  it(`keeps every file exactly once with its hash across ${TRIALS} SIGKILLs mid-apply of ${FILES} files, and rolls back exactly`, async () => {
+    const outcomes: TrialOutcome[] = [];
+    for (let i = 0; i < TRIALS; i++) {
+      // Alternate short and longer windows so kills land early, mid-way and late in the apply.
+      outcomes.push(await bench.trial(i % 2 === 0 ? 250 : 900));
+    }
+    expect(outcomes.flatMap((o, i) => o.problems.map((p) => `trial ${i}: ${p}`))).toEqual([]);
+    // The kills must really land mid-apply (some files moved, not all) in a good share of trials.
+    const midway = outcomes.filter((o) => o.appliedBeforeRecovery > 0 && o.appliedBeforeRecovery < FILES);
+    expect(midway.length).toBeGreaterThanOrEqual(3);
+  }, 240_000);
+});
