@@ -154,7 +154,8 @@ function mimeTest(patterns: readonly string[]): Test {
   };
 }
 
-function dateValue(bound: string, end: boolean): number {
+/** A date bound in epoch ms: a bare date covers its whole UTC day (`from` at 00:00, `to` at 24:00). */
+export function dateBoundMs(bound: string, end: boolean): number {
   // A bare date covers the whole day (UTC): `from` starts at 00:00, `to` ends at 24:00.
   if (/^\d{4}-\d{2}-\d{2}$/.test(bound)) return Date.parse(`${bound}T00:00:00Z`) + (end ? 86_400_000 : 0);
   return Date.parse(bound);
@@ -188,8 +189,8 @@ function compileCondition(c: RuleCondition): Test {
       return (row) =>
         (c.min === undefined || row.size >= c.min) && (c.max === undefined || row.size <= c.max);
     case "date": {
-      const from = c.from === undefined ? undefined : dateValue(c.from, false);
-      const to = c.to === undefined ? undefined : dateValue(c.to, true);
+      const from = c.from === undefined ? undefined : dateBoundMs(c.from, false);
+      const to = c.to === undefined ? undefined : dateBoundMs(c.to, true);
       return (row) => (from === undefined || row.mtime >= from) && (to === undefined || row.mtime < to);
     }
     case "confidence":

@@ -38,6 +38,7 @@ import { findStrategyPack } from "../domain/strategy-packs.js";
 import { type ParsedTemplate, parseTemplate, renderTemplate } from "../domain/template.js";
 import { FileorgError, NotFoundError } from "../errors.js";
 import { ReviewError } from "../review-errors.js";
+import { rulePrefilter } from "../store/review-queries.js";
 import { learnedRules } from "../store/review-schema.js";
 import { rows } from "../store/schema.js";
 import { chunk, type Database } from "./db.js";
@@ -251,10 +252,12 @@ export function createReviewEngine(options: ReviewEngineOptions) {
     });
   }
 
+  /** Loads rows of a job as rule facts; `where` narrows them (it must include the job). */
   async function loadFacts(
     jobId: string,
+    where: SQL | undefined = eq(rows.jobId, jobId),
   ): Promise<{ facts: ReviewRowFacts[]; records: Map<string, RowRecord> }> {
-    const all = await db.select().from(rows).where(eq(rows.jobId, jobId)).orderBy(asc(rows.seq));
+    const all = await db.select().from(rows).where(where).orderBy(asc(rows.seq));
     return { facts: all.map(toFacts), records: new Map(all.map((r) => [r.id, r])) };
   }
 
@@ -286,7 +289,8 @@ export function createReviewEngine(options: ReviewEngineOptions) {
     const outputDir = String(job.params.output_dir ?? "");
     const jobTemplate = parseTemplate(String(job.params.naming_template ?? ""));
     const templates = new Map<string, ParsedTemplate | string>();
-    const { facts, records } = await loadFacts(jobId);
+    // SQL narrows the rows the rule can match; the rule itself is then evaluated exactly.
+    const { facts, records } = await loadFacts(jobId, rulePrefilter(jobId, rule.conditions));
     const render = (row: ReviewRowFacts, template: ParsedTemplate, category: string) =>
       join(
         outputDir,
@@ -568,18 +572,20 @@ export function createReviewEngine(options: ReviewEngineOptions) {
     /** Drafts a rule from two or more example rows of a job; the draft is not saved. */
     async draftFromExamples(jobId: string, rowIds: readonly string[]): Promise<DraftRule> {
       const job = await requireManifestJob(db, jobId);
-      const { facts } = await loadFacts(jobId);
-      const byId = new Map(facts.map((f) => [f.row_id, f]));
-      const missing = rowIds.filter((id) => !byId.has(id));
+      const outputDir = String(job.params.output_dir ?? "");
+      const ids = [...new Set(rowIds)];
+      const found = new Map((await loadRows(db, jobId, ids)).map((r) => [r.id, toFacts(r)]));
+      const missing = ids.filter((id) => !found.has(id));
       if (missing.length > 0) {
         throw new NotFoundError("ROW_NOT_FOUND", `No row ${missing[0]} in the manifest of ${jobId}.`, {
           row_ids: missing,
         });
       }
-      const examples = [...new Set(rowIds)]
-        .map((id) => byId.get(id))
-        .filter((f): f is ReviewRowFacts => f !== undefined);
-      return draftRuleFromExamples(examples, facts, String(job.params.output_dir ?? ""));
+      const examples = ids.map((id) => found.get(id)).filter((f): f is ReviewRowFacts => f !== undefined);
+      // Draft first, then look for further matches among the rows SQL says the draft can match.
+      const { draft } = draftRuleFromExamples(examples, [], outputDir);
+      const { facts } = await loadFacts(jobId, rulePrefilter(jobId, draft.conditions));
+      return draftRuleFromExamples(examples, facts, outputDir);
     },
 
     /** Every learned signal → outcome pair, strongest first, with counts and strength. */
