@@ -350,7 +350,7 @@ describe("strategy packs", () => {
 });
 
 describe("openapi", () => {
-  it("documents every preference route", async () => {
+  it("documents every preference, review and inbox route", async () => {
     const a = await app();
     const doc = (await (await a.request("/api/openapi.json", { headers: LOCAL })).json()) as {
       paths: Record<string, unknown>;
@@ -363,8 +363,20 @@ describe("openapi", () => {
       "runtime",
       "runtime/validate",
       "strategy-packs",
+      "learned-rules",
     ]) {
       expect(doc.paths).toHaveProperty(`/api/preferences/${p}`);
+    }
+    for (const p of [
+      "/api/jobs/{job_id}/review-queue",
+      "/api/jobs/{job_id}/review-queue/batch-triage",
+      "/api/jobs/{job_id}/review-rules/preview",
+      "/api/jobs/{job_id}/review-rules/apply",
+      "/api/jobs/{job_id}/review-rules/from-examples",
+      "/api/inbox/scan",
+      "/api/inbox/analyze",
+    ]) {
+      expect(doc.paths).toHaveProperty([p]);
     }
   });
 });
