@@ -7,5 +7,7 @@ export default defineProject({
     name: "server",
     include: ["src/**/*.test.ts"],
     environment: "node",
+    // Real server processes, real watchers and real jobs: generous on a loaded machine.
+    testTimeout: 30_000,
   },
 });

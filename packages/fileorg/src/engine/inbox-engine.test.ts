@@ -54,7 +54,7 @@ async function files(inbox: InboxEngine<{ job_id: string; files: number }>) {
   return items[0]?.files.map((f) => f.path.split("/").at(-1)) ?? [];
 }
 
-describe("inbox engine", () => {
+describe("inbox engine", { timeout: 20_000 }, () => {
   it("reports a polled file only after its stability delay, never a hidden or ignored one", async () => {
     const { inbox, watchDir } = await setup({ usePolling: true, ignore: ["*.part"] });
     writeFileSync(join(watchDir, "a.pdf"), "a");
