@@ -126,11 +126,39 @@ describe("review queue", () => {
     expect((await queue(app, jobId, "?reason=UNKNOWN_TYPE")).items).toHaveLength(2);
   });
 
+  it("leaves applied rows out of the queue once the manifest is applied", async () => {
+    const app = await started();
+    const jobId = await analyze(app, "applied", { "mystery.xyz": "???", "notes.txt": "n" });
+    expect((await queue(app, jobId)).items).toHaveLength(1);
+    const apply = await app.deps.fileorg.apply({ job_id: jobId }, { actor: "local" });
+    expect((await app.deps.fileorg.waitForJob(apply.job_id, 30_000)).status).toBe("succeeded");
+    const after = await queue(app, jobId);
+    expect(after.items).toEqual([]);
+    expect(after.summary.buckets.needs_review).toBe(1);
+  });
+
   it("answers 404 for an unknown job", async () => {
     const app = await started();
     const res = await app.app.request("/api/jobs/job_nope/review-queue", { headers: LOCAL });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("JOB_NOT_FOUND");
+  });
+});
+
+describe("preferences in new analyze jobs", () => {
+  it("use the runtime default naming template and the active strategy pack's confidence threshold", async () => {
+    const app = await started();
+    const saved = await app.app.request(
+      "/api/preferences/runtime",
+      post({ default_naming_template: "sorted/{category}/{name}{ext}", active_strategy_pack: "receipts" }),
+    );
+    expect(saved.status).toBe(200);
+    // .txt is classified from its extension with confidence 0.8: safe under 0.7, to review under 0.85.
+    const jobId = await analyze(app, "prefs", { "notes.txt": "n" });
+    const [row] = await allRows(app, jobId);
+    expect(row?.target_path).toBe(join(app.dir, "out", "sorted", "documents", "notes.txt"));
+    expect(row?.review_bucket).toBe("needs_review");
+    expect(row?.reason_codes).toContain("LOW_CONFIDENCE");
   });
 });
 

@@ -1,5 +1,6 @@
 import picomatch from "picomatch";
 import { z } from "zod";
+import { DEFAULT_NAMING_TEMPLATE } from "./job.js";
 import { ROW_STATUSES } from "./manifest.js";
 import { ReviewBucketEnum } from "./review-row.js";
 import { STRATEGY_PACKS } from "./strategy-packs.js";
@@ -192,7 +193,7 @@ export const DEFAULT_RUNTIME_SETTINGS: RuntimeSettings = {
   default_output_root: null,
   workers: 4,
   limits: { max_file_size_bytes: 2 ** 40, max_files_per_job: 1_000_000 },
-  default_naming_template: "{category}/{yyyy}/{name}{ext}",
+  default_naming_template: DEFAULT_NAMING_TEMPLATE,
   active_strategy_pack: "downloads-cleanup",
   ai_classifier: null,
 };

@@ -439,11 +439,15 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     /** Queues an analyze job of `source_dir` (202). Throws PATH_OUTSIDE_ROOT, SOURCE_NOT_FOUND, NOT_A_DIRECTORY, INVALID_TEMPLATE. */
     async analyze(request: AnalyzeRequest, actor: Actor): Promise<Job> {
       const sourceDir = await ctx.guard.resolveDirectory(request.source_dir);
+      // Preferences may supply a default output root and naming template (review's runtime settings).
+      const defaults = await analyzeParamDefaults();
+      const defaultOutput = typeof defaults.output_dir === "string" ? defaults.output_dir : undefined;
+      const requestedOutput = request.output_dir ?? defaultOutput;
       const outputDir =
-        request.output_dir === undefined
-          ? sourceDir
-          : await ctx.guard.resolvePossiblyMissing(request.output_dir);
-      const namingTemplate = request.naming_template ?? DEFAULT_NAMING_TEMPLATE;
+        requestedOutput === undefined ? sourceDir : await ctx.guard.resolvePossiblyMissing(requestedOutput);
+      const namingTemplate =
+        request.naming_template ??
+        (typeof defaults.naming_template === "string" ? defaults.naming_template : DEFAULT_NAMING_TEMPLATE);
       const template = parseTemplate(namingTemplate);
       if (!template.ok) {
         throw new FileorgError("INVALID_TEMPLATE", template.message, { naming_template: namingTemplate });
@@ -452,7 +456,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
         "analyze",
         {
           params: {
-            ...(await analyzeParamDefaults()),
+            ...defaults,
             source_dir: sourceDir,
             output_dir: outputDir,
             naming_template: namingTemplate,

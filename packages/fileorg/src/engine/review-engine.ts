@@ -1,5 +1,5 @@
 import { basename, join, posix } from "node:path";
-import { and, asc, desc, eq, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { InboxFile } from "../domain/inbox-batch.js";
 import type { Actor, Job } from "../domain/job.js";
 import {
@@ -188,8 +188,14 @@ export function createReviewEngine(options: ReviewEngineOptions) {
 
   fileorg.onRowsEdited(recordEdits);
   fileorg.onAnalyzeParams(async () => {
+    const runtime = await preferences.runtimeSettings();
     const pack = await preferences.activeStrategyPack();
-    return { strategy_pack_id: pack.id, confidence_threshold: pack.confidence_threshold };
+    return {
+      strategy_pack_id: pack.id,
+      confidence_threshold: pack.confidence_threshold,
+      naming_template: runtime.default_naming_template,
+      ...(runtime.default_output_root === null ? {} : { output_dir: runtime.default_output_root }),
+    };
   });
   fileorg.onAnalyzeRows(async (job) => {
     const index = await learnedIndex();
@@ -351,7 +357,10 @@ export function createReviewEngine(options: ReviewEngineOptions) {
   }
 
   const engine = {
-    /** One page of the review queue (rows needing attention, or one bucket), highest priority first. */
+    /**
+     * One page of the review queue, highest priority first: rows needing attention (blocked, conflict,
+     * needs_review; pending or failed), or every row of one bucket.
+     */
     async queue(jobId: string, query: ReviewQueueQuery = {}): Promise<ReviewQueuePage> {
       const job = await requireManifestJob(db, jobId);
       const limit = query.limit ?? 100;
@@ -363,6 +372,8 @@ export function createReviewEngine(options: ReviewEngineOptions) {
         const b = REVIEW_BUCKETS.indexOf(bucket);
         if (cursor !== undefined && b < cursor.bucket) continue;
         const where: SQL[] = [eq(rows.jobId, jobId), eq(rows.reviewBucket, bucket)];
+        // Applied, skipped and rolled-back rows need no attention (unless a bucket is asked for).
+        if (query.bucket === undefined) where.push(inArray(rows.status, ["pending", "failed"]));
         if (cursor !== undefined && b === cursor.bucket) {
           where.push(sql`(${rows.confidence}, ${rows.seq}) > (${cursor.confidence}, ${cursor.seq})`);
         }
