@@ -89,6 +89,7 @@ export {
   type TemplateToken,
   withSuffix,
 } from "./domain/template.js";
+export { runTransaction } from "./engine/db.js";
 export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } from "./engine/engine.js";
 export { ManifestFolder, ManifestView, RowPreview } from "./engine/insights.js";
 export { JOURNAL_KEY_FILE, loadJournalKey } from "./engine/journal-key.js";

@@ -24,7 +24,7 @@ import { audit, jobs } from "../store/schema.js";
 import { type AnalyzePlan, runAnalyze } from "./analyze.js";
 import { type MoveOptions, recoverInterruptedJobs, runApply, runRollback } from "./apply.js";
 import type { EngineContext } from "./context.js";
-import type { Database, Queryable } from "./db.js";
+import { type Database, type Queryable, runTransaction } from "./db.js";
 import { createId } from "./ids.js";
 import { type ManifestView, previewRow, type RowPreview, reportJob, viewManifest } from "./insights.js";
 import { createJournalSigner } from "./journal.js";
@@ -132,7 +132,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
   ): Promise<Job> {
     const id = ctx.ids("job");
     const at = ctx.clock();
-    const messages = await db.transaction(async (tx) => {
+    const messages = await runTransaction(db, async (tx) => {
       if (precheck !== undefined) await precheck(tx);
       await tx.insert(jobs).values({
         id,
@@ -185,7 +185,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
   ): Promise<void> {
     const at = ctx.clock();
     const durations = run.durations();
-    const message = await db.transaction(async (tx) => {
+    const message = await runTransaction(db, async (tx) => {
       await tx
         .update(jobs)
         .set({
@@ -228,7 +228,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
       .limit(1);
     if (next === undefined) return undefined;
     const at = ctx.clock();
-    const claimed = await db.transaction(async (tx) => {
+    const claimed = await runTransaction(db, async (tx) => {
       const done = await tx
         .update(jobs)
         .set({ status: "running", phase: "starting", startedAt: at, updatedAt: at })
@@ -306,6 +306,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
       recursive: p.recursive !== false,
       includeHidden: p.include_hidden === true,
       concurrency,
+      directories: new Map(),
     };
     return runAnalyze(run, plan);
   });
@@ -520,7 +521,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     /** Requests a cooperative cancel; a queued job is cancelled at once; a finished job is returned unchanged. */
     async cancel(jobId: string, actor: Actor): Promise<Job> {
       const at = ctx.clock();
-      const messages = await db.transaction(async (tx) => {
+      const messages = await runTransaction(db, async (tx) => {
         const job = await findJob(tx, jobId);
         if (job === undefined)
           throw new NotFoundError("JOB_NOT_FOUND", `No job ${jobId}.`, { job_id: jobId });
