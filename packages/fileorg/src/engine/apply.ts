@@ -40,14 +40,28 @@ export interface MoveOptions {
   forceCopy: boolean;
 }
 
+/** The columns apply and rollback read of a row. */
+type MoveRow = Pick<RowRecord, "id" | "seq" | "sourcePath" | "targetPath" | "size" | "mtime" | "sha256" | "status">;
+
+const MOVE_COLUMNS = {
+  id: rows.id,
+  seq: rows.seq,
+  sourcePath: rows.sourcePath,
+  targetPath: rows.targetPath,
+  size: rows.size,
+  mtime: rows.mtime,
+  sha256: rows.sha256,
+  status: rows.status,
+};
+
 interface PlannedMove {
-  row: RowRecord;
+  row: MoveRow;
   from: string;
   to: string;
 }
 
 interface Failure {
-  row: RowRecord;
+  row: MoveRow;
   error: RowError;
 }
 
@@ -270,7 +284,7 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
   const changedRowIds: string[] = [];
   for (;;) {
     const group = await ctx.db
-      .select()
+      .select(MOVE_COLUMNS)
       .from(rows)
       .where(and(eligible, gt(rows.seq, after)))
       .orderBy(asc(rows.seq))
@@ -416,12 +430,12 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
       .orderBy(asc(journal.id))
   ).filter((r) => r.op === "mkdir" || only === undefined || (r.rowId !== null && only.has(r.rowId)));
   const moveRecords = done.filter((r) => r.op === "move" && r.rowId !== null);
-  const rowById = new Map<string, RowRecord>();
+  const rowById = new Map<string, MoveRow>();
   for (const part of chunk(
     moveRecords.map((r) => r.rowId ?? ""),
     500,
   )) {
-    for (const r of await ctx.db.select().from(rows).where(inArray(rows.id, part))) rowById.set(r.id, r);
+    for (const r of await ctx.db.select(MOVE_COLUMNS).from(rows).where(inArray(rows.id, part))) rowById.set(r.id, r);
   }
   await run.phase("moving_back");
   const totals = { moved: 0, failed: 0, bytes: 0 };
