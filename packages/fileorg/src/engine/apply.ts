@@ -38,10 +38,15 @@ export interface MoveOptions {
   signer: JournalSigner;
   /** Always copy+verify instead of linking (exercises the cross-device path). */
   forceCopy: boolean;
+  /** Rows per group commit. */
+  groupSize: number;
 }
 
 /** The columns apply and rollback read of a row. */
-type MoveRow = Pick<RowRecord, "id" | "seq" | "sourcePath" | "targetPath" | "size" | "mtime" | "sha256" | "status">;
+type MoveRow = Pick<
+  RowRecord,
+  "id" | "seq" | "sourcePath" | "targetPath" | "size" | "mtime" | "sha256" | "status"
+>;
 
 const MOVE_COLUMNS = {
   id: rows.id,
@@ -288,7 +293,7 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
       .from(rows)
       .where(and(eligible, gt(rows.seq, after)))
       .orderBy(asc(rows.seq))
-      .limit(GROUP_SIZE);
+      .limit(options.groupSize);
     if (group.length === 0) break;
     after = group[group.length - 1]?.seq ?? after;
     const moves: PlannedMove[] = [];
@@ -435,14 +440,15 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
     moveRecords.map((r) => r.rowId ?? ""),
     500,
   )) {
-    for (const r of await ctx.db.select(MOVE_COLUMNS).from(rows).where(inArray(rows.id, part))) rowById.set(r.id, r);
+    for (const r of await ctx.db.select(MOVE_COLUMNS).from(rows).where(inArray(rows.id, part)))
+      rowById.set(r.id, r);
   }
   await run.phase("moving_back");
   const totals = { moved: 0, failed: 0, bytes: 0 };
   const byError: Record<string, number> = {};
   const known = new Set<string>();
   let processed = 0;
-  for (const group of chunk(moveRecords, GROUP_SIZE)) {
+  for (const group of chunk(moveRecords, options.groupSize)) {
     const moves: PlannedMove[] = [];
     const failures: Failure[] = [];
     const mkdirs: string[] = [];

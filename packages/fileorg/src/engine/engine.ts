@@ -22,7 +22,7 @@ import { parseTemplate } from "../domain/template.js";
 import { FileorgError, JobStateError, NotFoundError } from "../errors.js";
 import { audit, jobs } from "../store/schema.js";
 import { type AnalyzePlan, runAnalyze } from "./analyze.js";
-import { type MoveOptions, recoverInterruptedJobs, runApply, runRollback } from "./apply.js";
+import { GROUP_SIZE, type MoveOptions, recoverInterruptedJobs, runApply, runRollback } from "./apply.js";
 import type { EngineContext } from "./context.js";
 import { type Database, type Queryable, runTransaction } from "./db.js";
 import { createId } from "./ids.js";
@@ -80,6 +80,8 @@ export interface FileorgEngineOptions {
   env?: Record<string, string | undefined>;
   /** Always move by copy + fsync + verify + unlink, as across devices (default false: link, then unlink). */
   forceCopy?: boolean;
+  /** Rows per journal group commit during apply and rollback (default 500). */
+  groupSize?: number;
 }
 
 /** A job body: runs a claimed job and returns its result. */
@@ -107,7 +109,11 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     options.journalKey ??
       loadJournalKey({ env: options.env ?? process.env, dataDir: options.dataDir ?? tmpdir() }),
   );
-  const moveOptions: MoveOptions = { signer, forceCopy: options.forceCopy ?? false };
+  const moveOptions: MoveOptions = {
+    signer,
+    forceCopy: options.forceCopy ?? false,
+    groupSize: options.groupSize ?? GROUP_SIZE,
+  };
   let started = false;
   let stopping = false;
   let loop: Promise<void> | undefined;
