@@ -1,4 +1,13 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
@@ -239,4 +248,43 @@ describe("cancel and retry", () => {
     const events = (await h.engine.listEvents(job.job_id)).items.map((e) => e.type);
     expect(events).toEqual(["created", "cancel_requested", "finished"]);
   });
+});
+
+describe("a real cross-device move", () => {
+  const shm = "/dev/shm";
+  const crossDevice = (() => {
+    try {
+      return statSync(shm).isDirectory() && statSync(shm).dev !== statSync(tmpdir()).dev;
+    } catch {
+      return false;
+    }
+  })();
+
+  it.skipIf(!crossDevice)(
+    "copies, verifies and unlinks across devices, and rolls back across them",
+    async () => {
+      const other = realpathSync(mkdtempSync(join(shm, "fileorg-xdev-")));
+      try {
+        h = await createHarness({ allowedRoots: [tmpdir(), other] });
+        const src = join(h.dir, "src");
+        writeTree(src, { "a.txt": "alpha", "deep/b.png": PNG_1x1 });
+        const before = snapshotTree(src);
+        const job = await h.engine.analyze({ source_dir: src, output_dir: join(other, "out") }, LOCAL);
+        await h.engine.waitForJob(job.job_id);
+        const apply = await h.engine.apply({ job_id: job.job_id }, LOCAL);
+        expect((await h.engine.waitForJob(apply.job_id)).result).toMatchObject({ moved: 2, failed: 0 });
+        expect(snapshotTree(join(other, "out")).files).toEqual({
+          "documents/2023/a.txt": before.files["a.txt"],
+          "images/2023/b.png": before.files["deep/b.png"],
+        });
+        expect(Object.keys(snapshotTree(src).files)).toEqual([]);
+        const rollback = await h.engine.rollback({ job_id: apply.job_id }, LOCAL);
+        expect((await h.engine.waitForJob(rollback.job_id)).result).toMatchObject({ moved_back: 2 });
+        expect(snapshotTree(src)).toEqual(before);
+        expect(existsSync(join(other, "out"))).toBe(false);
+      } finally {
+        rmSync(other, { recursive: true, force: true });
+      }
+    },
+  );
 });
