@@ -49,9 +49,18 @@ export async function writeIntents(
   drafts: readonly JournalDraft[],
 ): Promise<JournalRecord[]> {
   const out: JournalRecord[] = [];
-  for (let i = 0; i < drafts.length; i += 100) {
-    const part = drafts.slice(i, i + 100).map((d) => ({ ...d, signature: signer.sign(d) }));
-    out.push(...(await tx.insert(journal).values(part).returning()));
+  for (let i = 0; i < drafts.length; i += 200) {
+    const part = drafts.slice(i, i + 200).map((d) => ({ ...d, signature: signer.sign(d) }));
+    // AUTOINCREMENT ids of one multi-row insert (under the write lock) increase in VALUES order, whatever
+    // order RETURNING reports them in.
+    const ids = (await tx.insert(journal).values(part).returning({ id: journal.id }))
+      .map((r) => r.id)
+      .sort((a, b) => a - b);
+    part.forEach((record, k) => {
+      const id = ids[k];
+      if (id === undefined) throw new Error("journal insert returned fewer ids than records");
+      out.push({ ...record, id });
+    });
   }
   return out;
 }
