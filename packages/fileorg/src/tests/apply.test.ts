@@ -288,3 +288,37 @@ describe("a real cross-device move", () => {
     },
   );
 });
+
+describe("cancel and retry of a running apply", () => {
+  it("stops at a group boundary with a consistent journal, and the retry moves only the rest", async () => {
+    h = await createHarness({ groupSize: 10 });
+    const src = join(h.dir, "src");
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1500; i++) files[`d${i % 5}/f${i}.txt`] = `file ${i}`;
+    writeTree(src, files);
+    const job = await h.engine.analyze({ source_dir: src }, LOCAL);
+    await h.engine.waitForJob(job.job_id);
+    const apply = await h.engine.apply({ job_id: job.job_id }, LOCAL);
+    while ((await h.engine.getJob(apply.job_id)).status === "queued")
+      await new Promise((r) => setTimeout(r, 1));
+    const cancelling = await h.engine.cancel(apply.job_id, LOCAL);
+    expect(["cancelling", "succeeded"]).toContain(cancelling.status);
+    const cancelled = await h.engine.waitForJob(apply.job_id);
+    if (cancelled.status === "succeeded") return; // the machine outran the cancel: nothing left to check
+    expect(cancelled.status).toBe("cancelled");
+    const open = await h.db.run(sql`SELECT count(*) AS n FROM fileorg_journal WHERE state = 'intent'`);
+    expect(Number(open.rows[0]?.n)).toBe(0);
+    const moved = Number(cancelled.result?.moved);
+    expect(moved % 10).toBe(0);
+    expect(moved).toBeLessThan(1500);
+    expect((await h.engine.listRows(job.job_id, { status: "applied", limit: 1000 })).items.length).toBe(
+      Math.min(moved, 1000),
+    );
+    const retry = await h.engine.retry(apply.job_id, LOCAL);
+    expect(retry.retry_of).toBe(apply.job_id);
+    expect((await h.engine.waitForJob(retry.job_id)).result).toMatchObject({
+      moved: 1500 - moved,
+      failed: 0,
+    });
+  });
+});
