@@ -37,26 +37,7 @@ export async function openDatabase(
     // journal_mode is stored in the file, so every pooled connection inherits it.
     await client.execute("PRAGMA journal_mode = WAL");
   }
-  return { db: serializeTransactions(drizzle(client)), client, close: () => client.close() };
-}
-
-/**
- * Runs the process's write transactions one after another. The embedded libsql binding is synchronous: a
- * `BEGIN IMMEDIATE` that meets another connection's open transaction blocks the whole event loop in its busy
- * handler, so the transaction holding the lock can never reach its COMMIT and both wait for the busy timeout
- * (SQLITE_BUSY). Queuing transactions in process avoids that; other processes still meet the busy timeout.
- * A transaction's callback must use its `tx`, never start another `db.transaction`.
- */
-export function serializeTransactions(db: Database): Database {
-  let tail: Promise<unknown> = Promise.resolve();
-  const original = db.transaction.bind(db);
-  const queued: Database["transaction"] = (fn, config) => {
-    const run = tail.then(() => original(fn, config));
-    tail = run.catch(() => undefined);
-    return run;
-  };
-  db.transaction = queued;
-  return db;
+  return { db: drizzle(client), client, close: () => client.close() };
 }
 
 /** Measures a round trip to the database; never throws. */

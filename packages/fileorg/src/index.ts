@@ -182,6 +182,7 @@ export {
 } from "./domain/template.js";
 export type { TemplateIssue } from "./domain/template-check.js";
 export { checkNamingTemplate } from "./domain/template-check.js";
+export { runTransaction } from "./engine/db.js";
 export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } from "./engine/engine.js";
 export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox-engine.js";
 export { createInboxEngine } from "./engine/inbox-engine.js";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Dirent } from "node:fs";
 import { createReadStream } from "node:fs";
 import { lstat, opendir, readFile } from "node:fs/promises";
-import { basename, extname, join } from "node:path";
+import { basename, dirname, extname, join } from "node:path";
 import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { fileTypeFromBuffer } from "file-type";
 import { classifyFile } from "../domain/categorize.js";
@@ -11,6 +11,7 @@ import type { RowError } from "../domain/manifest.js";
 import { EMPTY_PLAN_ACCUMULATOR, xorDigest } from "../domain/plan-hash.js";
 import { type ParsedTemplate, pathKey, renderTemplate } from "../domain/template.js";
 import { jobs, rows } from "../store/schema.js";
+import { runTransaction } from "./db.js";
 import { digestOf, type RowRecord, recomputeConflicts, reviewOf } from "./manifest.js";
 import type { JobRun } from "./run.js";
 
@@ -122,6 +123,21 @@ export interface FileFacts {
 
 const WHOLE_FILE_LIMIT = 1 << 22;
 
+const TEXT_MAGIC = ["%PDF", "{\\rtf", "%!", "<?xml", "<svg", "#!"];
+
+/**
+ * True when a file's head is plain text with no known text-based magic: magic-byte sniffing cannot say
+ * more than the extension there, so it is skipped (it is the costliest step of inspecting a small file).
+ */
+export function looksLikePlainText(head: Buffer): boolean {
+  for (let i = 0; i < head.length; i++) {
+    const b = head[i] ?? 0;
+    if (b < 0x09 || (b > 0x0d && b < 0x20 && b !== 0x1b)) return false;
+  }
+  const start = head.subarray(0, 8).toString("latin1").trimStart();
+  return !TEXT_MAGIC.some((m) => start.startsWith(m));
+}
+
 /** Stats, hashes and sniffs one file, reading it once; an unreadable file is reported, not thrown. */
 export async function inspectFile(path: string): Promise<FileFacts | undefined> {
   let info: Awaited<ReturnType<typeof lstat>>;
@@ -160,7 +176,10 @@ export async function inspectFile(path: string): Promise<FileFacts | undefined> 
       sha256 = hash.digest("hex");
       head = Buffer.concat(chunks);
     }
-    const sniffed = head.length === 0 ? undefined : await fileTypeFromBuffer(head).catch(() => undefined);
+    const sniffed =
+      head.length === 0 || looksLikePlainText(head)
+        ? undefined
+        : await fileTypeFromBuffer(head).catch(() => undefined);
     return { ...base, sha256, sniffedMime: sniffed?.mime, error: null };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? "EIO";
@@ -173,8 +192,23 @@ export async function inspectFile(path: string): Promise<FileFacts | undefined> 
   }
 }
 
-async function isOccupiedBySomethingElse(target: string, facts: FileFacts): Promise<boolean> {
+async function isOccupiedBySomethingElse(
+  target: string,
+  facts: FileFacts,
+  directories: Map<string, Promise<boolean>>,
+): Promise<boolean> {
   if (target === facts.sourcePath) return false;
+  // Most targets land in folders that do not exist yet: one check per folder instead of one per file.
+  const dir = dirname(target);
+  let dirExists = directories.get(dir);
+  if (dirExists === undefined) {
+    dirExists = lstat(dir).then(
+      () => true,
+      () => false,
+    );
+    directories.set(dir, dirExists);
+  }
+  if (!(await dirExists)) return false;
   try {
     const t = await lstat(target);
     // On a case-insensitive file system the "target" may be the file itself under another case.
@@ -198,6 +232,8 @@ export interface AnalyzePlan {
   confidenceThreshold?: number | undefined;
   /** Adjusts a new row before its bucket is computed (review's learned suggestions). */
   adjust?: RowAdjuster | undefined;
+  /** Whether each target folder exists (filled during the walk). */
+  directories?: Map<string, Promise<boolean>>;
 }
 
 /** What a row adjuster sees and answers: review's learned suggestions raise confidence or add reasons. */
@@ -251,7 +287,10 @@ export async function buildRow(
     edited: false,
     targetEdited: false,
     blocked,
-    targetOccupied: inPlace || blocked ? false : await isOccupiedBySomethingElse(targetPath, facts),
+    targetOccupied:
+      inPlace || blocked
+        ? false
+        : await isOccupiedBySomethingElse(targetPath, facts, plan.directories ?? new Map()),
     sourceChanged: false,
     duplicateAccepted: false,
     conflictIds: [] as string[],
@@ -269,7 +308,7 @@ export async function buildRow(
   return { ...row, reviewBucket, planDigest: digestOf({ ...row, reviewBucket }) };
 }
 
-const BATCH = 400;
+const BATCH = 1000;
 
 /** Runs an analyze job: walk, inspect, store rows in batches, then detect conflicts over the whole manifest. */
 export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record<string, unknown>> {
@@ -280,11 +319,14 @@ export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record
   let bytes = 0;
   let blocked = 0;
   let batch: RowRecord[] = [];
+  let pending: Promise<void> = Promise.resolve();
+  // Inserts run behind the walk: one batch is written while the next is being inspected.
   const flush = async () => {
+    await pending;
     if (batch.length === 0) return;
     const values = batch;
     batch = [];
-    await ctx.db.transaction(async (tx) => {
+    pending = runTransaction(ctx.db, async (tx) => {
       for (let i = 0; i < values.length; i += 100) await tx.insert(rows).values(values.slice(i, i + 100));
     });
     await run.progress(discovered === 0 ? 0 : (0.9 * seq) / Math.max(discovered, seq), {
@@ -302,18 +344,27 @@ export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record
       yield path;
     }
   })();
-  for await (const facts of mapBounded(files, plan.concurrency, inspectFile)) {
-    if (facts === undefined) continue;
+  const inspect = async (path: string) => {
+    const facts = await inspectFile(path);
+    return facts === undefined ? undefined : buildRow(facts, plan, job.id, 0, ctx.ids("row"), ctx.clock());
+  };
+  for await (const row of mapBounded(files, plan.concurrency, inspect)) {
+    if (row === undefined) continue;
     seq++;
-    bytes += facts.size;
-    if (facts.error !== null) blocked++;
-    batch.push(await buildRow(facts, plan, job.id, seq, ctx.ids("row"), ctx.clock()));
+    row.seq = seq;
+    bytes += row.size;
+    if (row.blocked) blocked++;
+    batch.push(row);
     if (batch.length >= BATCH) {
       await flush();
-      if (await run.isCancelled()) return { files: seq, bytes, cancelled: true };
+      if (await run.isCancelled()) {
+        await pending;
+        return { files: seq, bytes, cancelled: true };
+      }
     }
   }
   await flush();
+  await pending;
 
   await run.phase("conflicts");
   const targetKeys = (
@@ -357,7 +408,7 @@ export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record
     rowIds: new Set(flagged),
   };
   const at = ctx.clock();
-  const { messages, openConflicts } = await ctx.db.transaction(async (tx) => {
+  const { messages, openConflicts } = await runTransaction(ctx.db, async (tx) => {
     const outcome = await recomputeConflicts(tx, job, scope, accumulator, at);
     await tx
       .update(jobs)

@@ -6,10 +6,10 @@ import type { RowError } from "../domain/manifest.js";
 import { isInside } from "../domain/template.js";
 import { jobs, journal, rows } from "../store/schema.js";
 import type { EngineContext } from "./context.js";
-import { chunk } from "./db.js";
+import { chunk, runTransaction } from "./db.js";
 import { hashFile } from "./hash-file.js";
 import {
-  completeRecord,
+  completeRecords,
   type JournalDraft,
   type JournalRecord,
   type JournalSigner,
@@ -20,11 +20,15 @@ import {
   writeIntents,
 } from "./journal.js";
 import { type RowRecord, recomputeConflicts } from "./manifest.js";
+import { mapLimit } from "./pool.js";
 import { appendEvent, findJob, type HubMessage, type JobRecord } from "./records.js";
 import type { JobRun } from "./run.js";
 
 /** Rows per group commit. */
-export const GROUP_SIZE = 250;
+export const GROUP_SIZE = 500;
+
+/** Moves (and pre-checks) in flight at once within a group. */
+const MOVE_CONCURRENCY = 8;
 
 /** Statuses of rows that apply (re)attempts. */
 const APPLICABLE_STATUSES = ["pending", "failed", "skipped", "rolled_back"] as const;
@@ -34,16 +38,35 @@ export interface MoveOptions {
   signer: JournalSigner;
   /** Always copy+verify instead of linking (exercises the cross-device path). */
   forceCopy: boolean;
+  /** Rows per group commit. */
+  groupSize: number;
 }
 
+/** The columns apply and rollback read of a row. */
+type MoveRow = Pick<
+  RowRecord,
+  "id" | "seq" | "sourcePath" | "targetPath" | "size" | "mtime" | "sha256" | "status"
+>;
+
+const MOVE_COLUMNS = {
+  id: rows.id,
+  seq: rows.seq,
+  sourcePath: rows.sourcePath,
+  targetPath: rows.targetPath,
+  size: rows.size,
+  mtime: rows.mtime,
+  sha256: rows.sha256,
+  status: rows.status,
+};
+
 interface PlannedMove {
-  row: RowRecord;
+  row: MoveRow;
   from: string;
   to: string;
 }
 
 interface Failure {
-  row: RowRecord;
+  row: MoveRow;
   error: RowError;
 }
 
@@ -73,7 +96,6 @@ async function missingDirectories(dir: string, known: Set<string>): Promise<stri
 /** Row updates and events for completed moves of an apply (or rollback) job. */
 async function completeGroup(
   ctx: EngineContext,
-  signer: JournalSigner,
   job: JobRecord,
   kind: "apply" | "rollback",
   records: ReadonlyArray<{ record: JournalRecord; state: JournalRecord["state"]; error: RowError | null }>,
@@ -81,25 +103,40 @@ async function completeGroup(
   progress: number | undefined,
 ): Promise<void> {
   const at = ctx.clock();
-  const messages = await ctx.db.transaction(async (tx) => {
+  const messages = await runTransaction(ctx.db, async (tx) => {
     const out: HubMessage[] = [];
     const doneRows: string[] = [];
+    await completeRecords(
+      tx,
+      records.map(({ record, state, error }) => ({ id: record.id, state, errorCode: error?.code ?? null })),
+      at,
+    );
     for (const { record, state, error } of records) {
-      await completeRecord(tx, signer, record, state, error?.code ?? null, at);
       if (record.op !== "move" || record.rowId === null) continue;
       if (state === "done") {
         doneRows.push(record.rowId);
-        await tx
-          .update(rows)
-          .set({ status: kind === "apply" ? "applied" : "rolled_back", error: null, updatedAt: at })
-          .where(eq(rows.id, record.rowId));
       } else if (error !== null) {
         await tx
           .update(rows)
-          .set(kind === "apply" ? { status: "failed", error, updatedAt: at } : { error, updatedAt: at })
+          .set(
+            kind === "apply"
+              ? {
+                  status: "failed",
+                  error,
+                  updatedAt: at,
+                  ...(error.code === "TARGET_EXISTS" ? { targetOccupied: true } : {}),
+                }
+              : { error, updatedAt: at },
+          )
           .where(eq(rows.id, record.rowId));
         out.push(await appendEvent(tx, job.id, "row_failed", { row_id: record.rowId, error }, at));
       }
+    }
+    for (let i = 0; i < doneRows.length; i += 500) {
+      await tx
+        .update(rows)
+        .set({ status: kind === "apply" ? "applied" : "rolled_back", error: null, updatedAt: at })
+        .where(inArray(rows.id, doneRows.slice(i, i + 500)));
     }
     for (const f of failures) {
       await tx
@@ -136,7 +173,7 @@ async function executeGroup(
   mkdirs: readonly string[],
   failures: readonly Failure[],
   progress: number,
-): Promise<{ moved: number; bytes: number; failed: number }> {
+): Promise<{ moved: number; bytes: number; failed: number; occupied: string[] }> {
   const { ctx, job } = run;
   const at = ctx.clock();
   const drafts: JournalDraft[] = [
@@ -168,50 +205,63 @@ async function executeGroup(
     })),
   ];
   const records =
-    drafts.length === 0 ? [] : await ctx.db.transaction((tx) => writeIntents(tx, options.signer, drafts));
+    drafts.length === 0 ? [] : await runTransaction(ctx.db, (tx) => writeIntents(tx, options.signer, drafts));
   const outcomes: Array<{ record: JournalRecord; state: JournalRecord["state"]; error: RowError | null }> =
     [];
   let moved = 0;
   let bytes = 0;
   let failed = failures.length;
+  const occupied: string[] = [];
   for (const record of records) {
-    if (record.op === "mkdir") {
-      try {
-        await mkdir(record.toPath);
-        outcomes.push({ record, state: "done", error: null });
-      } catch (err) {
-        // EEXIST: someone else made it; it is not ours to remove later
-        const code = (err as NodeJS.ErrnoException).code ?? "EIO";
-        outcomes.push({
-          record,
-          state: code === "EEXIST" ? "not_done" : "failed",
-          error: { code, message: code },
-        });
-      }
-      continue;
-    }
+    if (record.op !== "mkdir") continue;
     try {
-      await moveNoClobber(
-        record.fromPath ?? "",
-        record.toPath,
-        record.sha256,
-        tempPathFor(record.toPath, record.id),
-        options.forceCopy,
-      );
+      await mkdir(record.toPath);
       outcomes.push({ record, state: "done", error: null });
-      moved++;
-      bytes += record.size ?? 0;
     } catch (err) {
-      const error: RowError =
-        err instanceof MoveError
-          ? { code: err.code, message: err.message }
-          : { code: "IO_ERROR", message: err instanceof Error ? err.message : String(err) };
-      outcomes.push({ record, state: "failed", error });
-      failed++;
+      // EEXIST: someone else made it; it is not ours to remove later
+      const code = (err as NodeJS.ErrnoException).code ?? "EIO";
+      outcomes.push({
+        record,
+        state: code === "EEXIST" ? "not_done" : "failed",
+        error: { code, message: code },
+      });
     }
   }
-  await completeGroup(ctx, options.signer, job, kind, outcomes, failures, progress);
-  return { moved, bytes, failed };
+  // Moves of one group touch distinct paths, so they run a few at a time.
+  const moveOutcomes = await mapLimit(
+    records.filter((r) => r.op === "move"),
+    MOVE_CONCURRENCY,
+    async (record) => {
+      try {
+        await moveNoClobber(
+          record.fromPath ?? "",
+          record.toPath,
+          record.sha256,
+          tempPathFor(record.toPath, record.id),
+          options.forceCopy,
+        );
+        return { record, state: "done" as const, error: null };
+      } catch (err) {
+        const error: RowError =
+          err instanceof MoveError
+            ? { code: err.code, message: err.message }
+            : { code: "IO_ERROR", message: err instanceof Error ? err.message : String(err) };
+        return { record, state: "failed" as const, error };
+      }
+    },
+  );
+  for (const o of moveOutcomes) {
+    outcomes.push(o);
+    if (o.state === "done") {
+      moved++;
+      bytes += o.record.size ?? 0;
+    } else {
+      failed++;
+      if (o.error.code === "TARGET_EXISTS" && o.record.rowId !== null) occupied.push(o.record.rowId);
+    }
+  }
+  await completeGroup(ctx, job, kind, outcomes, failures, progress);
+  return { moved, bytes, failed, occupied };
 }
 
 /** Runs an apply job: journaled group commits over the eligible rows of the manifest. */
@@ -239,19 +289,27 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
   const changedRowIds: string[] = [];
   for (;;) {
     const group = await ctx.db
-      .select()
+      .select(MOVE_COLUMNS)
       .from(rows)
       .where(and(eligible, gt(rows.seq, after)))
       .orderBy(asc(rows.seq))
-      .limit(GROUP_SIZE);
+      .limit(options.groupSize);
     if (group.length === 0) break;
     after = group[group.length - 1]?.seq ?? after;
     const moves: PlannedMove[] = [];
     const failures: Failure[] = [];
     const mkdirs: string[] = [];
     const plannedTargets = new Set<string>();
-    for (const row of group) {
-      const src = await lstatOrUndefined(row.sourcePath);
+    const sources = await mapLimit(group, MOVE_CONCURRENCY, (row) => lstatOrUndefined(row.sourcePath));
+    const occupiedNow = dryRun
+      ? await mapLimit(
+          group,
+          MOVE_CONCURRENCY,
+          async (row) => (await lstatOrUndefined(row.targetPath)) !== undefined,
+        )
+      : [];
+    for (const [i, row] of group.entries()) {
+      const src = sources[i];
       let error: RowError | undefined;
       if (src === undefined || !src.isFile()) {
         error = { code: "SOURCE_MISSING", message: `${row.sourcePath} is gone since analyze.` };
@@ -262,10 +320,7 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
         };
       } else if (!isInside(outputDir, row.targetPath)) {
         error = { code: "OUTSIDE_ROOT", message: `${row.targetPath} is outside the output directory.` };
-      } else if (
-        (await lstatOrUndefined(row.targetPath)) !== undefined ||
-        plannedTargets.has(row.targetPath)
-      ) {
+      } else if (plannedTargets.has(row.targetPath) || occupiedNow[i] === true) {
         error = {
           code: "TARGET_EXISTS",
           message: `Something already exists at ${row.targetPath}; nothing was overwritten.`,
@@ -304,13 +359,17 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
       totals.moved += outcome.moved;
       totals.bytes += outcome.bytes;
       totals.failed += outcome.failed;
+      changedRowIds.push(...outcome.occupied);
+      if (outcome.occupied.length > 0) {
+        byError.TARGET_EXISTS = (byError.TARGET_EXISTS ?? 0) + outcome.occupied.length;
+      }
     }
     if (await run.isCancelled()) return { ...summary(), cancelled: true };
   }
   if (!dryRun) {
     const at = ctx.clock();
     // Rows apply is told to skip are marked so; rows that failed on drift or an occupied target become conflicts.
-    const messages = await ctx.db.transaction(async (tx) => {
+    const messages = await runTransaction(ctx.db, async (tx) => {
       await tx
         .update(rows)
         .set({ status: "skipped", updatedAt: at })
@@ -376,42 +435,45 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
       .orderBy(asc(journal.id))
   ).filter((r) => r.op === "mkdir" || only === undefined || (r.rowId !== null && only.has(r.rowId)));
   const moveRecords = done.filter((r) => r.op === "move" && r.rowId !== null);
-  const rowById = new Map<string, RowRecord>();
+  const rowById = new Map<string, MoveRow>();
   for (const part of chunk(
     moveRecords.map((r) => r.rowId ?? ""),
     500,
   )) {
-    for (const r of await ctx.db.select().from(rows).where(inArray(rows.id, part))) rowById.set(r.id, r);
+    for (const r of await ctx.db.select(MOVE_COLUMNS).from(rows).where(inArray(rows.id, part)))
+      rowById.set(r.id, r);
   }
   await run.phase("moving_back");
   const totals = { moved: 0, failed: 0, bytes: 0 };
   const byError: Record<string, number> = {};
   const known = new Set<string>();
   let processed = 0;
-  for (const group of chunk(moveRecords, GROUP_SIZE)) {
+  for (const group of chunk(moveRecords, options.groupSize)) {
     const moves: PlannedMove[] = [];
     const failures: Failure[] = [];
     const mkdirs: string[] = [];
-    for (const record of group) {
-      const row = rowById.get(record.rowId ?? "");
-      if (row === undefined || row.status !== "applied") continue;
-      let error: RowError | undefined;
+    const checks = await mapLimit(group, MOVE_CONCURRENCY, async (record): Promise<RowError | undefined> => {
       if (!options.signer.verify(record)) {
-        error = {
+        return {
           code: "JOURNAL_TAMPERED",
           message: "The journal record of this move does not verify; left alone.",
         };
-      } else if ((await lstatOrUndefined(record.fromPath ?? "")) !== undefined) {
-        error = {
-          code: "SOURCE_OCCUPIED",
-          message: `Something now occupies ${record.fromPath}; left alone.`,
-        };
-      } else if ((await hashFile(record.toPath).catch(() => null)) !== record.sha256) {
-        error = {
+      }
+      if ((await lstatOrUndefined(record.fromPath ?? "")) !== undefined) {
+        return { code: "SOURCE_OCCUPIED", message: `Something now occupies ${record.fromPath}; left alone.` };
+      }
+      if ((await hashFile(record.toPath).catch(() => null)) !== record.sha256) {
+        return {
           code: "HASH_MISMATCH",
           message: `${record.toPath} no longer has the recorded SHA-256; left alone.`,
         };
       }
+      return undefined;
+    });
+    for (const [i, record] of group.entries()) {
+      const row = rowById.get(record.rowId ?? "");
+      if (row === undefined || row.status !== "applied") continue;
+      const error = checks[i];
       if (error !== undefined) {
         failures.push({ row, error });
         byError[error.code] = (byError[error.code] ?? 0) + 1;
@@ -447,7 +509,7 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
   let removed = 0;
   for (const group of chunk(dirs, GROUP_SIZE)) {
     const at = ctx.clock();
-    const records = await ctx.db.transaction((tx) =>
+    const records = await runTransaction(ctx.db, (tx) =>
       writeIntents(
         tx,
         options.signer,
@@ -478,7 +540,7 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
         outcomes.push({ record, state: "not_done", error: { code, message: code } });
       }
     }
-    await completeGroup(ctx, options.signer, job, "rollback", outcomes, [], undefined);
+    await completeGroup(ctx, job, "rollback", outcomes, [], undefined);
   }
   return {
     moved_back: totals.moved,
@@ -543,7 +605,7 @@ export async function recoverInterruptedJobs(
     }
     const kind = job.kind === "rollback" ? "rollback" : "apply";
     for (const part of chunk(outcomes, GROUP_SIZE)) {
-      await completeGroup(ctx, signer, job, kind, part, [], undefined);
+      await completeGroup(ctx, job, kind, part, [], undefined);
     }
     const at = ctx.clock();
     const message =
@@ -551,7 +613,7 @@ export async function recoverInterruptedJobs(
       `journal intents from the disk (${resolved.done} completed, ${resolved.not_done} not done` +
       `${resolved.missing > 0 ? `, ${resolved.missing} missing` : ""}${resolved.tampered > 0 ? `, ${resolved.tampered} tampered and left alone` : ""}). ` +
       "The journal is consistent: retry the job or roll it back.";
-    const messages = await ctx.db.transaction(async (tx) => {
+    const messages = await runTransaction(ctx.db, async (tx) => {
       await tx
         .update(jobs)
         .set({

@@ -13,3 +13,26 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
+
+const queues = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * Runs `fn` in a write transaction, one at a time per database handle. The local libsql driver is
+ * synchronous: a second in-process BEGIN IMMEDIATE busy-waits on the event loop the first one needs to
+ * finish, so in-process transactions must queue instead of overlapping.
+ */
+export function runTransaction<T>(
+  db: Database,
+  fn: (tx: Parameters<Parameters<Database["transaction"]>[0]>[0]) => Promise<T>,
+): Promise<T> {
+  const previous = queues.get(db) ?? Promise.resolve();
+  const run = previous.then(() => db.transaction(fn));
+  queues.set(
+    db,
+    run.then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
+  return run;
+}

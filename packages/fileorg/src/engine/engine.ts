@@ -22,9 +22,9 @@ import { parseTemplate } from "../domain/template.js";
 import { FileorgError, JobStateError, NotFoundError } from "../errors.js";
 import { audit, jobs } from "../store/schema.js";
 import { type AnalyzePlan, type RowAdjuster, runAnalyze } from "./analyze.js";
-import { type MoveOptions, recoverInterruptedJobs, runApply, runRollback } from "./apply.js";
+import { GROUP_SIZE, type MoveOptions, recoverInterruptedJobs, runApply, runRollback } from "./apply.js";
 import type { EngineContext } from "./context.js";
-import type { Database, Queryable } from "./db.js";
+import { type Database, type Queryable, runTransaction } from "./db.js";
 import { createId } from "./ids.js";
 import { type ManifestView, previewRow, type RowPreview, reportJob, viewManifest } from "./insights.js";
 import { createJournalSigner } from "./journal.js";
@@ -82,6 +82,8 @@ export interface FileorgEngineOptions {
   env?: Record<string, string | undefined>;
   /** Always move by copy + fsync + verify + unlink, as across devices (default false: link, then unlink). */
   forceCopy?: boolean;
+  /** Rows per journal group commit during apply and rollback (default 500). */
+  groupSize?: number;
 }
 
 /** A job body: runs a claimed job and returns its result. */
@@ -110,7 +112,11 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     options.journalKey ??
       loadJournalKey({ env: options.env ?? process.env, dataDir: options.dataDir ?? tmpdir() }),
   );
-  const moveOptions: MoveOptions = { signer, forceCopy: options.forceCopy ?? false };
+  const moveOptions: MoveOptions = {
+    signer,
+    forceCopy: options.forceCopy ?? false,
+    groupSize: options.groupSize ?? GROUP_SIZE,
+  };
   let started = false;
   let stopping = false;
   let loop: Promise<void> | undefined;
@@ -135,7 +141,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
   ): Promise<Job> {
     const id = ctx.ids("job");
     const at = ctx.clock();
-    const messages = await db.transaction(async (tx) => {
+    const messages = await runTransaction(db, async (tx) => {
       if (precheck !== undefined) await precheck(tx);
       await tx.insert(jobs).values({
         id,
@@ -188,7 +194,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
   ): Promise<void> {
     const at = ctx.clock();
     const durations = run.durations();
-    const message = await db.transaction(async (tx) => {
+    const message = await runTransaction(db, async (tx) => {
       await tx
         .update(jobs)
         .set({
@@ -231,7 +237,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
       .limit(1);
     if (next === undefined) return undefined;
     const at = ctx.clock();
-    const claimed = await db.transaction(async (tx) => {
+    const claimed = await runTransaction(db, async (tx) => {
       const done = await tx
         .update(jobs)
         .set({ status: "running", phase: "starting", startedAt: at, updatedAt: at })
@@ -313,6 +319,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
       files: Array.isArray(p.files) ? p.files.map(String) : undefined,
       confidenceThreshold: thresholdOf(run.job),
       adjust,
+      directories: new Map(),
     };
     return runAnalyze(run, plan);
   });
@@ -532,7 +539,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     /** Requests a cooperative cancel; a queued job is cancelled at once; a finished job is returned unchanged. */
     async cancel(jobId: string, actor: Actor): Promise<Job> {
       const at = ctx.clock();
-      const messages = await db.transaction(async (tx) => {
+      const messages = await runTransaction(db, async (tx) => {
         const job = await findJob(tx, jobId);
         if (job === undefined)
           throw new NotFoundError("JOB_NOT_FOUND", `No job ${jobId}.`, { job_id: jobId });

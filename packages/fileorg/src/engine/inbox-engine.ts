@@ -2,7 +2,7 @@ import type { Dirent, Stats } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import {
   createIgnoreMatcher,
@@ -13,6 +13,7 @@ import {
 } from "../domain/inbox-batch.js";
 import { ReviewError } from "../review-errors.js";
 import { inboxSeen } from "../store/review-schema.js";
+import { runTransaction } from "./db.js";
 import type { PreferencesEngine, Stored } from "./preferences-engine.js";
 import type { Clock } from "./review-ids.js";
 
@@ -318,7 +319,7 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
       const job = await options.analyzeFiles(w.source, batch.files, actor);
       const now = clock();
       const currentId = batch.batch_id;
-      await db.transaction(async (tx) => {
+      await runTransaction(db, async (tx) => {
         for (const f of batch.files) {
           await tx
             .insert(inboxSeen)
@@ -347,7 +348,9 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
 
     /** Forgets what was analyzed for a source (its next scan reports every stable file again). */
     async forget(watchSourceId: string): Promise<void> {
-      await db.delete(inboxSeen).where(and(eq(inboxSeen.watchSourceId, watchSourceId)));
+      await runTransaction(db, (tx) =>
+        tx.delete(inboxSeen).where(eq(inboxSeen.watchSourceId, watchSourceId)),
+      );
     },
   };
 }

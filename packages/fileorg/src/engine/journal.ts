@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { constants } from "node:fs";
 import { copyFile, link, lstat, open, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { eq } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { journal } from "../store/schema.js";
 import type { Queryable } from "./db.js";
 import { hashFile } from "./hash-file.js";
@@ -12,20 +12,15 @@ export type JournalRecord = typeof journal.$inferSelect;
 /** A journal record about to be written. */
 export type JournalDraft = Omit<JournalRecord, "id" | "signature">;
 
-function payload(r: JournalDraft): string {
-  return JSON.stringify([
-    r.jobId,
-    r.rowId,
-    r.op,
-    r.fromPath,
-    r.toPath,
-    r.sha256,
-    r.size,
-    r.state,
-    r.errorCode,
-    r.createdAt,
-    r.completedAt,
-  ]);
+/**
+ * What a signature covers: everything the record asks the disk to do (job, row, operation, paths, hash,
+ * size, time). The state is deliberately outside it: every step re-checks the disk (hash at the target, free
+ * source), so a forged state can at worst make rollback skip a row, never move a file somewhere else.
+ */
+function payload(
+  r: Pick<JournalDraft, "jobId" | "rowId" | "op" | "fromPath" | "toPath" | "sha256" | "size" | "createdAt">,
+): string {
+  return JSON.stringify([r.jobId, r.rowId, r.op, r.fromPath, r.toPath, r.sha256, r.size, r.createdAt]);
 }
 
 /** Signs journal records with HMAC-SHA256 under the installation key. */
@@ -54,27 +49,42 @@ export async function writeIntents(
   drafts: readonly JournalDraft[],
 ): Promise<JournalRecord[]> {
   const out: JournalRecord[] = [];
-  for (let i = 0; i < drafts.length; i += 100) {
-    const part = drafts.slice(i, i + 100).map((d) => ({ ...d, signature: signer.sign(d) }));
-    out.push(...(await tx.insert(journal).values(part).returning()));
+  for (let i = 0; i < drafts.length; i += 200) {
+    const part = drafts.slice(i, i + 200).map((d) => ({ ...d, signature: signer.sign(d) }));
+    // AUTOINCREMENT ids of one multi-row insert (under the write lock) increase in VALUES order, whatever
+    // order RETURNING reports them in.
+    const ids = (await tx.insert(journal).values(part).returning({ id: journal.id }))
+      .map((r) => r.id)
+      .sort((a, b) => a - b);
+    part.forEach((record, k) => {
+      const id = ids[k];
+      if (id === undefined) throw new Error("journal insert returned fewer ids than records");
+      out.push({ ...record, id });
+    });
   }
   return out;
 }
 
-/** Completes a record: new state (and error code), re-signed. */
-export async function completeRecord(
+/** Completes records in bulk: one UPDATE per distinct (state, error code). */
+export async function completeRecords(
   tx: Queryable,
-  signer: JournalSigner,
-  record: JournalRecord,
-  state: JournalRecord["state"],
-  errorCode: string | null,
+  completions: ReadonlyArray<{ id: number; state: JournalRecord["state"]; errorCode: string | null }>,
   at: number,
 ): Promise<void> {
-  const next: JournalDraft = { ...record, state, errorCode, completedAt: at };
-  await tx
-    .update(journal)
-    .set({ state, errorCode, completedAt: at, signature: signer.sign(next) })
-    .where(eq(journal.id, record.id));
+  const groups = new Map<string, number[]>();
+  for (const c of completions) {
+    const key = JSON.stringify([c.state, c.errorCode]);
+    groups.set(key, [...(groups.get(key) ?? []), c.id]);
+  }
+  for (const [key, ids] of groups) {
+    const [state, errorCode] = JSON.parse(key) as [JournalRecord["state"], string | null];
+    for (let i = 0; i < ids.length; i += 500) {
+      await tx
+        .update(journal)
+        .set({ state, errorCode, completedAt: at })
+        .where(inArray(journal.id, ids.slice(i, i + 500)));
+    }
+  }
 }
 
 /** The temp name a cross-device copy of journal record `id` uses next to its target. */

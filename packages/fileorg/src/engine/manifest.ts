@@ -38,7 +38,7 @@ import {
 import { FileorgError, JobStateError, NotFoundError } from "../errors.js";
 import { conflicts, jobs, rows } from "../store/schema.js";
 import type { EngineContext } from "./context.js";
-import { chunk, type Queryable } from "./db.js";
+import { chunk, type Queryable, runTransaction } from "./db.js";
 import { hashFile } from "./hash-file.js";
 import {
   type AuditInput,
@@ -571,7 +571,7 @@ export async function patchRows(
   }
 
   const at = ctx.clock();
-  const { result, messages } = await ctx.db.transaction(async (tx) => {
+  const { result, messages } = await runTransaction(ctx.db, async (tx) => {
     const fresh = await findJob(tx, jobId);
     if (fresh === undefined) throw new NotFoundError("JOB_NOT_FOUND", `No job ${jobId}.`);
     const revision = fresh.revision ?? 0;

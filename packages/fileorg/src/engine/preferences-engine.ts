@@ -27,6 +27,7 @@ import {
   ReviewError,
 } from "../review-errors.js";
 import { preferences, preferenceVersions } from "../store/review-schema.js";
+import { runTransaction } from "./db.js";
 import { type Clock, type IdGenerator, randomIds } from "./review-ids.js";
 
 /** The item families saved as lists (`runtime` is a single object). */
@@ -217,7 +218,7 @@ export function createPreferencesEngine(options: PreferencesEngineOptions) {
       const id = item.id ?? ids(ID_PREFIX[family]);
       const now = clock();
       const data = { ...item, id } as Record<string, unknown>;
-      const row = await db.transaction(async (tx) => {
+      const row = await runTransaction(db, async (tx) => {
         const [clash] = await tx
           .select({ id: preferences.id })
           .from(preferences)
@@ -262,7 +263,7 @@ export function createPreferencesEngine(options: PreferencesEngineOptions) {
 
     /** Deletes an item; throws PREFERENCE_NOT_FOUND for an unknown id. */
     async remove(family: ItemFamily, id: string, opts: SaveOptions = {}): Promise<void> {
-      await db.transaction(async (tx) => {
+      await runTransaction(db, async (tx) => {
         const [existing] = await tx
           .delete(preferences)
           .where(and(eq(preferences.family, family), eq(preferences.id, id)))
@@ -309,7 +310,7 @@ export function createPreferencesEngine(options: PreferencesEngineOptions) {
       const parsed = RuntimeSettingsInput.safeParse(input);
       if (!parsed.success) throw new PreferenceInvalidError("runtime", toIssues(parsed.error));
       const now = clock();
-      const { settings, version } = await db.transaction(async (tx) => {
+      const { settings, version } = await runTransaction(db, async (tx) => {
         const [row] = await tx
           .select()
           .from(preferences)

@@ -41,7 +41,7 @@ import { ReviewError } from "../review-errors.js";
 import { rulePrefilter } from "../store/review-queries.js";
 import { learnedRules } from "../store/review-schema.js";
 import { rows } from "../store/schema.js";
-import { chunk, type Database } from "./db.js";
+import { chunk, type Database, runTransaction } from "./db.js";
 import type { FileorgEngine } from "./engine.js";
 import {
   type InternalPatch,
@@ -149,7 +149,7 @@ export function createReviewEngine(options: ReviewEngineOptions) {
       }
     }
     if (pairs.length === 0) return;
-    await db.transaction(async (tx) => {
+    await runTransaction(db, async (tx) => {
       for (const part of chunk(pairs, 200)) {
         for (const p of part) {
           await tx
@@ -632,12 +632,11 @@ export function createReviewEngine(options: ReviewEngineOptions) {
     /** Clears learned pairs: all, or one by id (LEARNED_RULE_NOT_FOUND when unknown). */
     async clearLearned(id?: string): Promise<void> {
       if (id === undefined) {
-        await db.delete(learnedRules);
+        await runTransaction(db, (tx) => tx.delete(learnedRules));
       } else {
-        const gone = await db
-          .delete(learnedRules)
-          .where(eq(learnedRules.id, id))
-          .returning({ id: learnedRules.id });
+        const gone = await runTransaction(db, (tx) =>
+          tx.delete(learnedRules).where(eq(learnedRules.id, id)).returning({ id: learnedRules.id }),
+        );
         if (gone.length === 0)
           throw new ReviewError("LEARNED_RULE_NOT_FOUND", `No learned rule ${id}.`, { id });
       }

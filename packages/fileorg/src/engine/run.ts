@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { jobs } from "../store/schema.js";
 import type { EngineContext } from "./context.js";
+import { runTransaction } from "./db.js";
 import { appendEvent, type JobRecord } from "./records.js";
 
 /** What a running job's body is given: its context, its record, and how to report. */
@@ -33,7 +34,7 @@ export function createJobRun(ctx: EngineContext, job: JobRecord, stopping: () =>
       const now = ctx.clock();
       closePhase(now);
       current = { name, since: now };
-      const message = await ctx.db.transaction(async (tx) => {
+      const message = await runTransaction(ctx.db, async (tx) => {
         await tx.update(jobs).set({ phase: name, updatedAt: now }).where(eq(jobs.id, job.id));
         return appendEvent(tx, job.id, "phase", { phase: name }, now);
       });
@@ -44,7 +45,7 @@ export function createJobRun(ctx: EngineContext, job: JobRecord, stopping: () =>
       if (now - lastProgressAt < 250 && value < 1) return;
       lastProgressAt = now;
       const progress = Math.min(1, Math.max(0, value));
-      const message = await ctx.db.transaction(async (tx) => {
+      const message = await runTransaction(ctx.db, async (tx) => {
         await tx.update(jobs).set({ progress, updatedAt: now }).where(eq(jobs.id, job.id));
         return appendEvent(tx, job.id, "progress", { progress, ...data }, now);
       });

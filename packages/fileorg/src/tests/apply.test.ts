@@ -1,4 +1,13 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
@@ -238,5 +247,78 @@ describe("cancel and retry", () => {
     await expect(h.engine.retry(retry.job_id, LOCAL)).rejects.toMatchObject({ code: "JOB_NOT_RETRYABLE" });
     const events = (await h.engine.listEvents(job.job_id)).items.map((e) => e.type);
     expect(events).toEqual(["created", "cancel_requested", "finished"]);
+  });
+});
+
+describe("a real cross-device move", () => {
+  const shm = "/dev/shm";
+  const crossDevice = (() => {
+    try {
+      return statSync(shm).isDirectory() && statSync(shm).dev !== statSync(tmpdir()).dev;
+    } catch {
+      return false;
+    }
+  })();
+
+  it.skipIf(!crossDevice)(
+    "copies, verifies and unlinks across devices, and rolls back across them",
+    async () => {
+      const other = realpathSync(mkdtempSync(join(shm, "fileorg-xdev-")));
+      try {
+        h = await createHarness({ allowedRoots: [tmpdir(), other] });
+        const src = join(h.dir, "src");
+        writeTree(src, { "a.txt": "alpha", "deep/b.png": PNG_1x1 });
+        const before = snapshotTree(src);
+        const job = await h.engine.analyze({ source_dir: src, output_dir: join(other, "out") }, LOCAL);
+        await h.engine.waitForJob(job.job_id);
+        const apply = await h.engine.apply({ job_id: job.job_id }, LOCAL);
+        expect((await h.engine.waitForJob(apply.job_id)).result).toMatchObject({ moved: 2, failed: 0 });
+        expect(snapshotTree(join(other, "out")).files).toEqual({
+          "documents/2023/a.txt": before.files["a.txt"],
+          "images/2023/b.png": before.files["deep/b.png"],
+        });
+        expect(Object.keys(snapshotTree(src).files)).toEqual([]);
+        const rollback = await h.engine.rollback({ job_id: apply.job_id }, LOCAL);
+        expect((await h.engine.waitForJob(rollback.job_id)).result).toMatchObject({ moved_back: 2 });
+        expect(snapshotTree(src)).toEqual(before);
+        expect(existsSync(join(other, "out"))).toBe(false);
+      } finally {
+        rmSync(other, { recursive: true, force: true });
+      }
+    },
+  );
+});
+
+describe("cancel and retry of a running apply", () => {
+  it("stops at a group boundary with a consistent journal, and the retry moves only the rest", async () => {
+    h = await createHarness({ groupSize: 10 });
+    const src = join(h.dir, "src");
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1500; i++) files[`d${i % 5}/f${i}.txt`] = `file ${i}`;
+    writeTree(src, files);
+    const job = await h.engine.analyze({ source_dir: src }, LOCAL);
+    await h.engine.waitForJob(job.job_id);
+    const apply = await h.engine.apply({ job_id: job.job_id }, LOCAL);
+    while ((await h.engine.getJob(apply.job_id)).status === "queued")
+      await new Promise((r) => setTimeout(r, 1));
+    const cancelling = await h.engine.cancel(apply.job_id, LOCAL);
+    expect(["cancelling", "succeeded"]).toContain(cancelling.status);
+    const cancelled = await h.engine.waitForJob(apply.job_id);
+    if (cancelled.status === "succeeded") return; // the machine outran the cancel: nothing left to check
+    expect(cancelled.status).toBe("cancelled");
+    const open = await h.db.run(sql`SELECT count(*) AS n FROM fileorg_journal WHERE state = 'intent'`);
+    expect(Number(open.rows[0]?.n)).toBe(0);
+    const moved = Number(cancelled.result?.moved);
+    expect(moved % 10).toBe(0);
+    expect(moved).toBeLessThan(1500);
+    expect((await h.engine.listRows(job.job_id, { status: "applied", limit: 1000 })).items.length).toBe(
+      Math.min(moved, 1000),
+    );
+    const retry = await h.engine.retry(apply.job_id, LOCAL);
+    expect(retry.retry_of).toBe(apply.job_id);
+    expect((await h.engine.waitForJob(retry.job_id)).result).toMatchObject({
+      moved: 1500 - moved,
+      failed: 0,
+    });
   });
 });

@@ -8,7 +8,12 @@ const [dbPath, root, jobId] = process.argv.slice(2);
 if (dbPath === undefined || root === undefined || jobId === undefined)
   throw new Error("usage: <db> <root> <job id>");
 const client = createClient({ url: `file:${dbPath}`, timeout: 10_000 });
-const engine = createFileorgEngine({ db: drizzle(client), allowedRoots: [root], journalKey: TEST_KEY });
+const engine = createFileorgEngine({
+  db: drizzle(client),
+  allowedRoots: [root],
+  journalKey: TEST_KEY,
+  groupSize: 50,
+});
 await engine.start();
 const job = await engine.apply({ job_id: jobId }, { actor: "crash-child" });
 process.stdout.write(`applying ${job.job_id}\n`);

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { and, eq } from "drizzle-orm";
 import { journal } from "../store/schema.js";
@@ -9,6 +9,30 @@ import { createHarness, type Harness, snapshotTree, writeTree } from "./harness.
 
 const CHILD = fileURLToPath(new URL("./crash-child.ts", import.meta.url));
 const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * Bundles the child once with tsup (dependencies stay external and resolve from the package), so each trial
+ * starts a plain `node` process instead of paying for a TypeScript loader: trials stay fast and light.
+ */
+async function bundleChild(): Promise<string> {
+  const outDir = join(PACKAGE_DIR, "node_modules", ".cache", `fileorg-crash-${process.pid}`);
+  const { build } = await import("tsup");
+  await build({
+    config: false,
+    entry: { "crash-child": CHILD },
+    outDir,
+    format: ["esm"],
+    platform: "node",
+    target: "node20",
+    bundle: true,
+    splitting: false,
+    silent: true,
+    esbuildOptions(options) {
+      options.conditions = ["@vetted/source"];
+    },
+  });
+  return join(outDir, "crash-child.js");
+}
 const EXTS = ["txt", "md", "csv", "json", "py", "html", "log", "zzz"];
 
 /** A tree of `n` small, distinct files spread over a few folders and categories. */
@@ -31,7 +55,8 @@ export interface TrialOutcome {
 /** A crash-test bench: a tree, its manifest, and how to run a trial. */
 export interface CrashBench {
   harness: Harness;
-  trial(maxDelayMs: number): Promise<TrialOutcome>;
+  /** Runs one trial; the kill moment is random within a window that adapts to how long an apply takes. */
+  trial(): Promise<TrialOutcome>;
   close(): Promise<void>;
 }
 
@@ -59,14 +84,16 @@ export async function createCrashBench(files: number, forceCopy = false): Promis
   if (analyzed.status !== "succeeded") throw new Error(`analyze ${analyzed.status}`);
   await harness.engine.stop();
   const manifestId = analyze.job_id;
+  const childScript = await bundleChild();
 
-  async function trial(maxDelayMs: number): Promise<TrialOutcome> {
+  let windowMs = 300;
+  async function trial(): Promise<TrialOutcome> {
+    const maxDelayMs = windowMs;
     const problems: string[] = [];
-    const child = spawn(
-      process.execPath,
-      ["--conditions=@vetted/source", "--import", "tsx", CHILD, harness.dbPath, harness.dir, manifestId],
-      { cwd: PACKAGE_DIR, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const child = spawn(process.execPath, [childScript, harness.dbPath, harness.dir, manifestId], {
+      cwd: PACKAGE_DIR,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (c: string) => {
@@ -144,8 +171,18 @@ export async function createCrashBench(files: number, forceCopy = false): Promis
     if (JSON.stringify(after) !== JSON.stringify(original))
       problems.push("the source tree differs after rollback");
     if (existsSync(out)) problems.push(`leftover output directory: ${JSON.stringify(snapshotTree(out))}`);
+    // Aim the next kill: shrink the window when the apply had already finished, widen it when nothing moved.
+    if (!interrupted || applied === files) windowMs = Math.max(20, windowMs * 0.7);
+    else if (applied === 0) windowMs = Math.min(5000, windowMs * 1.4);
     return { killedAfterMs, interrupted, appliedBeforeRecovery: applied, problems };
   }
 
-  return { harness, trial, close: () => harness.close() };
+  return {
+    harness,
+    trial,
+    async close() {
+      await harness.close();
+      rmSync(dirname(childScript), { recursive: true, force: true });
+    },
+  };
 }

@@ -15,13 +15,10 @@ afterAll(async () => {
 describe("crash safety", () => {
   it(`keeps every file exactly once with its hash across ${TRIALS} SIGKILLs mid-apply of ${FILES} files, and rolls back exactly`, async () => {
     const outcomes: TrialOutcome[] = [];
-    for (let i = 0; i < TRIALS; i++) {
-      // Alternate short and longer windows so kills land early, mid-way and late in the apply.
-      outcomes.push(await bench.trial(i % 2 === 0 ? 250 : 900));
-    }
+    for (let i = 0; i < TRIALS; i++) outcomes.push(await bench.trial());
     expect(outcomes.flatMap((o, i) => o.problems.map((p) => `trial ${i}: ${p}`))).toEqual([]);
     // The kills must really land mid-apply (some files moved, not all) in a good share of trials.
     const midway = outcomes.filter((o) => o.appliedBeforeRecovery > 0 && o.appliedBeforeRecovery < FILES);
-    expect(midway.length).toBeGreaterThanOrEqual(3);
+    expect(midway.length).toBeGreaterThanOrEqual(5);
   }, 240_000);
 });

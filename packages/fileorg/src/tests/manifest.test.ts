@@ -348,3 +348,27 @@ describe("conflicts", () => {
     ).rejects.toMatchObject({ code: "STRATEGY_NOT_APPLICABLE" });
   });
 });
+
+describe("targets outside the output directory", () => {
+  it("opens an outside_root conflict for a target outside the output directory, resolved by a manual target", async () => {
+    const { h, job, bySource, out } = await analyzed({ "a.txt": "a" });
+    const row = bySource("a.txt");
+    const outside = join(h.dir, "elsewhere", "a.txt");
+    expect(await h.engine.editRow(job.job_id, row.row_id, { target_path: outside }, LOCAL)).toMatchObject({
+      review_bucket: "conflict",
+    });
+    const [c] = (await h.engine.listConflicts(job.job_id, { status: "open" })).items;
+    expect(c).toMatchObject({ kind: "outside_root", row_ids: [row.row_id] });
+    await h.engine.resolveConflicts(
+      job.job_id,
+      {
+        resolutions: [{ conflict_id: c?.conflict_id ?? "", strategy: "manual", target_path: "inside/a.txt" }],
+      },
+      LOCAL,
+    );
+    expect(await h.engine.getRow(job.job_id, row.row_id)).toMatchObject({
+      target_path: join(out, "inside/a.txt"),
+      review_bucket: "needs_review",
+    });
+  });
+});
