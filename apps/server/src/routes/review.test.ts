@@ -389,6 +389,28 @@ describe("learned rules", () => {
       expect.objectContaining({ field: "target_dir", value: "finance/invoices", agrees: false }),
     ]);
 
+    // A person's single-row edit through the manifest API teaches too.
+    const holiday = byName(rows1, "holiday.txt");
+    const patched = await app.app.request(`/api/jobs/${first}/manifest/rows/${holiday?.row_id}`, {
+      method: "PATCH",
+      headers: { ...LOCAL, "Content-Type": "application/json" },
+      body: JSON.stringify({ category: "ebooks" }),
+    });
+    expect(patched.status).toBe(200);
+    const relearned = (await (
+      await app.app.request("/api/preferences/learned-rules", { headers: LOCAL })
+    ).json()) as typeof learned;
+    expect(relearned.items).toContainEqual(
+      expect.objectContaining({
+        signal_kind: "token",
+        signal_value: "holiday",
+        outcome_field: "category",
+        outcome_value: "ebooks",
+        count: 1,
+        suggests: false,
+      }),
+    );
+
     // Clearing one, then all.
     const one = learned.items[0]?.id ?? "";
     expect(
