@@ -54,6 +54,7 @@ import {
   verdictOf,
 } from "./manifest.js";
 import type { PreferencesEngine, Stored } from "./preferences-engine.js";
+import type { JobRecord } from "./records.js";
 import { type Clock, type IdGenerator, randomIds } from "./review-ids.js";
 
 /** What the review engine is built from. */
@@ -217,8 +218,8 @@ export function createReviewEngine(options: ReviewEngineOptions) {
     };
   });
 
-  async function summaryOf(jobId: string): Promise<ReviewSummary> {
-    const job = await requireManifestJob(db, jobId);
+  async function summaryOf(jobId: string, known?: JobRecord): Promise<ReviewSummary> {
+    const job = known ?? (await requireManifestJob(db, jobId));
     const cached = summaries.get(jobId);
     const cacheable = job.status === "succeeded" && job.revision !== null;
     if (cacheable && cached !== undefined && cached.revision === job.revision) return cached.summary;
@@ -244,8 +245,7 @@ export function createReviewEngine(options: ReviewEngineOptions) {
     return summary;
   }
 
-  async function toQueueRows(jobId: string, records: RowRecord[]): Promise<ReviewQueueRow[]> {
-    const job = await requireManifestJob(db, jobId);
+  async function toQueueRows(job: JobRecord, records: RowRecord[]): Promise<ReviewQueueRow[]> {
     const outputDir = String(job.params.output_dir ?? "");
     const index = await learnedIndex();
     return records.map((r) => {
@@ -393,7 +393,7 @@ export function createReviewEngine(options: ReviewEngineOptions) {
       const items = found.slice(0, limit);
       const last = items[items.length - 1];
       return {
-        items: await toQueueRows(jobId, items),
+        items: await toQueueRows(job, items),
         next_cursor:
           more && last !== undefined
             ? encodeCursor({
@@ -403,12 +403,12 @@ export function createReviewEngine(options: ReviewEngineOptions) {
               })
             : null,
         revision: job.revision ?? 0,
-        summary: await summaryOf(jobId),
+        summary: await summaryOf(jobId, job),
       };
     },
 
     /** Counts per bucket and the top reasons of a job (cached per manifest revision). */
-    summary: summaryOf,
+    summary: (jobId: string) => summaryOf(jobId),
 
     /**
      * One action over many rows (`row_ids`, or every row matching `filter`), in one atomic, audited patch
