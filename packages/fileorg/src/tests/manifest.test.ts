@@ -194,6 +194,17 @@ describe("edits", () => {
     expect(again.target_path).toBe(join(out, "manual/x.txt"));
   });
 
+  it("does not bump the revision for a patch that changes nothing", async () => {
+    const { h, job, bySource } = await analyzed({ "a.txt": "a" });
+    const row = bySource("a.txt");
+    const same = await h.engine.applyPatches(
+      job.job_id,
+      [{ row_id: row.row_id, patch: { action: "move" } }],
+      LOCAL,
+    );
+    expect(same).toMatchObject({ revision: 0, plan_hash: job.plan_hash, items: [{ edited: false }] });
+  });
+
   it("refuses a stale If-Match revision and leaves the row unchanged", async () => {
     const { h, job, bySource } = await analyzed({ "a.txt": "a" });
     const row = bySource("a.txt");
