@@ -85,6 +85,7 @@ describe.each([
       expect(snapshotTree(out).files[row.target_path.slice(out.length + 1)]).toBe(row.sha256);
     }
     expect(readFileSync(join(out, "documents/2023/taken.txt"), "utf8")).toBe("already here");
+    for (const row of rows) expect(Math.trunc(statSync(row.target_path).mtimeMs)).toBe(row.mtime);
 
     const rollback = await h.engine.rollback({ job_id: apply.job_id }, LOCAL);
     const rolled = await h.engine.waitForJob(rollback.job_id);
