@@ -162,7 +162,7 @@ describe("manifest paging and filters", () => {
     expect(new Set(seen).size).toBe(26);
     expect((await h.engine.listRows(job.job_id, { bucket: "needs_review" })).items).toHaveLength(1);
     expect((await h.engine.listRows(job.job_id, { category: "other" })).items).toHaveLength(1);
-    expect((await h.engine.listRows(job.job_id, { text: "f1" })).items.length).toBe(11);
+    expect((await h.engine.listRows(job.job_id, { text: "/f1" })).items.length).toBe(11);
     expect((await h.engine.listRows(job.job_id, { text: "%" })).items).toHaveLength(0);
   });
 });
