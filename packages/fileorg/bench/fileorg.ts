@@ -11,7 +11,7 @@ import { createFileorgEngine, migrate } from "../src/index.js";
 
 const argFiles = process.argv.indexOf("--files");
 const FILES = argFiles > 0 ? Number(process.argv[argFiles + 1]) : 100_000;
-const CONCURRENCY = 8;
+const CONCURRENCY = 32;
 const EXTS = ["txt", "md", "csv", "json", "py", "html", "log", "js", "xml", "yaml"];
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-bench-")));
@@ -35,7 +35,7 @@ async function* walk(dir: string): AsyncGenerator<string> {
 }
 
 /** The baseline of analyze: a bare walk + stat + SHA-256 of every file, with the same concurrency. */
-async function bareWalkStatHash(): Promise<number> {
+async function bareWalkStatHash(concurrency: number): Promise<number> {
   const started = performance.now();
   const running = new Set<Promise<void>>();
   for await (const path of walk(src)) {
@@ -46,7 +46,7 @@ async function bareWalkStatHash(): Promise<number> {
         .digest("hex");
     })().finally(() => running.delete(p));
     running.add(p);
-    if (running.size >= CONCURRENCY) await Promise.race(running);
+    if (running.size >= concurrency) await Promise.race(running);
   }
   await Promise.all(running);
   return performance.now() - started;
@@ -78,8 +78,9 @@ async function main(): Promise<void> {
   const actor = { actor: "bench" };
 
   // Warm the page cache so neither side pays for the first read.
-  await bareWalkStatHash();
-  const bareMs = await bareWalkStatHash();
+  await bareWalkStatHash(8);
+  // The baseline gets its best of two concurrencies (the engine's and a small one).
+  const bareMs = Math.min(await bareWalkStatHash(8), await bareWalkStatHash(CONCURRENCY));
 
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => {

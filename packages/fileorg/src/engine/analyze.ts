@@ -121,7 +121,7 @@ export interface FileFacts {
   error: RowError | null;
 }
 
-const WHOLE_FILE_LIMIT = 1 << 22;
+const WHOLE_FILE_LIMIT = 1 << 20;
 
 const TEXT_MAGIC = ["%PDF", "{\\rtf", "%!", "<?xml", "<svg", "#!"];
 

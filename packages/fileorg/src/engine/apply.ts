@@ -1,5 +1,5 @@
-import { lstat, mkdir, rmdir } from "node:fs/promises";
-import { dirname } from "node:path";
+import { lstat, mkdir, realpath, rmdir } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { JobEventType } from "../domain/job.js";
 import type { RowError } from "../domain/manifest.js";
@@ -91,6 +91,35 @@ async function missingDirectories(dir: string, known: Set<string>): Promise<stri
     current = parent;
   }
   return missing.reverse();
+}
+
+/**
+ * A check that a folder really lies inside `root` once symlinks are resolved (its nearest existing ancestor
+ * is resolved; the rest is appended), cached per folder: a symlinked folder placed inside the output after
+ * analyze must not carry a move outside it.
+ */
+function createConfinement(root: string): (dir: string) => Promise<boolean> {
+  const cache = new Map<string, Promise<boolean>>();
+  const resolveInside = async (dir: string): Promise<boolean> => {
+    const rest: string[] = [];
+    let current = dir;
+    for (;;) {
+      const real = await realpath(current).catch(() => undefined);
+      if (real !== undefined) return isInside(root, join(real, ...rest.reverse()));
+      const parent = dirname(current);
+      if (parent === current) return false;
+      rest.push(basename(current));
+      current = parent;
+    }
+  };
+  return (dir) => {
+    let found = cache.get(dir);
+    if (found === undefined) {
+      found = resolveInside(dir);
+      cache.set(dir, found);
+    }
+    return found;
+  };
 }
 
 /** Row updates and events for completed moves of an apply (or rollback) job. */
@@ -282,6 +311,7 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
   const total = Number(counted?.n ?? 0);
   await run.phase(dryRun ? "simulating" : "moving");
   const known = new Set<string>();
+  const confined = createConfinement(outputDir);
   let after = 0;
   let done = 0;
   const totals = { moved: 0, bytes: 0, failed: 0, would_move: 0, would_fail: 0 };
@@ -318,8 +348,11 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
           code: "SOURCE_CHANGED",
           message: `${row.sourcePath} changed since analyze (size or mtime).`,
         };
-      } else if (!isInside(outputDir, row.targetPath)) {
-        error = { code: "OUTSIDE_ROOT", message: `${row.targetPath} is outside the output directory.` };
+      } else if (!isInside(outputDir, row.targetPath) || !(await confined(dirname(row.targetPath)))) {
+        error = {
+          code: "OUTSIDE_ROOT",
+          message: `${row.targetPath} is outside the output directory (symlinks resolved).`,
+        };
       } else if (plannedTargets.has(row.targetPath) || occupiedNow[i] === true) {
         error = {
           code: "TARGET_EXISTS",
@@ -426,6 +459,8 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
   const { ctx, job } = run;
   const target = String(job.targetJobId ?? "");
   const only = Array.isArray(job.params.row_ids) ? new Set(job.params.row_ids.map(String)) : undefined;
+  const manifest = await findJob(ctx.db, job.manifestJobId);
+  const confined = createConfinement(String(manifest?.params.source_dir ?? "/"));
   await run.phase("planning");
   const done = (
     await ctx.db
@@ -473,7 +508,14 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
     for (const [i, record] of group.entries()) {
       const row = rowById.get(record.rowId ?? "");
       if (row === undefined || row.status !== "applied") continue;
-      const error = checks[i];
+      const error: RowError | undefined =
+        checks[i] ??
+        ((await confined(dirname(record.fromPath ?? "")))
+          ? undefined
+          : {
+              code: "OUTSIDE_ROOT",
+              message: `${record.fromPath} now resolves outside the source directory.`,
+            });
       if (error !== undefined) {
         failures.push({ row, error });
         byError[error.code] = (byError[error.code] ?? 0) + 1;

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { constants } from "node:fs";
-import { copyFile, link, lstat, open, unlink } from "node:fs/promises";
+import { copyFile, link, lstat, open, unlink, utimes } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { inArray } from "drizzle-orm";
 import { journal } from "../store/schema.js";
@@ -161,6 +161,9 @@ export async function moveNoClobber(
     throw new MoveError("IO_ERROR", `Cannot copy ${from} to ${to} (${code ?? "error"}).`);
   }
   try {
+    // Keep the file's times, as a rename would (copyFile already keeps the mode).
+    const times = await lstat(from);
+    await utimes(tempPath, times.atime, times.mtime);
     await fsyncPath(tempPath);
     if (sha256 !== null && (await hashFile(tempPath)) !== sha256) {
       throw new MoveError("HASH_MISMATCH", `The copy of ${from} does not have the recorded SHA-256.`);

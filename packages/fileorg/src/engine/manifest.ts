@@ -570,6 +570,22 @@ export async function patchRows(
     if (changed.length > 0 || next.reasonCodes !== undefined) updates.set(rowId, next);
   }
 
+  if (updates.size === 0) {
+    // Nothing changes: no revision bump, but a stale If-Match is still refused.
+    const revision = job.revision ?? 0;
+    if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
+      throw new FileorgError(
+        "REVISION_MISMATCH",
+        `The manifest is at revision ${revision}, not ${options.expectedRevision}; reload and retry.`,
+        { revision, expected: options.expectedRevision },
+      );
+    }
+    const items = ids.flatMap((id) => {
+      const r = before.get(id);
+      return r === undefined ? [] : [toManifestRow(r)];
+    });
+    return { revision, plan_hash: planHashOfJob(job) ?? "", items };
+  }
   const at = ctx.clock();
   const { result, messages } = await runTransaction(ctx.db, async (tx) => {
     const fresh = await findJob(tx, jobId);

@@ -5,6 +5,7 @@ import {
   realpathSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -85,6 +86,7 @@ describe.each([
       expect(snapshotTree(out).files[row.target_path.slice(out.length + 1)]).toBe(row.sha256);
     }
     expect(readFileSync(join(out, "documents/2023/taken.txt"), "utf8")).toBe("already here");
+    for (const row of rows) expect(Math.trunc(statSync(row.target_path).mtimeMs)).toBe(row.mtime);
 
     const rollback = await h.engine.rollback({ job_id: apply.job_id }, LOCAL);
     const rolled = await h.engine.waitForJob(rollback.job_id);
@@ -320,5 +322,27 @@ describe("cancel and retry of a running apply", () => {
       moved: 1500 - moved,
       failed: 0,
     });
+  });
+});
+
+describe("symlinks placed after analyze", () => {
+  it("refuses to move through a symlinked folder that leads out of the output directory", async () => {
+    h = await createHarness();
+    const src = join(h.dir, "src");
+    const elsewhere = join(h.dir, "elsewhere");
+    writeTree(src, { "a.txt": "a", "b.png": PNG_1x1 });
+    writeTree(elsewhere, { "keep.txt": "k" });
+    const job = await h.engine.analyze({ source_dir: src, output_dir: join(h.dir, "out") }, LOCAL);
+    await h.engine.waitForJob(job.job_id);
+    writeTree(join(h.dir, "out"), { "images/.keep": "" });
+    symlinkSync(elsewhere, join(h.dir, "out", "documents"));
+    const apply = await h.engine.apply({ job_id: job.job_id }, LOCAL);
+    expect((await h.engine.waitForJob(apply.job_id)).result).toMatchObject({
+      moved: 1,
+      failed: 1,
+      by_error: { OUTSIDE_ROOT: 1 },
+    });
+    expect(Object.keys(snapshotTree(elsewhere).files)).toEqual(["keep.txt"]);
+    expect(readFileSync(join(src, "a.txt"), "utf8")).toBe("a");
   });
 });

@@ -1,10 +1,10 @@
-// A child process that applies a manifest and waits to be SIGKILLed: `crash-child.ts <db> <root> <analyze job id>`.
+// A child process that applies a manifest and waits to be SIGKILLed: `crash-child.ts <db> <root> <job id> [copy]`.
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { createFileorgEngine } from "../engine/engine.js";
 import { TEST_KEY } from "./harness.js";
 
-const [dbPath, root, jobId] = process.argv.slice(2);
+const [dbPath, root, jobId, mode] = process.argv.slice(2);
 if (dbPath === undefined || root === undefined || jobId === undefined)
   throw new Error("usage: <db> <root> <job id>");
 const client = createClient({ url: `file:${dbPath}`, timeout: 10_000 });

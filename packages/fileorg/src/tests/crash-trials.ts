@@ -90,10 +90,14 @@ export async function createCrashBench(files: number, forceCopy = false): Promis
   async function trial(): Promise<TrialOutcome> {
     const maxDelayMs = windowMs;
     const problems: string[] = [];
-    const child = spawn(process.execPath, [childScript, harness.dbPath, harness.dir, manifestId], {
-      cwd: PACKAGE_DIR,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [childScript, harness.dbPath, harness.dir, manifestId, forceCopy ? "copy" : "link"],
+      {
+        cwd: PACKAGE_DIR,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (c: string) => {
@@ -156,6 +160,7 @@ export async function createCrashBench(files: number, forceCopy = false): Promis
         if (atTarget !== (row.status === "applied"))
           problems.push(`${row.row_id}: at target ${atTarget}, status ${row.status}`);
         if (atTarget) applied++;
+        if (row.status === "failed") problems.push(`${row.row_id}: failed with ${row.error?.code}`);
       }
       cursor = page.next_cursor ?? undefined;
     } while (cursor !== undefined);

@@ -21,4 +21,15 @@ describe("crash safety", () => {
     const midway = outcomes.filter((o) => o.appliedBeforeRecovery > 0 && o.appliedBeforeRecovery < FILES);
     expect(midway.length).toBeGreaterThanOrEqual(5);
   }, 240_000);
+
+  it("holds the same guarantees on the copy + fsync + verify path of cross-device moves (6 more SIGKILLs)", async () => {
+    const copyBench = await createCrashBench(FILES, true);
+    try {
+      const outcomes: TrialOutcome[] = [];
+      for (let i = 0; i < 6; i++) outcomes.push(await copyBench.trial());
+      expect(outcomes.flatMap((o, i) => o.problems.map((p) => `copy trial ${i}: ${p}`))).toEqual([]);
+    } finally {
+      await copyBench.close();
+    }
+  }, 120_000);
 });

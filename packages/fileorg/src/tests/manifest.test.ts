@@ -162,7 +162,7 @@ describe("manifest paging and filters", () => {
     expect(new Set(seen).size).toBe(26);
     expect((await h.engine.listRows(job.job_id, { bucket: "needs_review" })).items).toHaveLength(1);
     expect((await h.engine.listRows(job.job_id, { category: "other" })).items).toHaveLength(1);
-    expect((await h.engine.listRows(job.job_id, { text: "f1" })).items.length).toBe(11);
+    expect((await h.engine.listRows(job.job_id, { text: "/f1" })).items.length).toBe(11);
     expect((await h.engine.listRows(job.job_id, { text: "%" })).items).toHaveLength(0);
   });
 });
@@ -192,6 +192,17 @@ describe("edits", () => {
     expect(manual).toMatchObject({ target_path: join(out, "manual/x.txt"), category: "code" });
     const again = await h.engine.editRow(job.job_id, before.row_id, { category: "documents" }, LOCAL);
     expect(again.target_path).toBe(join(out, "manual/x.txt"));
+  });
+
+  it("does not bump the revision for a patch that changes nothing", async () => {
+    const { h, job, bySource } = await analyzed({ "a.txt": "a" });
+    const row = bySource("a.txt");
+    const same = await h.engine.applyPatches(
+      job.job_id,
+      [{ row_id: row.row_id, patch: { action: "move" } }],
+      LOCAL,
+    );
+    expect(same).toMatchObject({ revision: 0, plan_hash: job.plan_hash, items: [{ edited: false }] });
   });
 
   it("refuses a stale If-Match revision and leaves the row unchanged", async () => {
