@@ -42,5 +42,16 @@ export function createFileorgDeps(db: Database, options: FileorgDepsOptions): Fi
     ...(options.inboxRefreshMs === undefined ? {} : { refreshIntervalMs: options.inboxRefreshMs }),
     onWarning: (message, details) => options.logger.warn(message, details),
   });
+  // Files of an inbox batch whose analyze job did not succeed are offered again by the next scan.
+  fileorg.subscribe((message) => {
+    const { event } = message;
+    if (event.type !== "finished" || event.data.status === "succeeded") return;
+    inbox.forgetJob(event.job_id).catch((err: unknown) =>
+      options.logger.warn("inbox could not forget a failed job's batch", {
+        job_id: event.job_id,
+        error: String(err),
+      }),
+    );
+  });
   return { fileorg, preferences, review, inbox };
 }

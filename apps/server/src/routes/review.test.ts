@@ -492,4 +492,33 @@ describe("inbox analyze", () => {
     const unknown = await app.app.request("/api/inbox/analyze", post({ watch_source_id: "watch_nope" }));
     expect(unknown.status).toBe(404);
   });
+
+  it("offers a batch again when its analyze job is cancelled", async () => {
+    const app = await started();
+    await app.deps.fileorg.stop(); // the job stays queued, so it can be cancelled before it runs
+    const dir = join(app.dir, "inbox2");
+    mkdirSync(dir);
+    const source = (await (
+      await app.app.request(
+        "/api/preferences/watch-sources",
+        post({ name: "Inbox 2", path: dir, enabled: true, stability_ms: 100 }),
+      )
+    ).json()) as { id: string };
+    writeFileSync(join(dir, "a.txt"), "a");
+    await app.app.request("/api/inbox/scan", post({}));
+    await sleep(300);
+    const res = await app.app.request("/api/inbox/analyze", post({ watch_source_id: source.id }));
+    expect(res.status).toBe(202);
+    const job = (await res.json()) as { job_id: string };
+    const empty = (await (await app.app.request("/api/inbox/scan", post({}))).json()) as {
+      items: Array<{ files: unknown[] }>;
+    };
+    expect(empty.items[0]?.files).toEqual([]);
+    await app.deps.fileorg.cancel(job.job_id, { actor: "local" });
+    await sleep(100);
+    const again = (await (await app.app.request("/api/inbox/scan", post({}))).json()) as {
+      items: Array<{ files: unknown[] }>;
+    };
+    expect(again.items[0]?.files).toHaveLength(1);
+  });
 });

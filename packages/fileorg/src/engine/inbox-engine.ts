@@ -346,6 +346,14 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
       return watched.get(watchSourceId)?.polling;
     },
 
+    /**
+     * Forgets the files handed to an analyze job that did not succeed (failed or cancelled), so the next
+     * scan reports them again.
+     */
+    async forgetJob(jobId: string): Promise<void> {
+      await runTransaction(db, (tx) => tx.delete(inboxSeen).where(eq(inboxSeen.jobId, jobId)));
+    },
+
     /** Forgets what was analyzed for a source (its next scan reports every stable file again). */
     async forget(watchSourceId: string): Promise<void> {
       await runTransaction(db, (tx) =>
