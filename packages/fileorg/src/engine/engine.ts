@@ -69,7 +69,7 @@ export interface FileorgEngineOptions {
   ids?: (prefix: string) => string;
   /** Directories every path must resolve inside (default: home and the system temp directory). */
   allowedRoots?: readonly string[];
-  /** Files inspected concurrently during analyze (default 32; whole files up to 1 MiB are read at once). */
+  /** Files inspected concurrently during analyze (default 8; whole files up to 1 MiB are read at once). */
   concurrency?: number;
   /**
    * The key that signs journal records (HMAC-SHA256). Default: `loadJournalKey` over `dataDir` (from
@@ -106,7 +106,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     rowsEditedListeners: [],
   };
   const { db } = ctx;
-  const concurrency = options.concurrency ?? 32;
+  const concurrency = options.concurrency ?? 8;
   const bodies = new Map<JobKind, JobBody>();
   const signer = createJournalSigner(
     options.journalKey ??
