@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@libsql/client";
+import { watch as chokidarWatch, type FSWatcher } from "chokidar";
 import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
 import { migrate } from "../store/migrate.js";
@@ -14,7 +15,9 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(opts: { usePolling?: boolean; stabilityMs?: number; ignore?: string[] } = {}) {
+async function setup(
+  opts: { usePolling?: boolean; stabilityMs?: number; ignore?: string[]; watch?: typeof chokidarWatch } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), "fileorg-inbox-"));
   const watchDir = join(dir, "inbox");
   mkdirSync(watchDir);
@@ -34,6 +37,7 @@ async function setup(opts: { usePolling?: boolean; stabilityMs?: number; ignore?
     db,
     preferences,
     usePolling: opts.usePolling ?? false,
+    ...(opts.watch === undefined ? {} : { watch: opts.watch }),
     pollIntervalMs: 50,
     analyzeFiles: async (_s, files) => {
       jobs.push(files.map((f) => f.path));
@@ -88,6 +92,29 @@ describe("inbox engine", { timeout: 20_000 }, () => {
     await expect(inbox.analyze(source.id, next?.batch_id ?? undefined)).rejects.toMatchObject({
       code: "BATCH_CHANGED",
     });
+  });
+
+  it("falls back to polling when the system refuses file events, and keeps reporting files", async () => {
+    const created: FSWatcher[] = [];
+    const watchThatFails: typeof chokidarWatch = (paths, options) => {
+      const w = chokidarWatch(paths, options);
+      created.push(w);
+      // The first (event-based) watcher meets what an exhausted inotify limit raises.
+      if (created.length === 1) {
+        setTimeout(
+          () => w.emit("error", Object.assign(new Error("watch limit reached"), { code: "ENOSPC" })),
+          20,
+        );
+      }
+      return w;
+    };
+    const { inbox, watchDir, source } = await setup({ stabilityMs: 100, watch: watchThatFails });
+    await sleep(100);
+    expect(inbox.isPolling(source.id)).toBe(true);
+    writeFileSync(join(watchDir, "late.txt"), "l");
+    await sleep(400);
+    expect(await files(inbox)).toEqual(["late.txt"]);
+    expect(created).toHaveLength(2);
   });
 
   it("refuses an unknown watch source", async () => {

@@ -39,6 +39,8 @@ export interface InboxEngineOptions<J extends { job_id: string }> {
   pollIntervalMs?: number;
   /** How often watch sources are re-read for changes while started, in ms. Default 5000. */
   refreshIntervalMs?: number;
+  /** Creates the watchers (default: chokidar's `watch`); tests wrap it to simulate the OS refusing watches. */
+  watch?: typeof watch;
   /** Called when a watcher reports an error or falls back to polling. */
   onWarning?: (message: string, details: Record<string, unknown>) => void;
 }
@@ -93,7 +95,7 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
   function createWatcher(w: Watched, polling: boolean): void {
     const { source } = w;
     const ignored = createIgnoreMatcher(source.ignore ?? []);
-    const watcher = watch(source.path, {
+    const watcher = (options.watch ?? watch)(source.path, {
       persistent: true,
       ignoreInitial: false,
       alwaysStat: true,
