@@ -7,5 +7,7 @@ export default defineProject({
     name: "server",
     include: ["src/**/*.test.ts"],
     environment: "node",
+    // Tests that start real server processes need headroom when every package's suite runs at once on 2 cores.
+    testTimeout: 20_000,
   },
 });

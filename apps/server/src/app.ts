@@ -1,5 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
+import type { FileorgEngine, InboxEngine, Job, PreferencesEngine, ReviewEngine } from "@vetted/fileorg";
 import type { RunsEngine } from "@vetted/runs";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
@@ -15,8 +16,12 @@ import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js"
 import { createComparisonRoutes } from "./routes/comparison.js";
 import { createFlowRoutes } from "./routes/flows.js";
 import { createHealthRoutes } from "./routes/health.js";
+import { createInboxRoutes } from "./routes/inbox.js";
+import { createJobRoutes } from "./routes/jobs.js";
 import { createMetricsRoutes } from "./routes/metrics.js";
+import { createPreferencesRoutes } from "./routes/preferences.js";
 import { createRegisterRoutes } from "./routes/register.js";
+import { createReviewRoutes } from "./routes/review.js";
 import { createRunRoutes } from "./routes/runs.js";
 import { createTemplateRoutes } from "./routes/templates.js";
 import { validationHook } from "./validation.js";
@@ -32,6 +37,14 @@ export interface AppDeps {
   runs: RunsEngine;
   /** The Prometheus registry and its hooks. */
   metrics: Metrics;
+  /** The file organization engine (its runner is started by `main.ts`). */
+  fileorg: FileorgEngine;
+  /** File-organizer preferences: naming templates, review rules, views, watch sources, runtime, packs. */
+  preferences: PreferencesEngine;
+  /** The inbox: watches enabled watch sources and reports new stable files (start/stop in main.ts). */
+  inbox: InboxEngine<Job>;
+  /** Review of manifests: queue, batch triage, rules, learning. */
+  review: ReviewEngine;
 }
 
 /** Per-request variables set by middleware. */
@@ -107,7 +120,11 @@ export function createApp(deps: AppDeps) {
     .route("/", createRunRoutes(deps))
     .route("/", createMetricsRoutes(deps))
     .route("/", createRegisterRoutes(deps))
-    .route("/", createComparisonRoutes());
+    .route("/", createComparisonRoutes())
+    .route("/", createJobRoutes(deps))
+    .route("/", createPreferencesRoutes(deps))
+    .route("/", createInboxRoutes(deps))
+    .route("/", createReviewRoutes(deps));
 
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",

@@ -1,4 +1,4 @@
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseProtectedDomains } from "@vetted/runs";
 import { z } from "zod";
@@ -64,6 +64,8 @@ const envSchema = z
       .default(500),
     VETTED_RUNS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    VETTED_ALLOWED_ROOTS: commaList,
+    VETTED_JOURNAL_KEY: z.string().min(16, "VETTED_JOURNAL_KEY must be at least 16 characters").optional(),
   })
   .superRefine((env, ctx) => {
     if (!isLoopbackHost(env.HOST) && env.VETTED_API_TOKEN === undefined) {
@@ -98,6 +100,10 @@ export interface Config {
   runsLeaseMs: number;
   runsPollMs: number;
   runsConcurrency: number;
+  /** Directories file organization may read and write (VETTED_ALLOWED_ROOTS; default: home and temp). */
+  allowedRoots: string[];
+  /** Key signing the fileorg journal (VETTED_JOURNAL_KEY); generated into the data dir when unset. */
+  journalKey: string | undefined;
 }
 
 /** Thrown when the environment holds a value the server cannot start with. */
@@ -145,5 +151,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runsLeaseMs: e.VETTED_RUNS_LEASE_MS,
     runsPollMs: e.VETTED_RUNS_POLL_MS,
     runsConcurrency: e.VETTED_RUNS_CONCURRENCY,
+    allowedRoots:
+      e.VETTED_ALLOWED_ROOTS.length > 0
+        ? e.VETTED_ALLOWED_ROOTS.map((root) => resolve(root))
+        : [homedir(), tmpdir()],
+    journalKey: e.VETTED_JOURNAL_KEY,
   };
 }

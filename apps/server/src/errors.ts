@@ -1,3 +1,4 @@
+import { FileorgError, type FileorgErrorCode, ReviewError, type ReviewErrorCode } from "@vetted/fileorg";
 import { RunsError, type RunsErrorCode } from "@vetted/runs";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -21,7 +22,7 @@ export const SERVER_ERROR_CODES = [
 export type ServerErrorCode = (typeof SERVER_ERROR_CODES)[number];
 
 /** Every code the server can answer with. Packages' codes join this union as they are composed in. */
-export type ErrorCode = ServerErrorCode | RunsErrorCode;
+export type ErrorCode = ServerErrorCode | RunsErrorCode | FileorgErrorCode | ReviewErrorCode;
 
 /** An error raised by the HTTP layer (routing, parsing, auth, guards). */
 export class ServerError extends Error {
@@ -42,6 +43,7 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case "BAD_REQUEST":
     case "INVALID_JSON":
     case "VALIDATION_FAILED":
+    case "PREFERENCE_INVALID":
       return 400;
     case "UNAUTHORIZED":
       return 401;
@@ -52,9 +54,17 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case "FLOW_NOT_FOUND":
     case "TEMPLATE_NOT_FOUND":
     case "RUN_NOT_FOUND":
+    case "PREFERENCE_NOT_FOUND":
+    case "REVIEW_RULE_NOT_FOUND":
+    case "WATCH_SOURCE_NOT_FOUND":
+    case "LEARNED_RULE_NOT_FOUND":
       return 404;
     case "METHOD_NOT_ALLOWED":
       return 405;
+    case "PREFERENCE_NAME_TAKEN":
+    case "BATCH_CHANGED":
+    case "INBOX_EMPTY":
+      return 409;
     case "PAYLOAD_TOO_LARGE":
       return 413;
     case "UNSUPPORTED_MEDIA_TYPE":
@@ -74,6 +84,29 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
       return 422;
     case "INTERNAL_ERROR":
       return 500;
+    case "NOT_A_DIRECTORY":
+    case "INVALID_TEMPLATE":
+    case "INVALID_TARGET_PATH":
+      return 400;
+    case "PATH_OUTSIDE_ROOT":
+      return 403;
+    case "JOB_NOT_FOUND":
+    case "ROW_NOT_FOUND":
+    case "CONFLICT_NOT_FOUND":
+    case "SOURCE_NOT_FOUND":
+      return 404;
+    case "WRONG_JOB_KIND":
+    case "JOB_NOT_READY":
+    case "JOB_BUSY":
+    case "JOB_NOT_RETRYABLE":
+    case "MANIFEST_LOCKED":
+    case "PLAN_CHANGED":
+    case "STRATEGY_NOT_APPLICABLE":
+    case "JOURNAL_TAMPERED":
+    case "ROW_NOT_EDITABLE":
+      return 409;
+    case "REVISION_MISMATCH":
+      return 412;
   }
 }
 
@@ -107,7 +140,7 @@ export function describeError(err: unknown): Described | undefined {
       ...(err.headers === undefined ? {} : { headers: err.headers }),
     };
   }
-  if (err instanceof RunsError) {
+  if (err instanceof RunsError || err instanceof ReviewError || err instanceof FileorgError) {
     return {
       code: err.code,
       message: err.message,

@@ -3,6 +3,7 @@ import { createRunsEngine } from "@vetted/runs";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { openDatabase } from "./db.js";
+import { createFileorgDeps } from "./fileorg.js";
 import { createLogger } from "./logger.js";
 import { createMetrics } from "./metrics.js";
 import { runMigrations } from "./migrate.js";
@@ -38,6 +39,19 @@ async function main(): Promise<void> {
     observer: metrics.runsObserver,
   });
   metrics.attachRuns(runs);
+  const fileorgDeps = createFileorgDeps(database.db, {
+    logger,
+    fileorg: {
+      allowedRoots: config.allowedRoots,
+      dataDir: config.dataDir,
+      env: { VETTED_JOURNAL_KEY: config.journalKey },
+    },
+  });
+  const { fileorg, inbox } = fileorgDeps;
+  // Recovery of jobs a crash left running happens here, before anything is served.
+  await fileorg.start();
+  await inbox.start();
+
   const app = createApp({
     config,
     database,
@@ -46,6 +60,7 @@ async function main(): Promise<void> {
     logger,
     runs,
     metrics,
+    ...fileorgDeps,
   });
   runs.start();
 
@@ -63,13 +78,14 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     server.close(() => {
-      runs
-        .stop()
-        .catch((err: unknown) => logger.error("the run worker did not stop cleanly", { err }))
-        .finally(() => {
-          database.close();
-          process.exit(0);
-        });
+      void Promise.all([
+        runs.stop().catch((err: unknown) => logger.error("the run worker did not stop cleanly", { err })),
+        inbox.stop(),
+        fileorg.stop(),
+      ]).finally(() => {
+        database.close();
+        process.exit(0);
+      });
     });
     // Idle keep-alive sockets go now; in-flight requests (and open event streams) get a grace period.
     if ("closeIdleConnections" in server) server.closeIdleConnections();

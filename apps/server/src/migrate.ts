@@ -1,3 +1,4 @@
+import { migrate as migrateFileorg } from "@vetted/fileorg";
 import { migrate as migrateRuns } from "@vetted/runs";
 import type { Database } from "./db.js";
 
@@ -5,7 +6,10 @@ import type { Database } from "./db.js";
 type Migrator = (db: Database) => Promise<void>;
 
 /** Every package's `migrate(db)`, applied in this order at start-up. Each one is idempotent. */
-const MIGRATORS: ReadonlyArray<readonly [name: string, migrate: Migrator]> = [["runs", migrateRuns]];
+const MIGRATORS: ReadonlyArray<readonly [name: string, migrate: Migrator]> = [
+  ["runs", migrateRuns],
+  ["fileorg", migrateFileorg],
+];
 
 /** Applies every package's pending migrations; returns the names of the packages migrated. */
 export async function runMigrations(db: Database): Promise<string[]> {

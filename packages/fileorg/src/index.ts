@@ -1,4 +1,224 @@
 /**
  * @module @vetted/fileorg
+ *
+ * Review-first file organization: analyze a folder into a manifest of proposed moves, review and edit it
+ * (a prioritized queue, batch triage, rules, learned suggestions, an inbox), apply it with a write-ahead
+ * journal, and roll it back exactly. No file is ever lost or overwritten.
  */
-export {};
+export {
+  type Classification,
+  categoryOfExtension,
+  categoryOfMime,
+  classifyFile,
+} from "./domain/categorize.js";
+export {
+  CONFLICT_KINDS,
+  CONFLICT_STATUSES,
+  Conflict,
+  type ConflictKind,
+  ConflictList,
+  type ConflictStatus,
+  RESOLUTION_STRATEGIES,
+  type ResolutionStrategy,
+  ResolveRequest,
+} from "./domain/conflict.js";
+export {
+  type ConflictRow,
+  type ConflictScope,
+  conflictId,
+  type DetectedConflict,
+  detectConflicts,
+} from "./domain/detect-conflicts.js";
+// Review, preferences and inbox.
+export type { InboxBatch, InboxFile } from "./domain/inbox-batch.js";
+export { createIgnoreMatcher, DEFAULT_STABILITY_MS, inboxBatchId } from "./domain/inbox-batch.js";
+export {
+  type Actor,
+  AnalyzeRequest,
+  ApplyRequest,
+  AuditEntry,
+  AuditList,
+  canRetry,
+  DEFAULT_NAMING_TEMPLATE,
+  FINISHED_JOB_STATUSES,
+  isFinished,
+  JOB_EVENT_TYPES,
+  JOB_KINDS,
+  JOB_STATUSES,
+  Job,
+  JobError,
+  JobEvent,
+  JobEventList,
+  type JobEventType,
+  type JobKind,
+  JobList,
+  JobReport,
+  type JobStatus,
+  RollbackRequest,
+} from "./domain/job.js";
+export type {
+  LearnedIndex,
+  LearnedRule,
+  LearningOptions,
+  Outcome,
+  OutcomeField,
+  Signal,
+  SignalKind,
+  Suggestion,
+} from "./domain/learned-signals.js";
+export {
+  boostConfidence,
+  DEFAULT_LEARNING,
+  indexLearned,
+  isPastThreshold,
+  OUTCOME_FIELDS,
+  outcomesOfEdit,
+  SIGNAL_KINDS,
+  signalsOf,
+  strengthOf,
+  suggestFor,
+  targetDirOf,
+} from "./domain/learned-signals.js";
+export {
+  BatchEditRequest,
+  CATEGORIES,
+  type Category,
+  EditResult,
+  ManifestFilter,
+  ManifestPage,
+  ManifestRow,
+  REVIEW_BUCKETS,
+  type ReviewBucket,
+  ROW_ACTIONS,
+  ROW_STATUSES,
+  type RowAction,
+  RowError,
+  RowPatch,
+  type RowStatus,
+} from "./domain/manifest.js";
+export { planHashOf, planRowDigest } from "./domain/plan-hash.js";
+export type { PreferenceFamily } from "./domain/preference-family.js";
+export { PREFERENCE_FAMILIES } from "./domain/preference-family.js";
+export type { RuntimeProblem, RuntimeSettings } from "./domain/preferences.js";
+export {
+  AiClassifierInput,
+  DEFAULT_RUNTIME_SETTINGS,
+  maskSecret,
+  NamingTemplateItem,
+  RuntimeSettingsInput,
+  RuntimeSettingsView,
+  VIEW_SORT_FIELDS,
+  ViewItem,
+  WatchSourceItem,
+} from "./domain/preferences.js";
+export {
+  BatchTriageRequest,
+  BatchTriageResult,
+  DraftRuleResult,
+  FromExamplesRequest,
+  LearnedRuleView,
+  ReviewQueuePage,
+  ReviewQueueQuery,
+  ReviewQueueRow,
+  ReviewReason,
+  ReviewSummary,
+  RowSuggestion,
+  RuleOutcome,
+  RuleRequest,
+  TriageFilter,
+} from "./domain/review-api.js";
+export {
+  BUCKET_REASON_CODES,
+  type BucketInput,
+  type BucketVerdict,
+  computeReviewBucket,
+  mergeReasonCodes,
+  REVIEW_CONFIDENCE_THRESHOLD,
+  REVIEW_MARKERS,
+} from "./domain/review-bucket.js";
+export {
+  BUCKET_LABELS,
+  labelReason,
+  orderForReview,
+  REVIEW_REASON_LABELS,
+  reviewPriorityRank,
+} from "./domain/review-priority.js";
+export type { ReviewRow, ReviewRowContext, ReviewRowFacts } from "./domain/review-row.js";
+export type {
+  ChangeableField,
+  FieldChange,
+  PlanRulesOptions,
+  RenderTarget,
+  ReviewRuleInput,
+  RowChanges,
+} from "./domain/review-rule.js";
+export {
+  CHANGEABLE_FIELDS,
+  compileConditions,
+  matchesRule,
+  orderRules,
+  planRules,
+  ReviewRule,
+  RuleAction,
+  RuleCondition,
+  RuleConditions,
+} from "./domain/review-rule.js";
+export type { DraftRule } from "./domain/rule-inference.js";
+export { draftRuleFromExamples } from "./domain/rule-inference.js";
+export type { StrategyPack } from "./domain/strategy-packs.js";
+export { DEFAULT_STRATEGY_PACK_ID, findStrategyPack, STRATEGY_PACKS } from "./domain/strategy-packs.js";
+export {
+  isInside,
+  type ParsedTemplate,
+  parseTemplate,
+  pathKey,
+  renderTemplate,
+  resolveTargetPath,
+  sanitizeSegment,
+  TEMPLATE_TOKENS,
+  type TemplateContext,
+  type TemplateToken,
+  withSuffix,
+} from "./domain/template.js";
+export type { TemplateIssue } from "./domain/template-check.js";
+export { checkNamingTemplate } from "./domain/template-check.js";
+export { runTransaction } from "./engine/db.js";
+export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } from "./engine/engine.js";
+export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox-engine.js";
+export { createInboxEngine } from "./engine/inbox-engine.js";
+export { ManifestFolder, ManifestView, RowPreview } from "./engine/insights.js";
+export { JOURNAL_KEY_FILE, loadJournalKey } from "./engine/journal-key.js";
+export type { InternalPatch, ListRowsOptions, PatchOptions, RowEdit, RowsEdited } from "./engine/manifest.js";
+export { createPathGuard, defaultAllowedRoots, type PathGuard } from "./engine/path-guard.js";
+export type {
+  ItemFamily,
+  ItemOf,
+  PreferencesEngine,
+  PreferencesEngineOptions,
+  RuntimeValidation,
+  SaveOptions,
+  Stored,
+  StrategyPackView,
+} from "./engine/preferences-engine.js";
+export { createPreferencesEngine, ITEM_SCHEMAS } from "./engine/preferences-engine.js";
+export type { HubMessage } from "./engine/records.js";
+export type { ReviewEngine, ReviewEngineOptions } from "./engine/review-engine.js";
+export { createReviewEngine } from "./engine/review-engine.js";
+export type { Clock, IdGenerator } from "./engine/review-ids.js";
+export {
+  FILEORG_ERROR_CODES,
+  FileorgError,
+  type FileorgErrorCode,
+  JobStateError,
+  NotFoundError,
+  PathOutsideRootError,
+} from "./errors.js";
+export type { FieldIssue, ReviewErrorCode } from "./review-errors.js";
+export {
+  PreferenceInvalidError,
+  PreferenceNotFoundError,
+  REVIEW_ERROR_CODES,
+  ReviewError,
+} from "./review-errors.js";
+export { MIGRATION_SETS, type MigrationSet, migrate } from "./store/migrate.js";
+export { migrateReview, REVIEW_MIGRATIONS_TABLE } from "./store/review-migrate.js";

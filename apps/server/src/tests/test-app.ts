@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRunsEngine, type RunsEngineOptions } from "@vetted/runs";
 import { type AppDeps, createApp } from "../app.js";
 import { openDatabase } from "../db.js";
+import { createFileorgDeps } from "../fileorg.js";
 import { createLogger } from "../logger.js";
 import { createMetrics } from "../metrics.js";
 import { runMigrations } from "../migrate.js";
@@ -13,6 +14,7 @@ export interface TestApp {
   app: ReturnType<typeof createApp>;
   deps: AppDeps;
   dir: string;
+  /** Stops the background engines (job runner, inbox watchers), closes the database and removes the files. */
   close(): Promise<void>;
 }
 
@@ -21,7 +23,7 @@ export async function createTestApp(
   config: Partial<AppDeps["config"]> = {},
   runsOptions: Partial<RunsEngineOptions> = {},
 ): Promise<TestApp> {
-  const dir = mkdtempSync(join(tmpdir(), "vetted-app-"));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "vetted-app-")));
   const database = await openDatabase({
     databaseUrl: `file:${join(dir, "test.db")}`,
     databaseAuthToken: undefined,
@@ -40,6 +42,12 @@ export async function createTestApp(
   });
   metrics.attachRuns(runs);
   runs.start();
+  const fileorgDeps = createFileorgDeps(database.db, {
+    logger,
+    inboxRefreshMs: 200,
+    fileorg: { allowedRoots: [dir], journalKey: Buffer.alloc(32, 9) },
+  });
+  await fileorgDeps.fileorg.start();
   const deps: AppDeps = {
     config: {
       host: "127.0.0.1",
@@ -56,13 +64,14 @@ export async function createTestApp(
     logger,
     runs,
     metrics,
+    ...fileorgDeps,
   };
   return {
     app: createApp(deps),
     deps,
     dir,
     async close() {
-      await runs.stop();
+      await Promise.all([runs.stop(), fileorgDeps.inbox.stop(), fileorgDeps.fileorg.stop()]);
       database.close();
       rmSync(dir, { recursive: true, force: true });
     },

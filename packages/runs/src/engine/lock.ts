@@ -1,37 +1,51 @@
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 
 /** Runs `fn` once every earlier holder of the same lock is done. */
-export type Lock = <T>(fn: () => Promise<T>) => Promise<T>;
+export type WriteLock = <T>(fn: () => Promise<T>) => Promise<T>;
 
-const locks = new WeakMap<object, Lock>();
+/**
+ * The process-wide registry of write locks, one per libsql client. Every Vetted package that writes
+ * through a client finds its lock here (under the same global symbol), so writers from different
+ * packages sharing one database handle in one process queue behind each other instead of deadlocking.
+ */
+const REGISTRY_KEY = Symbol.for("@vetted/sqlite-write-locks");
 
-function createLock(): Lock {
-  let tail: Promise<void> = Promise.resolve();
-  return async (fn) => {
-    const previous = tail;
-    let release: () => void = () => {};
-    tail = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await previous;
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
+function lockRegistry(): WeakMap<object, WriteLock> {
+  const holder = globalThis as typeof globalThis & { [REGISTRY_KEY]?: WeakMap<object, WriteLock> };
+  let registry = holder[REGISTRY_KEY];
+  if (registry === undefined) {
+    registry = new WeakMap();
+    holder[REGISTRY_KEY] = registry;
+  }
+  return registry;
+}
+
+function createWriteLock(): WriteLock {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (fn) => {
+    const run = tail.then(fn);
+    tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   };
 }
 
 /**
- * The write lock of one database handle. The embedded libsql driver is synchronous: a second connection
- * of the same process waiting on SQLite's write lock would block the event loop that must release it.
- * Every writer of this package goes through this lock, so in-process writes queue instead.
+ * The write lock of the client behind `db`. The embedded libsql driver is synchronous: a second
+ * in-process connection waiting on SQLite's write lock would block the very event loop that must
+ * release it, so in-process writers queue here instead of overlapping.
  */
-export function writeLockFor(db: LibSQLDatabase): Lock {
-  let lock = locks.get(db);
+export function writeLockFor(db: LibSQLDatabase): WriteLock {
+  const registry = lockRegistry();
+  // Drizzle's handle carries the client it wraps; several handles over one client share one lock.
+  const client: unknown = (db as { $client?: unknown }).$client;
+  const key: object = typeof client === "object" && client !== null ? client : db;
+  let lock = registry.get(key);
   if (lock === undefined) {
-    lock = createLock();
-    locks.set(db, lock);
+    lock = createWriteLock();
+    registry.set(key, lock);
   }
   return lock;
 }

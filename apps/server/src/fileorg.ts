@@ -1,0 +1,57 @@
+import {
+  createFileorgEngine,
+  createInboxEngine,
+  createPreferencesEngine,
+  createReviewEngine,
+  type FileorgEngine,
+  type FileorgEngineOptions,
+  type InboxEngine,
+  type Job,
+  type PreferencesEngine,
+  type ReviewEngine,
+} from "@vetted/fileorg";
+import type { Database } from "./db.js";
+import type { Logger } from "./logger.js";
+
+/** The file organizer's engines, wired together. */
+export interface FileorgDeps {
+  fileorg: FileorgEngine;
+  preferences: PreferencesEngine;
+  review: ReviewEngine;
+  inbox: InboxEngine<Job>;
+}
+
+/** Options of {@link createFileorgDeps}. */
+export interface FileorgDepsOptions {
+  logger: Logger;
+  /** Options of the core engine (allowed roots, journal key, data directory…). */
+  fileorg?: Omit<FileorgEngineOptions, "db"> | undefined;
+  /** How often the inbox re-reads watch sources (ms). */
+  inboxRefreshMs?: number | undefined;
+}
+
+/** Builds the file organizer's engines over one database; none is started. */
+export function createFileorgDeps(db: Database, options: FileorgDepsOptions): FileorgDeps {
+  const fileorg = createFileorgEngine({ ...options.fileorg, db });
+  const preferences = createPreferencesEngine({ db });
+  const review = createReviewEngine({ db, fileorg, preferences });
+  const inbox = createInboxEngine<Job>({
+    db,
+    preferences,
+    analyzeFiles: (source, files, actor) => review.analyzeInboxFiles(source, files, actor),
+    ...(options.inboxRefreshMs === undefined ? {} : { refreshIntervalMs: options.inboxRefreshMs }),
+    onWarning: (message, details) => options.logger.warn(message, details),
+  });
+  // Files of an inbox batch whose analyze job did not succeed are offered again by the next scan.
+  fileorg.subscribe((message) => {
+    const { event } = message;
+    if (event.type !== "finished" || event.data.status === "succeeded") return;
+    inbox.forgetJob(event.job_id).catch((err: unknown) =>
+      options.logger.warn("inbox could not forget a failed job's batch", {
+        job_id: event.job_id,
+        error: String(err),
+      }),
+    );
+  });
+  return { fileorg, preferences, review, inbox };
+}

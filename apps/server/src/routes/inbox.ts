@@ -1,0 +1,85 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { Job } from "@vetted/fileorg";
+import type { AppDeps, AppEnv } from "../app.js";
+import { ErrorEnvelope } from "../errors.js";
+
+const InboxFile = z.object({
+  path: z.string().meta({ description: "Absolute path" }),
+  size: z.number().int(),
+  mtime: z.number().int().meta({ description: "Modification time, epoch milliseconds" }),
+});
+
+const InboxScan = z
+  .object({
+    items: z.array(
+      z.object({
+        watch_source_id: z.string(),
+        batch_id: z.string().nullable().meta({
+          description: "Derived from the exact set of (path, size, mtime); null when nothing is new",
+        }),
+        files: z.array(InboxFile),
+      }),
+    ),
+  })
+  .meta({ id: "InboxScan" });
+
+const InboxAnalyzeRequest = z
+  .object({
+    watch_source_id: z.string().min(1),
+    batch_id: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: "The batch a scan answered; refused when the files changed since" }),
+  })
+  .meta({ id: "InboxAnalyzeRequest" });
+
+const envelope = (description: string) => ({
+  description,
+  content: { "application/json": { schema: ErrorEnvelope } },
+});
+
+/** `/api/inbox/scan` and `/api/inbox/analyze`: the new stable files of watch sources, and analyzing them. */
+export function createInboxRoutes(deps: Pick<AppDeps, "inbox">) {
+  return new OpenAPIHono<AppEnv>()
+    .openapi(
+      createRoute({
+        method: "post",
+        path: "/api/inbox/analyze",
+        tags: ["inbox"],
+        summary: "Starts an analyze job over exactly a source's current batch of new stable files",
+        request: {
+          body: { required: true, content: { "application/json": { schema: InboxAnalyzeRequest } } },
+        },
+        responses: {
+          202: { description: "The analyze job", content: { "application/json": { schema: Job } } },
+          400: envelope("Invalid body"),
+          404: envelope("WATCH_SOURCE_NOT_FOUND"),
+          409: envelope("BATCH_CHANGED or INBOX_EMPTY"),
+        },
+      }),
+      async (c) => {
+        const body = c.req.valid("json");
+        const job = await deps.inbox.analyze(body.watch_source_id, body.batch_id, {
+          actor: c.get("actor"),
+          requestId: c.get("requestId"),
+        });
+        return c.json(job, 202);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: "post",
+        path: "/api/inbox/scan",
+        tags: ["inbox"],
+        summary: "For each enabled watch source, its new stable files since its last analyze, as a batch",
+        responses: {
+          200: {
+            description: "One batch per enabled source",
+            content: { "application/json": { schema: InboxScan } },
+          },
+        },
+      }),
+      async (c) => c.json(await deps.inbox.scan(), 200),
+    );
+}

@@ -1,0 +1,137 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import {
+  BatchTriageRequest,
+  BatchTriageResult,
+  DraftRuleResult,
+  FromExamplesRequest,
+  LearnedRuleView,
+  ReviewQueuePage,
+  ReviewQueueQuery,
+  RuleOutcome,
+  RuleRequest,
+} from "@vetted/fileorg";
+import type { AppDeps, AppEnv } from "../app.js";
+import { ErrorEnvelope } from "../errors.js";
+
+const errors = (...codes: Array<400 | 404 | 409 | 412>) =>
+  Object.fromEntries(
+    codes.map((code) => [
+      code,
+      { description: "Error envelope", content: { "application/json": { schema: ErrorEnvelope } } },
+    ]),
+  );
+
+const JobParam = z.object({ job_id: z.string().min(1).meta({ description: "An analyze job" }) });
+const json = <T extends z.ZodType>(schema: T) => ({
+  body: { required: true, content: { "application/json": { schema } } },
+});
+const ok = <T extends z.ZodType>(description: string, schema: T) => ({
+  200: { description, content: { "application/json": { schema } } },
+});
+
+/**
+ * Review of an analyze job's manifest: the prioritized queue, batch triage, review rules (preview, apply,
+ * draft from examples), and the learned rules in preferences.
+ */
+export function createReviewRoutes(deps: Pick<AppDeps, "review">) {
+  const { review } = deps;
+  return new OpenAPIHono<AppEnv>()
+    .openapi(
+      createRoute({
+        method: "get",
+        path: "/api/jobs/{job_id}/review-queue",
+        tags: ["review"],
+        summary:
+          "Rows needing attention, highest priority first (bucket, then lowest confidence), with a summary",
+        request: { params: JobParam, query: ReviewQueueQuery },
+        responses: { ...ok("One page of the queue", ReviewQueuePage), ...errors(400, 404, 409) },
+      }),
+      async (c) => c.json(await review.queue(c.req.valid("param").job_id, c.req.valid("query")), 200),
+    )
+    .openapi(
+      createRoute({
+        method: "post",
+        path: "/api/jobs/{job_id}/review-queue/batch-triage",
+        tags: ["review"],
+        summary: "One action over many rows (ids or a filter), atomically and audited",
+        request: { params: JobParam, ...json(BatchTriageRequest) },
+        responses: {
+          ...ok("How many rows, the new revision and summary", BatchTriageResult),
+          ...errors(400, 404, 409),
+        },
+      }),
+      async (c) =>
+        c.json(
+          await review.batchTriage(c.req.valid("param").job_id, c.req.valid("json"), {
+            actor: c.get("actor"),
+            requestId: c.get("requestId"),
+          }),
+          200,
+        ),
+    )
+    .openapi(
+      createRoute({
+        method: "post",
+        path: "/api/jobs/{job_id}/review-rules/preview",
+        tags: ["review"],
+        summary: "The rows a rule (saved or inline) matches and the exact change per row; saves nothing",
+        request: { params: JobParam, ...json(RuleRequest) },
+        responses: { ...ok("What the rule would do", RuleOutcome), ...errors(400, 404, 409) },
+      }),
+      async (c) => c.json(await review.previewRule(c.req.valid("param").job_id, c.req.valid("json")), 200),
+    )
+    .openapi(
+      createRoute({
+        method: "post",
+        path: "/api/jobs/{job_id}/review-rules/apply",
+        tags: ["review"],
+        summary: "Applies a rule to the manifest as one audited revision",
+        request: { params: JobParam, ...json(RuleRequest) },
+        responses: { ...ok("What the rule did", RuleOutcome), ...errors(400, 404, 409) },
+      }),
+      async (c) =>
+        c.json(
+          await review.applyRule(c.req.valid("param").job_id, c.req.valid("json"), {
+            actor: c.get("actor"),
+            requestId: c.get("requestId"),
+          }),
+          200,
+        ),
+    )
+    .openapi(
+      createRoute({
+        method: "post",
+        path: "/api/jobs/{job_id}/review-rules/from-examples",
+        tags: ["review"],
+        summary: "A draft rule inferred from example rows (not saved), what else it matches, and warnings",
+        request: { params: JobParam, ...json(FromExamplesRequest) },
+        responses: { ...ok("The draft", DraftRuleResult), ...errors(400, 404) },
+      }),
+      async (c) =>
+        c.json(await review.draftFromExamples(c.req.valid("param").job_id, c.req.valid("json").row_ids), 200),
+    )
+    .openapi(
+      createRoute({
+        method: "get",
+        path: "/api/preferences/learned-rules",
+        tags: ["preferences"],
+        summary: "What was learned from a person's edits: signal → outcome, counts and strength",
+        responses: ok("Every learned rule", z.object({ items: z.array(LearnedRuleView) })),
+      }),
+      async (c) => c.json(await review.listLearned(), 200),
+    )
+    .openapi(
+      createRoute({
+        method: "delete",
+        path: "/api/preferences/learned-rules",
+        tags: ["preferences"],
+        summary: "Clears learned rules: all, or one with ?id=",
+        request: { query: z.object({ id: z.string().min(1).optional() }) },
+        responses: { 204: { description: "Cleared" }, ...errors(404) },
+      }),
+      async (c) => {
+        await review.clearLearned(c.req.valid("query").id);
+        return c.body(null, 204);
+      },
+    );
+}

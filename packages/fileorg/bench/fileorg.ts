@@ -1,0 +1,170 @@
+// The fileorg benchmark: `pnpm --filter @vetted/fileorg bench [--files N]` (default 100,000 small files).
+// Every figure is printed as a ratio against a baseline measured in the same run, plus the absolute figures.
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdir, opendir, readFile, rename, rmdir, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createClient } from "@libsql/client";
+import { drizzle } from "drizzle-orm/libsql";
+import { createFileorgEngine, migrate } from "../src/index.js";
+
+const argFiles = process.argv.indexOf("--files");
+const FILES = argFiles > 0 ? Number(process.argv[argFiles + 1]) : 100_000;
+const CONCURRENCY = 8;
+const EXTS = ["txt", "md", "csv", "json", "py", "html", "log", "js", "xml", "yaml"];
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-bench-")));
+const src = join(root, "src");
+const out = join(root, "out");
+
+function generate(): void {
+  for (let i = 0; i < FILES; i++) {
+    const dir = join(src, `d${Math.floor(i / 1000)}`, `s${Math.floor(i / 100) % 10}`);
+    if (i % 100 === 0) mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `file-${i}.${EXTS[i % EXTS.length]}`), `file ${i} ${"x".repeat(i % 200)}\n`);
+  }
+}
+
+async function* walk(dir: string): AsyncGenerator<string> {
+  for await (const entry of await opendir(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* walk(path);
+    else if (entry.isFile()) yield path;
+  }
+}
+
+/** The baseline of analyze: a bare walk + stat + SHA-256 of every file, with the same concurrency. */
+async function bareWalkStatHash(concurrency: number): Promise<number> {
+  const started = performance.now();
+  const running = new Set<Promise<void>>();
+  for await (const path of walk(src)) {
+    const p = (async () => {
+      await stat(path);
+      createHash("sha256")
+        .update(await readFile(path))
+        .digest("hex");
+    })().finally(() => running.delete(p));
+    running.add(p);
+    if (running.size >= concurrency) await Promise.race(running);
+  }
+  await Promise.all(running);
+  return performance.now() - started;
+}
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+};
+const fmt = (n: number, digits = 2) => n.toFixed(digits);
+
+async function main(): Promise<void> {
+  console.log(`fileorg bench: ${FILES} files in ${root}`);
+  let t = performance.now();
+  generate();
+  console.log(`generated in ${fmt((performance.now() - t) / 1000, 1)} s`);
+
+  const client = createClient({ url: `file:${join(root, "bench.db")}`, timeout: 10_000 });
+  await client.execute("PRAGMA journal_mode = WAL");
+  const db = drizzle(client);
+  await migrate(db);
+  const engine = createFileorgEngine({
+    db,
+    allowedRoots: [root],
+    journalKey: Buffer.alloc(32, 1),
+    concurrency: CONCURRENCY,
+  });
+  await engine.start();
+  const actor = { actor: "bench" };
+
+  // Warm the page cache so neither side pays for the first read.
+  await bareWalkStatHash(CONCURRENCY);
+  // The baseline gets the best of two runs at the engine's concurrency.
+  const bareMs = Math.min(await bareWalkStatHash(CONCURRENCY), await bareWalkStatHash(CONCURRENCY));
+
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 20);
+  t = performance.now();
+  const job = await engine.analyze({ source_dir: src, output_dir: out }, actor);
+  const analyzed = await engine.waitForJob(job.job_id, 3_600_000);
+  const analyzeMs = performance.now() - t;
+  clearInterval(sampler);
+  if (analyzed.status !== "succeeded")
+    throw new Error(`analyze ${analyzed.status}: ${JSON.stringify(analyzed.error)}`);
+  console.log(`analyze phases (ms): ${JSON.stringify((await engine.report(job.job_id)).durations_ms)}`);
+
+  // Manifest pages of 200 rows at random positions (and a filtered one), as the API serves them (JSON included).
+  const latencies: number[] = [];
+  for (let i = 0; i < 300; i++) {
+    const seq = Math.floor(Math.random() * FILES);
+    const cursor = Buffer.from(String(seq)).toString("base64url");
+    const s = performance.now();
+    const page = await engine.listRows(job.job_id, {
+      cursor,
+      limit: 200,
+      ...(i % 3 === 0 ? { bucket: "auto_safe" as const } : {}),
+    });
+    JSON.stringify(page);
+    latencies.push(performance.now() - s);
+  }
+
+  // The baseline of apply: bare fs.rename of the same files to the same targets (folders created as needed).
+  const targets: Array<[string, string]> = [];
+  let cursor: string | undefined;
+  do {
+    const page = await engine.listRows(job.job_id, { limit: 1000, cursor, action: "move" });
+    for (const r of page.items) targets.push([r.source_path, r.target_path]);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor !== undefined);
+  const made = new Set<string>();
+  t = performance.now();
+  for (const [from, to] of targets) {
+    const dir = dirname(to);
+    if (!made.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      made.add(dir);
+    }
+    await rename(from, to);
+  }
+  const bareRenameMs = performance.now() - t;
+  for (const [from, to] of targets) await rename(to, from);
+  for (const dir of [...made].sort((a, b) => b.length - a.length)) await rmdir(dir).catch(() => undefined);
+  rmSync(out, { recursive: true, force: true });
+
+  t = performance.now();
+  const apply = await engine.apply({ job_id: job.job_id }, actor);
+  const applied = await engine.waitForJob(apply.job_id, 3_600_000);
+  const applyMs = performance.now() - t;
+  if (applied.status !== "succeeded")
+    throw new Error(`apply ${applied.status}: ${JSON.stringify(applied.error)}`);
+  const moved = Number(applied.result?.moved ?? 0);
+
+  const bareRate = targets.length / (bareRenameMs / 1000);
+  const applyRate = moved / (applyMs / 1000);
+  const p95 = quantile(latencies, 0.95);
+  console.log("");
+  console.log(
+    `analyze ÷ bare walk+stat+SHA-256: ${fmt(analyzeMs / bareMs)} (target ≤ 1.5) — analyze ${fmt(analyzeMs / 1000)} s, bare ${fmt(bareMs / 1000)} s`,
+  );
+  console.log(
+    `apply moves/s ÷ bare fs.rename moves/s: ${fmt(applyRate / bareRate)} (target ≥ 0.3) — apply ${fmt(applyRate, 0)}/s (${moved} moved in ${fmt(applyMs / 1000)} s), bare ${fmt(bareRate, 0)}/s (${targets.length} in ${fmt(bareRenameMs / 1000)} s)`,
+  );
+  console.log(
+    `manifest page of 200 rows at ${FILES} rows: p95 ${fmt(p95)} ms (target ≤ 50 ms; p50 ${fmt(quantile(latencies, 0.5))} ms, max ${fmt(Math.max(...latencies))} ms; ratio to target ${fmt(p95 / 50)})`,
+  );
+  console.log(
+    `peak RSS during analyze: ${fmt(peakRss / 2 ** 20, 0)} MB (target ≤ 500 MB; ratio to target ${fmt(peakRss / (500 * 2 ** 20))})`,
+  );
+
+  await engine.stop();
+  client.close();
+  rmSync(root, { recursive: true, force: true });
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  rmSync(root, { recursive: true, force: true });
+  process.exit(1);
+});

@@ -1,0 +1,69 @@
+import { z } from "zod";
+
+/** Kinds of conflict a manifest can hold. */
+export const CONFLICT_KINDS = [
+  "duplicate_target",
+  "target_exists",
+  "case_collision",
+  "duplicate_content",
+  "source_changed",
+  "outside_root",
+] as const;
+/** A kind of conflict. */
+export type ConflictKind = (typeof CONFLICT_KINDS)[number];
+
+/** How a conflict can be resolved. */
+export const RESOLUTION_STRATEGIES = ["rename", "skip", "keep_both", "manual"] as const;
+/** How a conflict can be resolved. */
+export type ResolutionStrategy = (typeof RESOLUTION_STRATEGIES)[number];
+
+/** Whether a conflict still holds rows in the `conflict` bucket. */
+export const CONFLICT_STATUSES = ["open", "resolved"] as const;
+/** Whether a conflict is open or resolved. */
+export type ConflictStatus = (typeof CONFLICT_STATUSES)[number];
+
+/** A typed conflict between rows (or between a row and the disk). */
+export const Conflict = z
+  .object({
+    conflict_id: z.string(),
+    job_id: z.string(),
+    kind: z.enum(CONFLICT_KINDS),
+    key: z.string().meta({ description: "What the rows collide on: a path, a path key, a hash or a row id" }),
+    row_ids: z.array(z.string()),
+    status: z.enum(CONFLICT_STATUSES),
+    resolution: z.enum([...RESOLUTION_STRATEGIES, "edited"]).nullable(),
+    opened_at: z.string(),
+    resolved_at: z.string().nullable(),
+  })
+  .meta({ id: "FileorgConflict" });
+/** A typed conflict. */
+export type Conflict = z.infer<typeof Conflict>;
+
+/** `POST /manifest/conflicts/resolve` body. */
+export const ResolveRequest = z
+  .object({
+    resolutions: z
+      .array(
+        z.object({
+          conflict_id: z.string().min(1),
+          strategy: z.enum(RESOLUTION_STRATEGIES),
+          target_path: z.string().min(1).optional().meta({ description: "Required for `manual`" }),
+          row_id: z
+            .string()
+            .optional()
+            .meta({ description: "For `manual`: which row gets `target_path` (default: the last row)" }),
+        }),
+      )
+      .min(1)
+      .max(10_000),
+  })
+  .meta({ id: "FileorgResolveRequest" });
+/** `POST /manifest/conflicts/resolve` body. */
+export type ResolveRequest = z.infer<typeof ResolveRequest>;
+
+/** A list of conflicts. */
+export const ConflictList = z
+  .object({ items: z.array(Conflict), next_cursor: z.string().nullable() })
+  .meta({ id: "FileorgConflictList" });
+/** A list of conflicts. */
+export type ConflictList = z.infer<typeof ConflictList>;

@@ -1,0 +1,47 @@
+import { createHash } from "node:crypto";
+import picomatch from "picomatch";
+
+/** A file the inbox saw: absolute path, size in bytes, modification time in epoch ms (integer). */
+export interface InboxFile {
+  path: string;
+  size: number;
+  mtime: number;
+}
+
+/** A source's new stable files since its last analyze, under an id derived from exactly those files. */
+export interface InboxBatch {
+  watch_source_id: string;
+  /** `null` when nothing is new. */
+  batch_id: string | null;
+  files: InboxFile[];
+}
+
+/** The stability delay used when a watch source names none. */
+export const DEFAULT_STABILITY_MS = 5000;
+
+/**
+ * The id of a batch: a hash of the exact set of (path, size, mtime), independent of order. The same files
+ * give the same id on every scan; any added, removed, grown or touched file gives another.
+ */
+export function inboxBatchId(files: readonly InboxFile[]): string | null {
+  if (files.length === 0) return null;
+  const lines = files.map((f) => `${f.path}\u0000${f.size}\u0000${f.mtime}`).sort();
+  const hash = createHash("sha256");
+  for (const line of lines) hash.update(`${line}\n`);
+  return `batch_${hash.digest("hex").slice(0, 32)}`;
+}
+
+/**
+ * Whether a path (relative to the watched folder, `/`-separated) is ignored: any hidden segment, or a match
+ * of one of the source's ignore globs (against the relative path, and against the bare name).
+ */
+export function createIgnoreMatcher(globs: readonly string[]): (relativePath: string) => boolean {
+  const matchers = globs.map((g) => picomatch(g, { dot: true }));
+  return (rel) => {
+    if (rel === "") return false;
+    const segments = rel.split("/");
+    if (segments.some((s) => s.startsWith("."))) return true;
+    const name = segments.at(-1) ?? rel;
+    return matchers.some((m) => m(rel) || m(name));
+  };
+}

@@ -1,0 +1,207 @@
+import { z } from "zod";
+
+/** Kinds of job. */
+export const JOB_KINDS = ["analyze", "apply", "rollback"] as const;
+/** A kind of job. */
+export type JobKind = (typeof JOB_KINDS)[number];
+
+/** Job statuses. `queued → running → succeeded | failed | cancelling → cancelled`. */
+export const JOB_STATUSES = ["queued", "running", "cancelling", "cancelled", "succeeded", "failed"] as const;
+/** A job status. */
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** Statuses a job never leaves. */
+export const FINISHED_JOB_STATUSES = [
+  "cancelled",
+  "succeeded",
+  "failed",
+] as const satisfies readonly JobStatus[];
+
+/** True when the job has finished (succeeded, failed or cancelled). */
+export function isFinished(status: JobStatus): boolean {
+  return (FINISHED_JOB_STATUSES as readonly JobStatus[]).includes(status);
+}
+
+/** True when a job may be retried (`failed` or `cancelled`). */
+export function canRetry(status: JobStatus): boolean {
+  return status === "failed" || status === "cancelled";
+}
+
+/** The naming template used when none is given. */
+export const DEFAULT_NAMING_TEMPLATE = "{category}/{yyyy}/{name}{ext}";
+
+/** `POST /api/jobs/analyze` body. */
+export const AnalyzeRequest = z
+  .object({
+    source_dir: z.string().min(1),
+    output_dir: z.string().min(1).optional().meta({ description: "Defaults to `source_dir`" }),
+    naming_template: z.string().min(1).max(512).optional().meta({ example: DEFAULT_NAMING_TEMPLATE }),
+    recursive: z.boolean().optional(),
+    include_hidden: z.boolean().optional(),
+  })
+  .strict()
+  .meta({ id: "FileorgAnalyzeRequest" });
+/** `POST /api/jobs/analyze` body. */
+export type AnalyzeRequest = z.infer<typeof AnalyzeRequest>;
+
+/** `POST /api/jobs/apply` body. */
+export const ApplyRequest = z
+  .object({
+    job_id: z.string().min(1).meta({ description: "The analyze job whose manifest is applied" }),
+    dry_run: z.boolean().optional(),
+    plan_hash: z
+      .string()
+      .optional()
+      .meta({ description: "When given, must equal the manifest's current plan hash" }),
+  })
+  .strict()
+  .meta({ id: "FileorgApplyRequest" });
+/** `POST /api/jobs/apply` body. */
+export type ApplyRequest = z.infer<typeof ApplyRequest>;
+
+/** `POST /api/jobs/rollback` body. */
+export const RollbackRequest = z
+  .object({
+    job_id: z.string().min(1).meta({ description: "The apply job to roll back" }),
+    row_ids: z.array(z.string().min(1)).min(1).optional(),
+  })
+  .strict()
+  .meta({ id: "FileorgRollbackRequest" });
+/** `POST /api/jobs/rollback` body. */
+export type RollbackRequest = z.infer<typeof RollbackRequest>;
+
+/** A job-level error. */
+export const JobError = z
+  .object({ code: z.string(), message: z.string(), details: z.unknown().optional() })
+  .meta({ id: "FileorgJobError" });
+/** A job-level error. */
+export type JobError = z.infer<typeof JobError>;
+
+/** A job: analyze, apply or rollback. */
+export const Job = z
+  .object({
+    job_id: z.string().meta({ example: "job_01HZX3" }),
+    kind: z.enum(JOB_KINDS),
+    status: z.enum(JOB_STATUSES),
+    phase: z.string(),
+    progress: z.number().min(0).max(1),
+    manifest_job_id: z.string().meta({ description: "The analyze job whose manifest this job works on" }),
+    target_job_id: z.string().nullable().meta({ description: "For a rollback: the apply job rolled back" }),
+    retry_of: z.string().nullable(),
+    params: z.record(z.string(), z.unknown()),
+    revision: z.number().int().nullable().meta({ description: "Manifest revision (analyze jobs)" }),
+    plan_hash: z.string().nullable().meta({ description: "Manifest plan hash (analyze jobs)" }),
+    result: z.record(z.string(), z.unknown()).nullable(),
+    error: JobError.nullable(),
+    actor: z.string(),
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "FileorgJob" });
+/** A job. */
+export type Job = z.infer<typeof Job>;
+
+/** A page of jobs, newest first. */
+export const JobList = z
+  .object({ items: z.array(Job), next_cursor: z.string().nullable() })
+  .meta({ id: "FileorgJobList" });
+/** A page of jobs. */
+export type JobList = z.infer<typeof JobList>;
+
+/** Types of job events. */
+export const JOB_EVENT_TYPES = [
+  "created",
+  "started",
+  "progress",
+  "phase",
+  "row_applied",
+  "row_failed",
+  "row_rolled_back",
+  "conflict_opened",
+  "conflict_resolved",
+  "manifest_edited",
+  "cancel_requested",
+  "recovered",
+  "finished",
+] as const;
+/** A type of job event. */
+export type JobEventType = (typeof JOB_EVENT_TYPES)[number];
+
+/** One entry of a job's append-only event log. */
+export const JobEvent = z
+  .object({
+    job_id: z.string(),
+    seq: z.number().int().positive(),
+    type: z.enum(JOB_EVENT_TYPES),
+    data: z.record(z.string(), z.unknown()),
+    at: z.string(),
+  })
+  .meta({ id: "FileorgJobEvent" });
+/** One entry of a job's event log. */
+export type JobEvent = z.infer<typeof JobEvent>;
+
+/** A page of events. */
+export const JobEventList = z
+  .object({ items: z.array(JobEvent), next_cursor: z.string().nullable() })
+  .meta({ id: "FileorgJobEventList" });
+/** A page of events. */
+export type JobEventList = z.infer<typeof JobEventList>;
+
+/** One hash-chained audit entry. */
+export const AuditEntry = z
+  .object({
+    audit_id: z.number().int(),
+    job_id: z.string().nullable(),
+    at: z.string(),
+    actor: z.string(),
+    request_id: z.string().nullable(),
+    action: z.string(),
+    subject: z.string().nullable().meta({ description: "The row, conflict or job changed" }),
+    before: z.unknown(),
+    after: z.unknown(),
+    prev_hash: z.string(),
+    hash: z.string(),
+  })
+  .meta({ id: "FileorgAuditEntry" });
+/** One hash-chained audit entry. */
+export type AuditEntry = z.infer<typeof AuditEntry>;
+
+/** A page of audit entries with the chain's verdict. */
+export const AuditList = z
+  .object({
+    items: z.array(AuditEntry),
+    next_cursor: z.string().nullable(),
+    chain_valid: z.boolean().meta({ description: "False when an entry of the chain was tampered with" }),
+  })
+  .meta({ id: "FileorgAuditList" });
+/** A page of audit entries. */
+export type AuditList = z.infer<typeof AuditList>;
+
+/** Who asks for a change, recorded in the audit log. */
+export interface Actor {
+  /** `token`, `local`, or another identity. */
+  actor: string;
+  requestId?: string | undefined;
+}
+
+/** A job report: totals, counts and durations. */
+export const JobReport = z
+  .object({
+    job_id: z.string(),
+    kind: z.enum(JOB_KINDS),
+    status: z.enum(JOB_STATUSES),
+    totals: z.object({ rows: z.number().int(), bytes: z.number().int() }),
+    by_bucket: z.record(z.string(), z.number().int()),
+    by_category: z.record(z.string(), z.number().int()),
+    by_status: z.record(z.string(), z.number().int()),
+    by_error_code: z.record(z.string(), z.number().int()),
+    duplicates: z.object({ groups: z.number().int(), rows: z.number().int(), bytes: z.number().int() }),
+    conflicts: z.object({ open: z.number().int(), resolved: z.number().int() }),
+    bytes_moved: z.number().int(),
+    durations_ms: z.record(z.string(), z.number()),
+  })
+  .meta({ id: "FileorgJobReport" });
+/** A job report. */
+export type JobReport = z.infer<typeof JobReport>;

@@ -1,0 +1,60 @@
+import { REVIEW_BUCKETS, type ReviewBucket } from "./manifest.js";
+import type { ReviewRow } from "./review-row.js";
+
+/** The human label of every reason code review knows (analyze's, the bucket function's, review's). */
+export const REVIEW_REASON_LABELS: Readonly<Record<string, string>> = {
+  BLOCKED: "Blocked: the row cannot be applied as it is",
+  UNREADABLE: "The file could not be read",
+  SOURCE_CHANGED: "The file changed since it was analyzed",
+  OPEN_CONFLICT: "A conflict involving this row is still open",
+  LOW_CONFIDENCE: "The classification is under the confidence threshold of the strategy pack",
+  LEARNED_DISAGREES: "What you did with similar files suggests something else",
+  LEARNED_AGREES: "What you did with similar files agrees with the plan",
+  EDITED: "Edited by a person, to be confirmed",
+  IGNORED: "Marked to be skipped",
+  APPROVED: "Approved by a person",
+  ALREADY_IN_PLACE: "The file is already where the plan would put it",
+  MIME_FROM_MAGIC: "Type recognized from the file's content",
+  MIME_FROM_EXTENSION: "Type guessed from the extension only",
+  EXTENSION_MISMATCH: "The extension does not match the content",
+  UNKNOWN_TYPE: "The file type is unknown",
+};
+
+/** The human label of a reason code; unknown codes are labelled from their words. */
+export function labelReason(code: string): string {
+  const known = REVIEW_REASON_LABELS[code] ?? REVIEW_REASON_LABELS[code.toUpperCase()];
+  if (known !== undefined) return known;
+  const words = code.toLowerCase().replaceAll(/[_-]+/g, " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Human labels of the buckets. */
+export const BUCKET_LABELS: Readonly<Record<ReviewBucket, string>> = {
+  blocked: "Blocked: cannot be applied as it is",
+  conflict: "Conflict: must be resolved before apply",
+  needs_review: "Needs review",
+  auto_safe: "Safe to apply",
+};
+
+/**
+ * The review priority rank of a row: lower is reviewed first. Orders by bucket (blocked, conflict,
+ * needs_review, auto_safe), then by lower confidence — the order of the review queue, whose index is
+ * (bucket, confidence, analyze order). Ties are broken by analyze order (here: `row_id`).
+ */
+export function reviewPriorityRank(row: Pick<ReviewRow, "review_bucket" | "confidence">): number {
+  const bucket = REVIEW_BUCKETS.indexOf(row.review_bucket);
+  const confidence = Math.round(Math.min(1, Math.max(0, row.confidence)) * 1_000_000);
+  return bucket * 10_000_000 + confidence;
+}
+
+/** Sorts rows into review order (a new array). */
+export function orderForReview<R extends Pick<ReviewRow, "row_id" | "review_bucket" | "confidence">>(
+  rows: readonly R[],
+): R[] {
+  return rows
+    .map((row) => ({ row, rank: reviewPriorityRank(row) }))
+    .sort(
+      (a, b) => a.rank - b.rank || (a.row.row_id < b.row.row_id ? -1 : a.row.row_id > b.row.row_id ? 1 : 0),
+    )
+    .map((x) => x.row);
+}

@@ -1,0 +1,318 @@
+import picomatch from "picomatch";
+import { z } from "zod";
+import { CATEGORIES } from "./manifest.js";
+import { basenameOf, extensionOf, ReviewBucketEnum, type ReviewRowFacts } from "./review-row.js";
+import { checkNamingTemplate } from "./template-check.js";
+
+const DateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
+/** One test on a row. `extension`, `mime` and `category` match any of the listed values. */
+export const RuleCondition = z
+  .discriminatedUnion("field", [
+    z.object({ field: z.literal("extension"), in: z.array(z.string().min(1)).min(1) }),
+    z.object({ field: z.literal("name_glob"), glob: z.string().min(1) }),
+    z.object({
+      field: z.literal("name_regex"),
+      regex: z.string().min(1),
+      flags: z
+        .string()
+        .regex(/^[imsu]*$/)
+        .optional(),
+    }),
+    z.object({ field: z.literal("path_glob"), glob: z.string().min(1) }),
+    z.object({ field: z.literal("mime"), in: z.array(z.string().min(1)).min(1) }),
+    z.object({ field: z.literal("category"), in: z.array(z.string().min(1)).min(1) }),
+    z.object({
+      field: z.literal("size"),
+      min: z.number().int().nonnegative().optional(),
+      max: z.number().int().nonnegative().optional(),
+    }),
+    z.object({ field: z.literal("date"), from: DateBound.optional(), to: DateBound.optional() }),
+    z.object({
+      field: z.literal("confidence"),
+      min: z.number().min(0).max(1).optional(),
+      max: z.number().min(0).max(1).optional(),
+    }),
+    z.object({ field: z.literal("bucket"), in: z.array(ReviewBucketEnum).min(1) }),
+    z.object({ field: z.literal("has_conflict"), value: z.boolean() }),
+  ])
+  .superRefine((c, ctx) => {
+    if (
+      (c.field === "size" || c.field === "confidence") &&
+      c.min !== undefined &&
+      c.max !== undefined &&
+      c.min > c.max
+    ) {
+      ctx.addIssue({ code: "custom", path: ["min"], message: "min must not be greater than max" });
+    }
+    if (c.field === "name_regex") {
+      try {
+        new RegExp(c.regex, c.flags ?? "");
+      } catch (err) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["regex"],
+          message: `invalid regular expression: ${(err as Error).message}`,
+        });
+      }
+    }
+  })
+  .meta({ id: "RuleCondition", description: "One test on a manifest row" });
+/** One test on a row. */
+export type RuleCondition = z.infer<typeof RuleCondition>;
+
+/** Conditions of a rule: every `all` holds, at least one `any` holds (when given), no `none` holds. */
+export const RuleConditions = z
+  .object({
+    all: z.array(RuleCondition).optional(),
+    any: z.array(RuleCondition).optional(),
+    none: z.array(RuleCondition).optional(),
+  })
+  .refine((g) => (g.all?.length ?? 0) + (g.any?.length ?? 0) + (g.none?.length ?? 0) > 0, {
+    message: "a rule needs at least one condition in all, any or none",
+  })
+  .meta({ id: "RuleConditions" });
+/** The condition groups of a rule. */
+export type RuleConditions = z.infer<typeof RuleConditions>;
+
+/** What a matching rule does to a row. `set_target` takes a naming template. */
+export const RuleAction = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("set_category"), category: z.enum(CATEGORIES) }),
+    z.object({
+      type: z.literal("set_target"),
+      template: z
+        .string()
+        .min(1)
+        .superRefine((t, ctx) => {
+          for (const issue of checkNamingTemplate(t))
+            ctx.addIssue({ code: "custom", message: `${issue.part}: ${issue.message}` });
+        }),
+    }),
+    z.object({ type: z.literal("skip") }),
+    z.object({ type: z.literal("approve") }),
+  ])
+  .meta({ id: "RuleAction" });
+/** A rule action. */
+export type RuleAction = z.infer<typeof RuleAction>;
+
+/** A review rule as saved and sent: `id` is generated when absent. */
+export const ReviewRule = z
+  .object({
+    id: z.string().min(1).max(100).optional(),
+    name: z.string().trim().min(1).max(200),
+    enabled: z.boolean().default(true),
+    priority: z.number().int().min(-1_000_000).max(1_000_000).default(0),
+    stop_further_rules: z.boolean().default(false),
+    conditions: RuleConditions,
+    actions: z.array(RuleAction).min(1),
+  })
+  .meta({ id: "ReviewRule" });
+/** A review rule (after defaults). */
+export type ReviewRule = z.infer<typeof ReviewRule>;
+/** A review rule as written by a client (defaults not yet applied). */
+export type ReviewRuleInput = z.input<typeof ReviewRule>;
+
+/** The fields a rule may change on a row. */
+export const CHANGEABLE_FIELDS = ["category", "target_path", "action", "review_bucket"] as const;
+/** A field a rule may change. */
+export type ChangeableField = (typeof CHANGEABLE_FIELDS)[number];
+
+/** One field's change: what it was and what it becomes. */
+export interface FieldChange {
+  from: string;
+  to: string;
+}
+
+/** The exact change a rule makes to one row. */
+export interface RowChanges {
+  row_id: string;
+  changes: Partial<Record<ChangeableField, FieldChange>>;
+  /** Ids of the rules that matched, in the order they were applied. */
+  rule_ids: string[];
+}
+
+/** A condition compiled once for fast evaluation over many rows. */
+type Test = (row: ReviewRowFacts) => boolean;
+
+function normExt(e: string): string {
+  const lower = e.trim().toLowerCase();
+  return lower.startsWith(".") ? lower : `.${lower}`;
+}
+
+function mimeTest(patterns: readonly string[]): Test {
+  const exact = new Set<string>();
+  const prefixes: string[] = [];
+  for (const p of patterns) {
+    const lower = p.toLowerCase();
+    if (lower.endsWith("/*")) prefixes.push(lower.slice(0, -1));
+    else exact.add(lower);
+  }
+  return (row) => {
+    const mime = row.mime?.toLowerCase();
+    if (mime === undefined) return false;
+    return exact.has(mime) || prefixes.some((p) => mime.startsWith(p));
+  };
+}
+
+/** A date bound in epoch ms: a bare date covers its whole UTC day (`from` at 00:00, `to` at 24:00). */
+export function dateBoundMs(bound: string, end: boolean): number {
+  // A bare date covers the whole day (UTC): `from` starts at 00:00, `to` ends at 24:00.
+  if (/^\d{4}-\d{2}-\d{2}$/.test(bound)) return Date.parse(`${bound}T00:00:00Z`) + (end ? 86_400_000 : 0);
+  return Date.parse(bound);
+}
+
+function compileCondition(c: RuleCondition): Test {
+  switch (c.field) {
+    case "extension": {
+      const set = new Set(c.in.map(normExt));
+      return (row) => set.has(extensionOf(row.source_path));
+    }
+    case "name_glob": {
+      const m = picomatch(c.glob, { nocase: true, dot: true });
+      return (row) => m(basenameOf(row.source_path));
+    }
+    case "name_regex": {
+      const re = new RegExp(c.regex, c.flags ?? "");
+      return (row) => re.test(basenameOf(row.source_path));
+    }
+    case "path_glob": {
+      const m = picomatch(c.glob, { dot: true });
+      return (row) => m(row.source_path);
+    }
+    case "mime":
+      return mimeTest(c.in);
+    case "category": {
+      const set = new Set(c.in.map((v) => v.toLowerCase()));
+      return (row) => set.has(row.category.toLowerCase());
+    }
+    case "size":
+      return (row) =>
+        (c.min === undefined || row.size >= c.min) && (c.max === undefined || row.size <= c.max);
+    case "date": {
+      const from = c.from === undefined ? undefined : dateBoundMs(c.from, false);
+      const to = c.to === undefined ? undefined : dateBoundMs(c.to, true);
+      return (row) => (from === undefined || row.mtime >= from) && (to === undefined || row.mtime < to);
+    }
+    case "confidence":
+      return (row) =>
+        (c.min === undefined || row.confidence >= c.min) && (c.max === undefined || row.confidence <= c.max);
+    case "bucket": {
+      const set = new Set<string>(c.in);
+      return (row) => set.has(row.review_bucket);
+    }
+    case "has_conflict":
+      return (row) => row.has_conflict === c.value;
+  }
+}
+
+/** Compiles a rule's conditions into one predicate over rows (globs and regexes are built once). */
+export function compileConditions(conditions: RuleConditions): Test {
+  const all = (conditions.all ?? []).map(compileCondition);
+  const any = (conditions.any ?? []).map(compileCondition);
+  const none = (conditions.none ?? []).map(compileCondition);
+  return (row) =>
+    all.every((t) => t(row)) && (any.length === 0 || any.some((t) => t(row))) && !none.some((t) => t(row));
+}
+
+/** Whether a row satisfies a rule's conditions. */
+export function matchesRule(rule: Pick<ReviewRule, "conditions">, row: ReviewRowFacts): boolean {
+  return compileConditions(rule.conditions)(row);
+}
+
+/** Orders rules as they apply: enabled only, higher priority first, then by name and id for stability. */
+export function orderRules<R extends Pick<ReviewRule, "enabled" | "priority" | "name" | "id">>(
+  rules: readonly R[],
+): R[] {
+  return rules
+    .filter((r) => r.enabled)
+    .sort(
+      (a, b) =>
+        b.priority - a.priority || a.name.localeCompare(b.name) || (a.id ?? "").localeCompare(b.id ?? ""),
+    );
+}
+
+/** Turns a `set_target` template into the row's new target path, or an error message. */
+export type RenderTarget = (
+  row: ReviewRowFacts,
+  template: string,
+) => { ok: true; path: string } | { ok: false; message: string };
+
+/** Options for {@link planRules}. */
+export interface PlanRulesOptions {
+  /** Renders `set_target` templates; rows it refuses are left unchanged for that field. */
+  renderTarget: RenderTarget;
+  /** The target a new category implies when no rule sets the target (the job's template), if any. */
+  retarget?: ((row: ReviewRowFacts, category: string) => string | undefined) | undefined;
+  /** Also return matching rows whose fields would not change (with empty `changes`). */
+  includeUnchanged?: boolean | undefined;
+}
+
+/**
+ * Plans what a list of rules does to rows, without changing anything. Rules apply in {@link orderRules}
+ * order; conditions are always evaluated against the row as it is (rules never cascade); when several rules
+ * set the same field the higher-priority one wins; a matching rule with `stop_further_rules` ends the list
+ * for that row. Only rows whose fields really change are returned, each with its `{from, to}` per field.
+ * Finished rows (applied, rolled back) are never changed.
+ */
+export function planRules(
+  rows: Iterable<ReviewRowFacts>,
+  rules: readonly ReviewRule[],
+  options: PlanRulesOptions,
+): RowChanges[] {
+  const compiled = orderRules(rules).map((rule) => ({ rule, test: compileConditions(rule.conditions) }));
+  const out: RowChanges[] = [];
+  for (const row of rows) {
+    if (row.status !== "pending" && row.status !== "failed") continue;
+    const changes: RowChanges["changes"] = {};
+    const ruleIds: string[] = [];
+    for (const { rule, test } of compiled) {
+      if (!test(row)) continue;
+      ruleIds.push(rule.id ?? rule.name);
+      for (const action of rule.actions) applyAction(row, action, changes, options);
+      if (rule.stop_further_rules) break;
+    }
+    if (
+      changes.category !== undefined &&
+      changes.target_path === undefined &&
+      options.retarget !== undefined
+    ) {
+      const to = options.retarget(row, changes.category.to);
+      if (to !== undefined) changes.target_path = { from: row.target_path, to };
+    }
+    const real = Object.fromEntries(
+      Object.entries(changes).filter(([, c]) => c !== undefined && c.from !== c.to),
+    ) as RowChanges["changes"];
+    if (Object.keys(real).length > 0 || (options.includeUnchanged === true && ruleIds.length > 0))
+      out.push({ row_id: row.row_id, changes: real, rule_ids: ruleIds });
+  }
+  return out;
+}
+
+function applyAction(
+  row: ReviewRowFacts,
+  action: RuleAction,
+  changes: RowChanges["changes"],
+  options: PlanRulesOptions,
+): void {
+  switch (action.type) {
+    case "set_category":
+      changes.category ??= { from: row.category, to: action.category };
+      return;
+    case "set_target": {
+      if (changes.target_path !== undefined) return;
+      // A new category from a higher rule feeds the template.
+      const facts = changes.category === undefined ? row : { ...row, category: changes.category.to };
+      const rendered = options.renderTarget(facts, action.template);
+      if (rendered.ok) changes.target_path = { from: row.target_path, to: rendered.path };
+      return;
+    }
+    case "skip":
+      changes.action ??= { from: row.action, to: "skip" };
+      return;
+    case "approve":
+      // Blocked and conflicting rows cannot be approved past their problem.
+      if (row.review_bucket === "needs_review")
+        changes.review_bucket ??= { from: row.review_bucket, to: "auto_safe" };
+      return;
+  }
+}

@@ -1,0 +1,429 @@
+import { createHash } from "node:crypto";
+import type { Dirent } from "node:fs";
+import { createReadStream } from "node:fs";
+import { lstat, opendir, readFile } from "node:fs/promises";
+import { basename, dirname, extname, join } from "node:path";
+import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
+import { fileTypeFromBuffer } from "file-type";
+import { classifyFile } from "../domain/categorize.js";
+import type { ConflictScope } from "../domain/detect-conflicts.js";
+import type { RowError } from "../domain/manifest.js";
+import { EMPTY_PLAN_ACCUMULATOR, xorDigest } from "../domain/plan-hash.js";
+import { type ParsedTemplate, pathKey, renderTemplate } from "../domain/template.js";
+import { jobs, rows } from "../store/schema.js";
+import { runTransaction } from "./db.js";
+import { digestOf, type RowRecord, recomputeConflicts, reviewOf } from "./manifest.js";
+import type { JobRun } from "./run.js";
+
+/** Folders of other tools, skipped unless hidden entries are included. */
+export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([
+  "node_modules",
+  "__pycache__",
+  "$RECYCLE.BIN",
+  "System Volume Information",
+  "lost+found",
+]);
+
+/** Options of the walk. */
+export interface WalkOptions {
+  recursive: boolean;
+  includeHidden: boolean;
+}
+
+/** Counts of what the walk passed over. */
+export interface WalkStats {
+  directories: number;
+  skippedEntries: number;
+}
+
+function isSkipped(name: string, isDir: boolean, options: WalkOptions): boolean {
+  if (!options.includeHidden && name.startsWith(".")) return true;
+  if (isDir && !options.includeHidden && SKIPPED_DIRECTORIES.has(name)) return true;
+  // temp files of an interrupted apply are never part of a plan
+  return !isDir && name.includes(".vetted-tmp-");
+}
+
+/** Streams the regular files under `root` depth-first; only pending directory paths are held in memory. */
+export async function* walkFiles(
+  root: string,
+  options: WalkOptions,
+  stats: WalkStats,
+): AsyncGenerator<string> {
+  const stack = [root];
+  while (stack.length > 0) {
+    const dir = stack.pop();
+    if (dir === undefined) break;
+    stats.directories++;
+    let handle: AsyncIterable<Dirent>;
+    try {
+      handle = await opendir(dir, { bufferSize: 128 });
+    } catch {
+      stats.skippedEntries++;
+      continue;
+    }
+    const subdirs: string[] = [];
+    for await (const entry of handle) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (isSkipped(entry.name, true, options)) stats.skippedEntries++;
+        else if (options.recursive) subdirs.push(path);
+      } else if (entry.isFile()) {
+        if (isSkipped(entry.name, false, options)) stats.skippedEntries++;
+        else yield path;
+      } else {
+        // symlinks, sockets, devices: never followed, never moved
+        stats.skippedEntries++;
+      }
+    }
+    stack.push(...subdirs.reverse());
+  }
+}
+
+/** Maps `source` through `fn` with at most `limit` calls in flight; yields in completion order. */
+export async function* mapBounded<T, R>(
+  source: AsyncIterable<T>,
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): AsyncGenerator<R> {
+  const iterator = source[Symbol.asyncIterator]();
+  const running = new Map<number, Promise<{ key: number; value: R }>>();
+  let nextKey = 0;
+  let exhausted = false;
+  for (;;) {
+    while (!exhausted && running.size < limit) {
+      const next = await iterator.next();
+      if (next.done === true) {
+        exhausted = true;
+        break;
+      }
+      const key = nextKey++;
+      running.set(
+        key,
+        fn(next.value).then((value) => ({ key, value })),
+      );
+    }
+    if (running.size === 0) return;
+    const settled = await Promise.race(running.values());
+    running.delete(settled.key);
+    yield settled.value;
+  }
+}
+
+/** What analyzing one file yields. */
+export interface FileFacts {
+  sourcePath: string;
+  size: number;
+  mtime: number;
+  dev: number;
+  ino: number;
+  sha256: string | null;
+  sniffedMime: string | undefined;
+  error: RowError | null;
+}
+
+const WHOLE_FILE_LIMIT = 1 << 20;
+
+const TEXT_MAGIC = ["%PDF", "{\\rtf", "%!", "<?xml", "<svg", "#!"];
+
+/**
+ * True when a file's head is plain text with no known text-based magic: magic-byte sniffing cannot say
+ * more than the extension there, so it is skipped (it is the costliest step of inspecting a small file).
+ */
+export function looksLikePlainText(head: Buffer): boolean {
+  for (let i = 0; i < head.length; i++) {
+    const b = head[i] ?? 0;
+    if (b < 0x09 || (b > 0x0d && b < 0x20 && b !== 0x1b)) return false;
+  }
+  const start = head.subarray(0, 8).toString("latin1").trimStart();
+  return !TEXT_MAGIC.some((m) => start.startsWith(m));
+}
+
+/** Stats, hashes and sniffs one file, reading it once; an unreadable file is reported, not thrown. */
+export async function inspectFile(path: string): Promise<FileFacts | undefined> {
+  let info: Awaited<ReturnType<typeof lstat>>;
+  try {
+    info = await lstat(path);
+  } catch {
+    return undefined; // vanished since the walk saw it
+  }
+  if (!info.isFile()) return undefined;
+  const base = {
+    sourcePath: path,
+    size: info.size,
+    mtime: Math.trunc(info.mtimeMs),
+    dev: info.dev,
+    ino: info.ino,
+  };
+  try {
+    let head: Buffer;
+    let sha256: string;
+    if (info.size <= WHOLE_FILE_LIMIT) {
+      const content = await readFile(path);
+      sha256 = createHash("sha256").update(content).digest("hex");
+      head = content.subarray(0, 4100);
+    } else {
+      const hash = createHash("sha256");
+      const chunks: Buffer[] = [];
+      let headBytes = 0;
+      for await (const piece of createReadStream(path, { highWaterMark: 1 << 20 })) {
+        const buf = piece as Buffer;
+        hash.update(buf);
+        if (headBytes < 4100) {
+          chunks.push(buf.subarray(0, 4100 - headBytes));
+          headBytes += Math.min(buf.length, 4100 - headBytes);
+        }
+      }
+      sha256 = hash.digest("hex");
+      head = Buffer.concat(chunks);
+    }
+    const sniffed =
+      head.length === 0 || looksLikePlainText(head)
+        ? undefined
+        : await fileTypeFromBuffer(head).catch(() => undefined);
+    return { ...base, sha256, sniffedMime: sniffed?.mime, error: null };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? "EIO";
+    return {
+      ...base,
+      sha256: null,
+      sniffedMime: undefined,
+      error: { code: "UNREADABLE", message: `The file cannot be read (${code}).` },
+    };
+  }
+}
+
+async function isOccupiedBySomethingElse(
+  target: string,
+  facts: FileFacts,
+  directories: Map<string, Promise<boolean>>,
+): Promise<boolean> {
+  if (target === facts.sourcePath) return false;
+  // Most targets land in folders that do not exist yet: one check per folder instead of one per file.
+  const dir = dirname(target);
+  let dirExists = directories.get(dir);
+  if (dirExists === undefined) {
+    dirExists = lstat(dir).then(
+      () => true,
+      () => false,
+    );
+    directories.set(dir, dirExists);
+  }
+  if (!(await dirExists)) return false;
+  try {
+    const t = await lstat(target);
+    // On a case-insensitive file system the "target" may be the file itself under another case.
+    return !(t.ino === facts.ino && t.dev === facts.dev);
+  } catch {
+    return false;
+  }
+}
+
+/** Everything analyze needs, from the job's parameters. */
+export interface AnalyzePlan {
+  sourceDir: string;
+  outputDir: string;
+  template: ParsedTemplate;
+  recursive: boolean;
+  includeHidden: boolean;
+  concurrency: number;
+  /** Analyze exactly these files (absolute paths) instead of walking `sourceDir` (the inbox's batches). */
+  files?: readonly string[] | undefined;
+  /** Rows under this confidence go to `needs_review` (the strategy pack's threshold). */
+  confidenceThreshold?: number | undefined;
+  /** Adjusts a new row before its bucket is computed (review's learned suggestions). */
+  adjust?: RowAdjuster | undefined;
+  /** Whether each target folder exists (filled during the walk). */
+  directories?: Map<string, Promise<boolean>>;
+}
+
+/** What a row adjuster sees and answers: review's learned suggestions raise confidence or add reasons. */
+export type RowAdjuster = (row: {
+  sourcePath: string;
+  targetPath: string;
+  mime: string | null;
+  category: string;
+  confidence: number;
+}) => { confidence: number; reasonCodes: readonly string[] } | undefined;
+
+/** Builds the stored row for one inspected file. */
+export async function buildRow(
+  facts: FileFacts,
+  plan: AnalyzePlan,
+  jobId: string,
+  seq: number,
+  rowId: string,
+  at: number,
+): Promise<RowRecord> {
+  const fileName = basename(facts.sourcePath);
+  const cls = classifyFile({ ext: extname(fileName), sniffedMime: facts.sniffedMime });
+  const rel = renderTemplate(plan.template, {
+    category: cls.category,
+    mtime: facts.mtime,
+    fileName,
+    sha256: facts.sha256,
+  });
+  const targetPath = join(plan.outputDir, rel);
+  const inPlace = targetPath === facts.sourcePath;
+  const blocked = facts.error !== null;
+  const reasonCodes = [...cls.reasonCodes];
+  if (inPlace) reasonCodes.push("ALREADY_IN_PLACE");
+  if (blocked) reasonCodes.push("UNREADABLE");
+  const partial = {
+    id: rowId,
+    jobId,
+    seq,
+    sourcePath: facts.sourcePath,
+    targetPath,
+    targetKey: pathKey(targetPath),
+    size: facts.size,
+    mtime: facts.mtime,
+    sha256: facts.sha256,
+    mime: cls.mime,
+    category: cls.category,
+    confidence: cls.confidence,
+    action: inPlace || blocked ? ("skip" as const) : ("move" as const),
+    reasonCodes,
+    status: "pending" as const,
+    edited: false,
+    targetEdited: false,
+    blocked,
+    targetOccupied:
+      inPlace || blocked
+        ? false
+        : await isOccupiedBySomethingElse(targetPath, facts, plan.directories ?? new Map()),
+    sourceChanged: false,
+    duplicateAccepted: false,
+    conflictIds: [] as string[],
+    error: facts.error,
+    updatedAt: at,
+  };
+  const adjusted = blocked || inPlace ? undefined : plan.adjust?.(partial);
+  if (adjusted !== undefined) {
+    partial.confidence = adjusted.confidence;
+    for (const code of adjusted.reasonCodes)
+      if (!partial.reasonCodes.includes(code)) partial.reasonCodes.push(code);
+  }
+  const { reviewBucket, reasonCodes: withVerdict } = reviewOf(partial, plan.confidenceThreshold);
+  const row = { ...partial, reasonCodes: withVerdict };
+  return { ...row, reviewBucket, planDigest: digestOf({ ...row, reviewBucket }) };
+}
+
+const BATCH = 1000;
+
+/** Runs an analyze job: walk, inspect, store rows in batches, then detect conflicts over the whole manifest. */
+export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record<string, unknown>> {
+  const { ctx, job } = run;
+  const stats: WalkStats = { directories: 0, skippedEntries: 0 };
+  let seq = 0;
+  let discovered = 0;
+  let bytes = 0;
+  let blocked = 0;
+  let batch: RowRecord[] = [];
+  let pending: Promise<void> = Promise.resolve();
+  // Inserts run behind the walk: one batch is written while the next is being inspected.
+  const flush = async () => {
+    await pending;
+    if (batch.length === 0) return;
+    const values = batch;
+    batch = [];
+    pending = runTransaction(ctx.db, async (tx) => {
+      for (let i = 0; i < values.length; i += 100) await tx.insert(rows).values(values.slice(i, i + 100));
+    });
+    await run.progress(discovered === 0 ? 0 : (0.9 * seq) / Math.max(discovered, seq), {
+      files: seq,
+      bytes,
+      directories: stats.directories,
+    });
+  };
+  await run.phase("scanning");
+  const listed = plan.files;
+  const files = (async function* () {
+    const paths: AsyncIterable<string> | Iterable<string> = listed ?? walkFiles(plan.sourceDir, plan, stats);
+    for await (const path of paths) {
+      discovered++;
+      yield path;
+    }
+  })();
+  const inspect = async (path: string) => {
+    const facts = await inspectFile(path);
+    return facts === undefined ? undefined : buildRow(facts, plan, job.id, 0, ctx.ids("row"), ctx.clock());
+  };
+  for await (const row of mapBounded(files, plan.concurrency, inspect)) {
+    if (row === undefined) continue;
+    seq++;
+    row.seq = seq;
+    bytes += row.size;
+    if (row.blocked) blocked++;
+    batch.push(row);
+    if (batch.length >= BATCH) {
+      await flush();
+      if (await run.isCancelled()) {
+        await pending;
+        return { files: seq, bytes, cancelled: true };
+      }
+    }
+  }
+  await flush();
+  await pending;
+
+  await run.phase("conflicts");
+  const targetKeys = (
+    await ctx.db
+      .select({ key: rows.targetKey })
+      .from(rows)
+      .where(and(eq(rows.jobId, job.id), eq(rows.action, "move")))
+      .groupBy(rows.targetKey)
+      .having(sql`count(*) > 1`)
+  ).map((r) => r.key);
+  const shas = (
+    await ctx.db
+      .select({ sha: rows.sha256 })
+      .from(rows)
+      .where(and(eq(rows.jobId, job.id), eq(rows.action, "move"), isNotNull(rows.sha256), gt(rows.size, 0)))
+      .groupBy(rows.sha256)
+      .having(sql`count(*) > 1`)
+  ).flatMap((r) => (r.sha === null ? [] : [r.sha]));
+  const flagged = (
+    await ctx.db
+      .select({ id: rows.id })
+      .from(rows)
+      .where(and(eq(rows.jobId, job.id), eq(rows.action, "move"), eq(rows.targetOccupied, true)))
+  ).map((r) => r.id);
+  let accumulator = EMPTY_PLAN_ACCUMULATOR;
+  let after = 0;
+  for (;;) {
+    const page = await ctx.db
+      .select({ seq: rows.seq, digest: rows.planDigest })
+      .from(rows)
+      .where(and(eq(rows.jobId, job.id), gt(rows.seq, after)))
+      .orderBy(asc(rows.seq))
+      .limit(5000);
+    if (page.length === 0) break;
+    for (const r of page) accumulator = xorDigest(accumulator, r.digest);
+    after = page[page.length - 1]?.seq ?? after;
+  }
+  const scope: ConflictScope = {
+    targetKeys: new Set(targetKeys),
+    shas: new Set(shas),
+    rowIds: new Set(flagged),
+  };
+  const at = ctx.clock();
+  const { messages, openConflicts } = await runTransaction(ctx.db, async (tx) => {
+    const outcome = await recomputeConflicts(tx, job, scope, accumulator, at);
+    await tx
+      .update(jobs)
+      .set({ revision: 0, planAccumulator: outcome.accumulator, updatedAt: at })
+      .where(eq(jobs.id, job.id));
+    const count = outcome.messages.filter((m) => m.event.type === "conflict_opened").length;
+    return { messages: outcome.messages, openConflicts: count };
+  });
+  ctx.publish(messages);
+  return {
+    files: seq,
+    bytes,
+    blocked,
+    directories: stats.directories,
+    skipped_entries: stats.skippedEntries,
+    conflicts: openConflicts,
+  };
+}

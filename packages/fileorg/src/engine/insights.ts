@@ -1,0 +1,253 @@
+import { lstat, open, realpath } from "node:fs/promises";
+import { posix } from "node:path";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { imageSize } from "image-size";
+import { z } from "zod";
+import type { JobReport } from "../domain/job.js";
+import { ManifestRow } from "../domain/manifest.js";
+import { isInside } from "../domain/template.js";
+import { NotFoundError } from "../errors.js";
+import { conflicts, jobs, journal, rows } from "../store/schema.js";
+import type { EngineContext } from "./context.js";
+import { loadRows, planHashOfJob, requireManifestJob, toManifestRow } from "./manifest.js";
+import { findJob } from "./records.js";
+
+/** One folder of the target tree: files directly in it and in it with every subfolder. */
+export const ManifestFolder = z.object({
+  path: z
+    .string()
+    .meta({ description: "Relative to the output directory; `` is the output directory itself" }),
+  depth: z.number().int(),
+  files: z.number().int(),
+  total_files: z.number().int(),
+  total_bytes: z.number().int(),
+});
+
+/** The grouped view of a manifest: the target folder tree with counts, and summaries. */
+export const ManifestView = z
+  .object({
+    job_id: z.string(),
+    revision: z.number().int(),
+    plan_hash: z.string(),
+    output_dir: z.string(),
+    folders: z.array(ManifestFolder),
+    outside: z.number().int().meta({ description: "Rows whose target is outside the output directory" }),
+    by_bucket: z.record(z.string(), z.number().int()),
+    by_category: z.record(z.string(), z.number().int()),
+    by_status: z.record(z.string(), z.number().int()),
+    by_action: z.record(z.string(), z.number().int()),
+  })
+  .meta({ id: "FileorgManifestView" });
+/** The grouped view of a manifest. */
+export type ManifestView = z.infer<typeof ManifestView>;
+
+async function countBy(
+  ctx: EngineContext,
+  jobId: string,
+  column: typeof rows.reviewBucket | typeof rows.category | typeof rows.status | typeof rows.action,
+): Promise<Record<string, number>> {
+  const found = await ctx.db
+    .select({ key: column, n: sql<number>`count(*)` })
+    .from(rows)
+    .where(eq(rows.jobId, jobId))
+    .groupBy(column);
+  return Object.fromEntries(found.map((r) => [String(r.key), Number(r.n)]));
+}
+
+/** Builds the grouped view of a manifest (rows that will not move are counted where they are). */
+export async function viewManifest(ctx: EngineContext, jobId: string): Promise<ManifestView> {
+  const job = await requireManifestJob(ctx.db, jobId);
+  const outputDir = String(job.params.output_dir ?? "");
+  const folders = new Map<string, { files: number; total: number; bytes: number }>();
+  const bump = (path: string, direct: boolean, size: number) => {
+    const f = folders.get(path) ?? { files: 0, total: 0, bytes: 0 };
+    if (direct) f.files++;
+    f.total++;
+    f.bytes += size;
+    folders.set(path, f);
+  };
+  let outside = 0;
+  let after = 0;
+  for (;;) {
+    const page = await ctx.db
+      .select({
+        seq: rows.seq,
+        target: rows.targetPath,
+        source: rows.sourcePath,
+        action: rows.action,
+        size: rows.size,
+      })
+      .from(rows)
+      .where(and(eq(rows.jobId, jobId), gt(rows.seq, after)))
+      .orderBy(asc(rows.seq))
+      .limit(5000);
+    if (page.length === 0) break;
+    after = page[page.length - 1]?.seq ?? after;
+    for (const r of page) {
+      const where = r.action === "move" ? r.target : r.source;
+      if (!isInside(outputDir, where)) {
+        outside++;
+        continue;
+      }
+      const rel = posix.dirname(posix.relative(outputDir, where));
+      const parts = rel === "." ? [] : rel.split("/");
+      bump("", parts.length === 0, r.size);
+      for (let i = 1; i <= parts.length; i++) bump(parts.slice(0, i).join("/"), i === parts.length, r.size);
+    }
+  }
+  return {
+    job_id: jobId,
+    revision: job.revision ?? 0,
+    plan_hash: planHashOfJob(job) ?? "",
+    output_dir: outputDir,
+    folders: [...folders.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([path, f]) => ({
+        path,
+        depth: path === "" ? 0 : path.split("/").length,
+        files: f.files,
+        total_files: f.total,
+        total_bytes: f.bytes,
+      })),
+    outside,
+    by_bucket: await countBy(ctx, jobId, rows.reviewBucket),
+    by_category: await countBy(ctx, jobId, rows.category),
+    by_status: await countBy(ctx, jobId, rows.status),
+    by_action: await countBy(ctx, jobId, rows.action),
+  };
+}
+
+/** A row's metadata and a safe, cheap preview of its file. */
+export const RowPreview = z
+  .object({
+    row: ManifestRow,
+    path: z.string().meta({ description: "Where the file is now" }),
+    exists: z.boolean(),
+    kind: z.enum(["text", "image", "pdf", "none"]),
+    text: z.string().optional().meta({ description: "The first lines of a text file (at most 4 KiB)" }),
+    truncated: z.boolean().optional(),
+    image: z.object({ width: z.number(), height: z.number(), type: z.string().optional() }).optional(),
+    pdf: z.object({ pages: z.number().int() }).optional(),
+  })
+  .meta({ id: "FileorgRowPreview" });
+/** A row's metadata and a safe preview. */
+export type RowPreview = z.infer<typeof RowPreview>;
+
+const TEXT_BYTES = 4096;
+const TEXT_LINES = 40;
+const PDF_SCAN_BYTES = 4 << 20;
+
+/**
+ * Previews a row's file where it is now (target once applied, else source): never through a symlink and
+ * never outside the allowed roots. Text: the first lines; images: dimensions; PDFs: a page count when small.
+ */
+export async function previewRow(ctx: EngineContext, jobId: string, rowId: string): Promise<RowPreview> {
+  await requireManifestJob(ctx.db, jobId);
+  const [row] = await loadRows(ctx.db, jobId, [rowId]);
+  if (row === undefined)
+    throw new NotFoundError("ROW_NOT_FOUND", `No row ${rowId} in ${jobId}.`, { row_id: rowId });
+  const path = row.status === "applied" ? row.targetPath : row.sourcePath;
+  const base = { row: toManifestRow(row), path };
+  const info = await lstat(path).catch(() => undefined);
+  if (info === undefined || !info.isFile()) return { ...base, exists: info !== undefined, kind: "none" };
+  const real = await realpath(path).catch(() => "");
+  if (!ctx.guard.isAllowed(real)) return { ...base, exists: true, kind: "none" };
+  const handle = await open(path, "r");
+  try {
+    const headSize = Math.min(info.size, Math.max(TEXT_BYTES, 64 * 1024));
+    const head = Buffer.alloc(headSize);
+    await handle.read(head, 0, headSize, 0);
+    const mime = row.mime ?? "";
+    if (mime.startsWith("image/") && mime !== "image/svg+xml") {
+      try {
+        const dim = imageSize(head);
+        return {
+          ...base,
+          exists: true,
+          kind: "image",
+          image: {
+            width: dim.width,
+            height: dim.height,
+            ...(dim.type === undefined ? {} : { type: dim.type }),
+          },
+        };
+      } catch {
+        return { ...base, exists: true, kind: "none" };
+      }
+    }
+    if (mime === "application/pdf") {
+      if (info.size > PDF_SCAN_BYTES) return { ...base, exists: true, kind: "pdf" };
+      const all = Buffer.alloc(info.size);
+      await handle.read(all, 0, info.size, 0);
+      const pages = (all.toString("latin1").match(/\/Type\s*\/Page(?![s\w])/g) ?? []).length;
+      return { ...base, exists: true, kind: "pdf", pdf: { pages } };
+    }
+    const sample = head.subarray(0, TEXT_BYTES);
+    if (sample.includes(0)) return { ...base, exists: true, kind: "none" };
+    const text = sample.toString("utf8").replace(/\uFFFD+$/, "");
+    const lines = text.split(/\r?\n/);
+    const truncated = lines.length > TEXT_LINES || info.size > TEXT_BYTES;
+    return { ...base, exists: true, kind: "text", text: lines.slice(0, TEXT_LINES).join("\n"), truncated };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Builds the report of any job: totals and counts over its manifest, its bytes moved and phase durations. */
+export async function reportJob(ctx: EngineContext, jobId: string): Promise<JobReport> {
+  const job = await findJob(ctx.db, jobId);
+  if (job === undefined) throw new NotFoundError("JOB_NOT_FOUND", `No job ${jobId}.`, { job_id: jobId });
+  const manifestId = job.manifestJobId;
+  const [totals] = await ctx.db
+    .select({ n: sql<number>`count(*)`, bytes: sql<number>`coalesce(sum(${rows.size}), 0)` })
+    .from(rows)
+    .where(eq(rows.jobId, manifestId));
+  const errors = await ctx.db
+    .select({ code: sql<string>`json_extract(${rows.error}, '$.code')`, n: sql<number>`count(*)` })
+    .from(rows)
+    .where(and(eq(rows.jobId, manifestId), sql`${rows.error} is not null`))
+    .groupBy(sql`json_extract(${rows.error}, '$.code')`);
+  const [dups] = await ctx.db
+    .select({
+      groups: sql<number>`count(*)`,
+      rows: sql<number>`coalesce(sum(n), 0)`,
+      bytes: sql<number>`coalesce(sum(size * (n - 1)), 0)`,
+    })
+    .from(
+      sql`(select count(*) as n, max(${rows.size}) as size from ${rows} where ${rows.jobId} = ${manifestId} and ${rows.sha256} is not null and ${rows.size} > 0 group by ${rows.sha256} having count(*) > 1)`,
+    );
+  const conflictCounts = await ctx.db
+    .select({ status: conflicts.status, n: sql<number>`count(*)` })
+    .from(conflicts)
+    .where(eq(conflicts.jobId, manifestId))
+    .groupBy(conflicts.status);
+  const moveJobs =
+    job.kind === "analyze"
+      ? sql`(select ${jobs.id} from ${jobs} where ${jobs.manifestJobId} = ${manifestId} and ${jobs.kind} = 'apply')`
+      : sql`(${jobId})`;
+  const [moved] = await ctx.db
+    .select({ bytes: sql<number>`coalesce(sum(${journal.size}), 0)` })
+    .from(journal)
+    .where(and(sql`${journal.jobId} in ${moveJobs}`, eq(journal.op, "move"), eq(journal.state, "done")));
+  return {
+    job_id: job.id,
+    kind: job.kind,
+    status: job.status,
+    totals: { rows: Number(totals?.n ?? 0), bytes: Number(totals?.bytes ?? 0) },
+    by_bucket: await countBy(ctx, manifestId, rows.reviewBucket),
+    by_category: await countBy(ctx, manifestId, rows.category),
+    by_status: await countBy(ctx, manifestId, rows.status),
+    by_error_code: Object.fromEntries(errors.map((e) => [String(e.code), Number(e.n)])),
+    duplicates: {
+      groups: Number(dups?.groups ?? 0),
+      rows: Number(dups?.rows ?? 0),
+      bytes: Number(dups?.bytes ?? 0),
+    },
+    conflicts: {
+      open: Number(conflictCounts.find((c) => c.status === "open")?.n ?? 0),
+      resolved: Number(conflictCounts.find((c) => c.status === "resolved")?.n ?? 0),
+    },
+    bytes_moved: Number(moved?.bytes ?? 0),
+    durations_ms: job.phaseDurations ?? {},
+  };
+}

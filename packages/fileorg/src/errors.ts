@@ -1,0 +1,54 @@
+/** Every code a fileorg error can carry. */
+export const FILEORG_ERROR_CODES = [
+  "JOB_NOT_FOUND",
+  "ROW_NOT_FOUND",
+  "CONFLICT_NOT_FOUND",
+  "SOURCE_NOT_FOUND",
+  "NOT_A_DIRECTORY",
+  "PATH_OUTSIDE_ROOT",
+  "INVALID_TEMPLATE",
+  "INVALID_TARGET_PATH",
+  "WRONG_JOB_KIND",
+  "JOB_NOT_READY",
+  "JOB_BUSY",
+  "JOB_NOT_RETRYABLE",
+  "MANIFEST_LOCKED",
+  "REVISION_MISMATCH",
+  "PLAN_CHANGED",
+  "STRATEGY_NOT_APPLICABLE",
+  "JOURNAL_TAMPERED",
+  "ROW_NOT_EDITABLE",
+] as const;
+
+/** A stable SCREAMING_SNAKE error code of `@vetted/fileorg`. */
+export type FileorgErrorCode = (typeof FILEORG_ERROR_CODES)[number];
+
+/** The one error class `@vetted/fileorg` throws for broken preconditions; `code` is stable. */
+export class FileorgError extends Error {
+  override readonly name: string = "FileorgError";
+  constructor(
+    readonly code: FileorgErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** A job, row or conflict that does not exist. */
+export class NotFoundError extends FileorgError {
+  override readonly name = "NotFoundError";
+}
+
+/** A path outside the allowed roots (after resolving `..` and symlinks). */
+export class PathOutsideRootError extends FileorgError {
+  override readonly name = "PathOutsideRootError";
+  constructor(path: string, roots: readonly string[]) {
+    super("PATH_OUTSIDE_ROOT", `The path ${path} is outside the allowed roots.`, { path, roots });
+  }
+}
+
+/** An action on a job whose kind or state does not allow it. */
+export class JobStateError extends FileorgError {
+  override readonly name = "JobStateError";
+}

@@ -1,0 +1,157 @@
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { CONFLICT_KINDS, CONFLICT_STATUSES } from "../domain/conflict.js";
+import type { JobError } from "../domain/job.js";
+import { JOB_EVENT_TYPES, JOB_KINDS, JOB_STATUSES } from "../domain/job.js";
+import type { RowError } from "../domain/manifest.js";
+import { CATEGORIES, REVIEW_BUCKETS, ROW_ACTIONS, ROW_STATUSES } from "../domain/manifest.js";
+
+/** Jobs of every kind. Analyze jobs also carry their manifest's revision and plan accumulator. */
+export const jobs = sqliteTable(
+  "fileorg_jobs",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind", { enum: JOB_KINDS }).notNull(),
+    status: text("status", { enum: JOB_STATUSES }).notNull(),
+    phase: text("phase").notNull(),
+    progress: real("progress").notNull().default(0),
+    manifestJobId: text("manifest_job_id").notNull(),
+    targetJobId: text("target_job_id"),
+    retryOf: text("retry_of"),
+    params: text("params", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    revision: integer("revision"),
+    planAccumulator: text("plan_accumulator"),
+    result: text("result", { mode: "json" }).$type<Record<string, unknown>>(),
+    error: text("error", { mode: "json" }).$type<JobError>(),
+    actor: text("actor").notNull(),
+    phaseDurations: text("phase_durations", { mode: "json" }).$type<Record<string, number>>(),
+    createdAt: integer("created_at").notNull(),
+    startedAt: integer("started_at"),
+    finishedAt: integer("finished_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    index("fileorg_jobs_created_idx").on(t.createdAt, t.id),
+    index("fileorg_jobs_manifest_idx").on(t.manifestJobId, t.kind, t.status),
+    index("fileorg_jobs_status_idx").on(t.status),
+  ],
+);
+
+/** Manifest rows, owned by an analyze job. */
+export const rows = sqliteTable(
+  "fileorg_rows",
+  {
+    id: text("id").primaryKey(),
+    jobId: text("job_id").notNull(),
+    seq: integer("seq").notNull(),
+    sourcePath: text("source_path").notNull(),
+    targetPath: text("target_path").notNull(),
+    targetKey: text("target_key").notNull(),
+    size: integer("size").notNull(),
+    mtime: integer("mtime").notNull(),
+    sha256: text("sha256"),
+    mime: text("mime"),
+    category: text("category", { enum: CATEGORIES }).notNull(),
+    confidence: real("confidence").notNull(),
+    action: text("action", { enum: ROW_ACTIONS }).notNull(),
+    reviewBucket: text("review_bucket", { enum: REVIEW_BUCKETS }).notNull(),
+    reasonCodes: text("reason_codes", { mode: "json" }).$type<string[]>().notNull(),
+    status: text("status", { enum: ROW_STATUSES }).notNull(),
+    edited: integer("edited", { mode: "boolean" }).notNull().default(false),
+    targetEdited: integer("target_edited", { mode: "boolean" }).notNull().default(false),
+    blocked: integer("blocked", { mode: "boolean" }).notNull().default(false),
+    targetOccupied: integer("target_occupied", { mode: "boolean" }).notNull().default(false),
+    sourceChanged: integer("source_changed", { mode: "boolean" }).notNull().default(false),
+    duplicateAccepted: integer("duplicate_accepted", { mode: "boolean" }).notNull().default(false),
+    conflictIds: text("conflict_ids", { mode: "json" }).$type<string[]>().notNull(),
+    planDigest: text("plan_digest").notNull(),
+    error: text("error", { mode: "json" }).$type<RowError>(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("fileorg_rows_job_seq_idx").on(t.jobId, t.seq),
+    index("fileorg_rows_bucket_idx").on(t.jobId, t.reviewBucket, t.seq),
+    index("fileorg_rows_status_idx").on(t.jobId, t.status, t.seq),
+    index("fileorg_rows_category_idx").on(t.jobId, t.category, t.seq),
+    index("fileorg_rows_target_key_idx").on(t.jobId, t.targetKey),
+    index("fileorg_rows_sha_idx").on(t.jobId, t.sha256),
+  ],
+);
+
+/** Conflicts of a manifest; an id is stable for a (job, kind, key). */
+export const conflicts = sqliteTable(
+  "fileorg_conflicts",
+  {
+    id: text("id").primaryKey(),
+    jobId: text("job_id").notNull(),
+    kind: text("kind", { enum: CONFLICT_KINDS }).notNull(),
+    key: text("key").notNull(),
+    rowIds: text("row_ids", { mode: "json" }).$type<string[]>().notNull(),
+    status: text("status", { enum: CONFLICT_STATUSES }).notNull(),
+    resolution: text("resolution"),
+    openedAt: integer("opened_at").notNull(),
+    resolvedAt: integer("resolved_at"),
+  },
+  (t) => [index("fileorg_conflicts_job_idx").on(t.jobId, t.status, t.id)],
+);
+
+/** Journal operations. */
+export const JOURNAL_OPS = ["move", "mkdir", "rmdir"] as const;
+/** Journal record states: an intent, then its completion. */
+export const JOURNAL_STATES = ["intent", "done", "failed", "not_done"] as const;
+
+/** The write-ahead journal of apply and rollback jobs; each record is HMAC-signed. */
+export const journal = sqliteTable(
+  "fileorg_journal",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    jobId: text("job_id").notNull(),
+    rowId: text("row_id"),
+    op: text("op", { enum: JOURNAL_OPS }).notNull(),
+    fromPath: text("from_path"),
+    toPath: text("to_path").notNull(),
+    sha256: text("sha256"),
+    size: integer("size"),
+    state: text("state", { enum: JOURNAL_STATES }).notNull(),
+    errorCode: text("error_code"),
+    createdAt: integer("created_at").notNull(),
+    completedAt: integer("completed_at"),
+    signature: text("signature").notNull(),
+  },
+  (t) => [
+    index("fileorg_journal_job_idx").on(t.jobId, t.state),
+    index("fileorg_journal_row_idx").on(t.rowId),
+  ],
+);
+
+/** Append-only event log of every job. */
+export const events = sqliteTable(
+  "fileorg_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    jobId: text("job_id").notNull(),
+    seq: integer("seq").notNull(),
+    type: text("type", { enum: JOB_EVENT_TYPES }).notNull(),
+    data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    at: integer("at").notNull(),
+  },
+  (t) => [uniqueIndex("fileorg_events_job_seq_idx").on(t.jobId, t.seq)],
+);
+
+/** The hash-chained audit log of every state change. */
+export const audit = sqliteTable(
+  "fileorg_audit",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    jobId: text("job_id"),
+    at: integer("at").notNull(),
+    actor: text("actor").notNull(),
+    requestId: text("request_id"),
+    action: text("action").notNull(),
+    subject: text("subject"),
+    before: text("before", { mode: "json" }).$type<unknown>(),
+    after: text("after", { mode: "json" }).$type<unknown>(),
+    prevHash: text("prev_hash").notNull(),
+    hash: text("hash").notNull(),
+  },
+  (t) => [index("fileorg_audit_job_idx").on(t.jobId, t.id)],
+);

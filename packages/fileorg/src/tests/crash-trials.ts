@@ -1,0 +1,193 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { and, eq } from "drizzle-orm";
+import { journal } from "../store/schema.js";
+import { createHarness, type Harness, snapshotTree, writeTree } from "./harness.js";
+
+const CHILD = fileURLToPath(new URL("./crash-child.ts", import.meta.url));
+const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * Bundles the child once with tsup (dependencies stay external and resolve from the package), so each trial
+ * starts a plain `node` process instead of paying for a TypeScript loader: trials stay fast and light.
+ */
+async function bundleChild(): Promise<string> {
+  const outDir = join(PACKAGE_DIR, "node_modules", ".cache", `fileorg-crash-${process.pid}`);
+  const { build } = await import("tsup");
+  await build({
+    config: false,
+    entry: { "crash-child": CHILD },
+    outDir,
+    format: ["esm"],
+    platform: "node",
+    target: "node20",
+    bundle: true,
+    splitting: false,
+    silent: true,
+    esbuildOptions(options) {
+      options.conditions = ["@vetted/source"];
+    },
+  });
+  return join(outDir, "crash-child.js");
+}
+const EXTS = ["txt", "md", "csv", "json", "py", "html", "log", "zzz"];
+
+/** A tree of `n` small, distinct files spread over a few folders and categories. */
+export function crashTree(n: number): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < n; i++)
+    files[`d${i % 7}/sub${i % 3}/file-${i}.${EXTS[i % EXTS.length]}`] = `content of file ${i}\n`;
+  return files;
+}
+
+/** What one trial saw. */
+export interface TrialOutcome {
+  killedAfterMs: number;
+  /** The job was still running when the kill landed. */
+  interrupted: boolean;
+  appliedBeforeRecovery: number;
+  problems: string[];
+}
+
+/** A crash-test bench: a tree, its manifest, and how to run a trial. */
+export interface CrashBench {
+  harness: Harness;
+  /** Runs one trial; the kill moment is random within a window that adapts to how long an apply takes. */
+  trial(): Promise<TrialOutcome>;
+  close(): Promise<void>;
+}
+
+const sha = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+
+function findTempFiles(dir: string): string[] {
+  const out: string[] = [];
+  if (!existsSync(dir)) return out;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.name.includes(".vetted-tmp-")) out.push(join(entry.parentPath, entry.name));
+  }
+  return out;
+}
+
+/** Builds the bench: `files` files analyzed once; every trial applies them in a child, kills it, recovers, checks, rolls back. */
+export async function createCrashBench(files: number, forceCopy = false): Promise<CrashBench> {
+  const harness = await createHarness({ start: false, forceCopy });
+  const src = join(harness.dir, "src");
+  const out = join(harness.dir, "out");
+  writeTree(src, crashTree(files));
+  const original = snapshotTree(src);
+  await harness.engine.start();
+  const analyze = await harness.engine.analyze({ source_dir: src, output_dir: out }, { actor: "test" });
+  const analyzed = await harness.engine.waitForJob(analyze.job_id, 60_000);
+  if (analyzed.status !== "succeeded") throw new Error(`analyze ${analyzed.status}`);
+  await harness.engine.stop();
+  const manifestId = analyze.job_id;
+  const childScript = await bundleChild();
+
+  let windowMs = 300;
+  async function trial(): Promise<TrialOutcome> {
+    const maxDelayMs = windowMs;
+    const problems: string[] = [];
+    const child = spawn(
+      process.execPath,
+      [childScript, harness.dbPath, harness.dir, manifestId, forceCopy ? "copy" : "link"],
+      {
+        cwd: PACKAGE_DIR,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (c: string) => {
+      stderr += c;
+    });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    const applyId = await new Promise<string>((resolve, reject) => {
+      child.stdout.setEncoding("utf8").on("data", (c: string) => {
+        stdout += c;
+        const m = /applying (\S+)/.exec(stdout);
+        if (m?.[1] !== undefined) resolve(m[1]);
+      });
+      void exited.then(() => reject(new Error(`child exited before applying:\n${stderr}`)));
+    });
+    const killedAfterMs = Math.floor(Math.random() * maxDelayMs);
+    await new Promise((r) => setTimeout(r, killedAfterMs));
+    const interrupted = !stdout.includes("finished");
+    child.kill("SIGKILL");
+    await exited;
+
+    const { engine } = harness;
+    await engine.recover();
+    let job = await engine.getJob(applyId);
+    if (job.status === "queued") job = await engine.cancel(applyId, { actor: "test" });
+    if (!["failed", "succeeded", "cancelled"].includes(job.status)) problems.push(`job left ${job.status}`);
+    if (interrupted && job.status === "failed" && job.error?.code !== "INTERRUPTED") {
+      problems.push(`unexpected error ${job.error?.code}`);
+    }
+    const temps = findTempFiles(out);
+    if (temps.length > 0) problems.push(`temp files left: ${temps.join(", ")}`);
+    const intents = await harness.db
+      .select()
+      .from(journal)
+      .where(and(eq(journal.jobId, applyId), eq(journal.state, "intent")));
+    if (intents.length > 0) problems.push(`${intents.length} journal intents left open`);
+    const doneMoves = new Set(
+      (
+        await harness.db
+          .select({ rowId: journal.rowId, op: journal.op })
+          .from(journal)
+          .where(and(eq(journal.jobId, applyId), eq(journal.state, "done")))
+      ).flatMap((r) => (r.op === "move" && r.rowId !== null ? [r.rowId] : [])),
+    );
+    let applied = 0;
+    let cursor: string | undefined;
+    do {
+      const page = await engine.listRows(manifestId, { limit: 1000, cursor });
+      for (const row of page.items) {
+        const atSource = existsSync(row.source_path);
+        const atTarget = existsSync(row.target_path);
+        if (atSource === atTarget) {
+          problems.push(`${row.row_id}: at source ${atSource}, at target ${atTarget}`);
+          continue;
+        }
+        const where = atSource ? row.source_path : row.target_path;
+        if (sha(where) !== row.sha256) problems.push(`${row.row_id}: hash differs at ${where}`);
+        const journaled = doneMoves.has(row.row_id);
+        if (atTarget !== journaled)
+          problems.push(`${row.row_id}: at target ${atTarget} but journaled ${journaled}`);
+        if (atTarget !== (row.status === "applied"))
+          problems.push(`${row.row_id}: at target ${atTarget}, status ${row.status}`);
+        if (atTarget) applied++;
+        if (row.status === "failed") problems.push(`${row.row_id}: failed with ${row.error?.code}`);
+      }
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+
+    await engine.start();
+    const rollback = await engine.rollback({ job_id: applyId }, { actor: "test" });
+    const rolled = await engine.waitForJob(rollback.job_id, 60_000);
+    await engine.stop();
+    if (rolled.status !== "succeeded" || Number(rolled.result?.failed ?? 0) > 0) {
+      problems.push(`rollback ${rolled.status} ${JSON.stringify(rolled.result)}`);
+    }
+    const after = snapshotTree(src);
+    if (JSON.stringify(after) !== JSON.stringify(original))
+      problems.push("the source tree differs after rollback");
+    if (existsSync(out)) problems.push(`leftover output directory: ${JSON.stringify(snapshotTree(out))}`);
+    // Aim the next kill: shrink the window when the apply had already finished, widen it when nothing moved.
+    if (!interrupted || applied === files) windowMs = Math.max(20, windowMs * 0.7);
+    else if (applied === 0) windowMs = Math.min(5000, windowMs * 1.4);
+    return { killedAfterMs, interrupted, appliedBeforeRecovery: applied, problems };
+  }
+
+  return {
+    harness,
+    trial,
+    async close() {
+      await harness.close();
+      rmSync(dirname(childScript), { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CrashBench, createCrashBench, type TrialOutcome } from "./crash-trials.js";
+
+const FILES = 500;
+const TRIALS = 20;
+
+let bench: CrashBench;
+beforeAll(async () => {
+  bench = await createCrashBench(FILES);
+}, 60_000);
+afterAll(async () => {
+  await bench?.close();
+});
+
+describe("crash safety", () => {
+  it(`keeps every file exactly once with its hash across ${TRIALS} SIGKILLs mid-apply of ${FILES} files, and rolls back exactly`, async () => {
+    const outcomes: TrialOutcome[] = [];
+    for (let i = 0; i < TRIALS; i++) outcomes.push(await bench.trial());
+    expect(outcomes.flatMap((o, i) => o.problems.map((p) => `trial ${i}: ${p}`))).toEqual([]);
+    // The kills must really land mid-apply (some files moved, not all) in a good share of trials.
+    const midway = outcomes.filter((o) => o.appliedBeforeRecovery > 0 && o.appliedBeforeRecovery < FILES);
+    expect(midway.length).toBeGreaterThanOrEqual(5);
+  }, 240_000);
+
+  it("holds the same guarantees on the copy + fsync + verify path of cross-device moves (6 more SIGKILLs)", async () => {
+    const copyBench = await createCrashBench(FILES, true);
+    try {
+      const outcomes: TrialOutcome[] = [];
+      for (let i = 0; i < 6; i++) outcomes.push(await copyBench.trial());
+      expect(outcomes.flatMap((o, i) => o.problems.map((p) => `copy trial ${i}: ${p}`))).toEqual([]);
+    } finally {
+      await copyBench.close();
+    }
+  }, 120_000);
+});
