@@ -1,4 +1,3 @@
-// biome-ignore-all lint/suspicious/noTemplateCurlyInString: flows reference values as ${ns.key}
 /**
  * Bench: runs of a 5-step flow with no external I/O, created and completed through the engine on a SQLite
  * file, against the same number of bare single-row transactional updates on the same database; and the

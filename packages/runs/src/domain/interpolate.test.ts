@@ -1,4 +1,3 @@
-// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the subject is ${ns.key} references
 import { describe, expect, it } from "vitest";
 import { interpolate, references, type Scope } from "./interpolate.js";
 

@@ -1,4 +1,3 @@
-// biome-ignore-all lint/suspicious/noTemplateCurlyInString: flows reference values as ${ns.key}
 import { describe, expect, it } from "vitest";
 import type { Step } from "../steps/registry.js";
 import { canTransition, isTerminal, RUN_STATUSES } from "./status.js";

@@ -1,4 +1,3 @@
-// biome-ignore-all lint/suspicious/noTemplateCurlyInString: flows reference values as ${ns.key}
 import { z } from "zod";
 import { StepId, sleep } from "./common.js";
 import { readJsonPath } from "./json-path.js";

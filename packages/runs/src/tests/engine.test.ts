@@ -1,4 +1,3 @@
-// biome-ignore-all lint/suspicious/noTemplateCurlyInString: flows reference values as ${ns.key}
 import { afterEach, describe, expect, it } from "vitest";
 import type { FlowInput } from "../domain/flow.js";
 import { openTestEngine, startShop, waitFor } from "./harness.js";
