@@ -7,5 +7,7 @@ export default defineProject({
     name: "fileorg",
     include: ["src/**/*.test.ts"],
     environment: "node",
+    // Real files, processes and databases on a shared 2-core machine: generous per-test limits.
+    testTimeout: 30_000,
   },
 });
