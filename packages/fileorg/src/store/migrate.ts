@@ -26,13 +26,25 @@ function packageRoot(): string {
   }
 }
 
-/** Applies the package's pending migrations to `db`; idempotent. */
+const ATTEMPTS = 5;
+
+/**
+ * Applies the package's pending migrations to `db`. Idempotent, and safe when several processes start on
+ * one fresh database at once: each set applies in one transaction, so a process that loses the race rolls
+ * back whole, tries again, and then finds nothing left to apply.
+ */
 export async function migrate(db: LibSQLDatabase): Promise<void> {
   const root = packageRoot();
   for (const set of MIGRATION_SETS) {
-    await drizzleMigrate(db, {
-      migrationsFolder: join(root, "drizzle", set.folder),
-      migrationsTable: set.table,
-    });
+    const config = { migrationsFolder: join(root, "drizzle", set.folder), migrationsTable: set.table };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await drizzleMigrate(db, config);
+        break;
+      } catch (err) {
+        if (attempt >= ATTEMPTS) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
   }
 }
