@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import type { Dirent } from "node:fs";
-import { createReadStream } from "node:fs";
-import { lstat, opendir, readFile } from "node:fs/promises";
+import type { Dirent, Stats } from "node:fs";
+import { close, constants, fstat, lstat as lstatCallback, open, read } from "node:fs";
+import { lstat, opendir } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
+import { promisify } from "node:util";
 import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { fileTypeFromBuffer } from "file-type";
 import { classifyFile } from "../domain/categorize.js";
@@ -10,6 +11,7 @@ import type { ConflictScope } from "../domain/detect-conflicts.js";
 import type { RowError } from "../domain/manifest.js";
 import { EMPTY_PLAN_ACCUMULATOR, xorDigest } from "../domain/plan-hash.js";
 import { type ParsedTemplate, pathKey, renderTemplate } from "../domain/template.js";
+import { createBulkInserter } from "../store/bulk-insert.js";
 import { jobs, rows } from "../store/schema.js";
 import { runTransaction } from "./db.js";
 import { digestOf, type RowRecord, recomputeConflicts, reviewOf } from "./manifest.js";
@@ -138,57 +140,116 @@ export function looksLikePlainText(head: Buffer): boolean {
   return !TEXT_MAGIC.some((m) => start.startsWith(m));
 }
 
-/** Stats, hashes and sniffs one file, reading it once; an unreadable file is reported, not thrown. */
-export async function inspectFile(path: string): Promise<FileFacts | undefined> {
-  let info: Awaited<ReturnType<typeof lstat>>;
-  try {
-    info = await lstat(path);
-  } catch {
-    return undefined; // vanished since the walk saw it
-  }
-  if (!info.isFile()) return undefined;
-  const base = {
-    sourcePath: path,
-    size: info.size,
-    mtime: Math.trunc(info.mtimeMs),
-    dev: info.dev,
-    ino: info.ino,
-  };
-  try {
-    let head: Buffer;
-    let sha256: string;
-    if (info.size <= WHOLE_FILE_LIMIT) {
-      const content = await readFile(path);
-      sha256 = createHash("sha256").update(content).digest("hex");
-      head = content.subarray(0, 4100);
-    } else {
-      const hash = createHash("sha256");
-      const chunks: Buffer[] = [];
-      let headBytes = 0;
-      for await (const piece of createReadStream(path, { highWaterMark: 1 << 20 })) {
-        const buf = piece as Buffer;
-        hash.update(buf);
-        if (headBytes < 4100) {
-          chunks.push(buf.subarray(0, 4100 - headBytes));
-          headBytes += Math.min(buf.length, 4100 - headBytes);
-        }
-      }
-      sha256 = hash.digest("hex");
-      head = Buffer.concat(chunks);
+const openFd = promisify(open);
+const fstatFd = promisify(fstat);
+const readFd = (fd: number, buffer: Buffer, offset: number, length: number, position: number) =>
+  new Promise<number>((resolve, reject) =>
+    read(fd, buffer, offset, length, position, (err, n) => (err === null ? resolve(n) : reject(err))),
+  );
+const closeFd = promisify(close);
+const lstatPath = promisify(lstatCallback);
+// Never follow a symlink swapped in since the walk, never block on a FIFO.
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** Reads a small file whole through an open descriptor (usually one read: its size plus one byte). */
+async function readWhole(fd: number, size: number): Promise<Buffer> {
+  let buffer = Buffer.allocUnsafe(size + 1);
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      const grown = Buffer.allocUnsafe(buffer.length * 2);
+      buffer.copy(grown, 0, 0, length);
+      buffer = grown;
     }
-    const sniffed =
-      head.length === 0 || looksLikePlainText(head)
-        ? undefined
-        : await fileTypeFromBuffer(head).catch(() => undefined);
-    return { ...base, sha256, sniffedMime: sniffed?.mime, error: null };
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? "EIO";
-    return {
-      ...base,
-      sha256: null,
-      sniffedMime: undefined,
-      error: { code: "UNREADABLE", message: `The file cannot be read (${code}).` },
+    const n = await readFd(fd, buffer, length, buffer.length - length, length);
+    length += n;
+    // A short read ending exactly at the size fstat gave is the end of the file: no extra read for EOF.
+    if (n === 0 || (length === size && length < buffer.length)) return buffer.subarray(0, length);
+  }
+}
+
+/** Hashes a file of any size through an open descriptor, keeping its first bytes for sniffing. */
+async function hashLarge(fd: number): Promise<{ sha256: string; head: Buffer }> {
+  const hash = createHash("sha256");
+  const buffer = Buffer.allocUnsafe(1 << 20);
+  let head: Buffer | undefined;
+  let position = 0;
+  for (;;) {
+    const n = await readFd(fd, buffer, 0, buffer.length, position);
+    if (n === 0) break;
+    if (head === undefined) head = Buffer.from(buffer.subarray(0, Math.min(n, 4100)));
+    hash.update(buffer.subarray(0, n));
+    position += n;
+  }
+  return { sha256: hash.digest("hex"), head: head ?? Buffer.alloc(0) };
+}
+
+function unreadable(base: Omit<FileFacts, "sha256" | "sniffedMime" | "error">, err: unknown): FileFacts {
+  const code = (err as NodeJS.ErrnoException).code ?? "EIO";
+  return {
+    ...base,
+    sha256: null,
+    sniffedMime: undefined,
+    error: { code: "UNREADABLE", message: `The file cannot be read (${code}).` },
+  };
+}
+
+/**
+ * Stats, hashes and sniffs one file through one descriptor (open, fstat, read, close: the same content is
+ * read once for both the magic bytes and the hash); an unreadable file is reported, not thrown.
+ */
+export async function inspectFile(path: string): Promise<FileFacts | undefined> {
+  let fd: number;
+  try {
+    fd = await openFd(path, OPEN_FLAGS);
+  } catch (openError) {
+    // Not openable: report it with what lstat still tells (a file we may not read is a blocked row).
+    let info: Stats;
+    try {
+      info = await lstatPath(path);
+    } catch {
+      return undefined; // vanished since the walk saw it
+    }
+    if (!info.isFile()) return undefined;
+    const base = {
+      sourcePath: path,
+      size: info.size,
+      mtime: Math.trunc(info.mtimeMs),
+      dev: info.dev,
+      ino: info.ino,
     };
+    return unreadable(base, openError);
+  }
+  try {
+    const info = await fstatFd(fd);
+    if (!info.isFile()) return undefined;
+    const base = {
+      sourcePath: path,
+      size: info.size,
+      mtime: Math.trunc(info.mtimeMs),
+      dev: info.dev,
+      ino: info.ino,
+    };
+    try {
+      let head: Buffer;
+      let sha256: string;
+      if (info.size <= WHOLE_FILE_LIMIT) {
+        const content = await readWhole(fd, info.size);
+        sha256 = createHash("sha256").update(content).digest("hex");
+        head = content.subarray(0, 4100);
+      } else {
+        ({ sha256, head } = await hashLarge(fd));
+      }
+      const sniffed =
+        head.length === 0 || looksLikePlainText(head)
+          ? undefined
+          : await fileTypeFromBuffer(head).catch(() => undefined);
+      return { ...base, sha256, sniffedMime: sniffed?.mime, error: null };
+    } catch (err) {
+      return unreadable(base, err);
+    }
+  } finally {
+    await closeFd(fd).catch(() => undefined);
   }
 }
 
@@ -309,6 +370,7 @@ export async function buildRow(
 }
 
 const BATCH = 1000;
+const insertRows = createBulkInserter(rows);
 
 /** Runs an analyze job: walk, inspect, store rows in batches, then detect conflicts over the whole manifest. */
 export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record<string, unknown>> {
@@ -326,8 +388,9 @@ export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record
     if (batch.length === 0) return;
     const values = batch;
     batch = [];
+    const statement = insertRows(values);
     pending = runTransaction(ctx.db, async (tx) => {
-      for (let i = 0; i < values.length; i += 100) await tx.insert(rows).values(values.slice(i, i + 100));
+      if (statement !== undefined) await tx.run(statement);
     });
     await run.progress(discovered === 0 ? 0 : (0.9 * seq) / Math.max(discovered, seq), {
       files: seq,
