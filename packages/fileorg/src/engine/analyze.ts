@@ -369,7 +369,11 @@ export async function buildRow(
   return { ...row, reviewBucket, planDigest: digestOf({ ...row, reviewBucket }) };
 }
 
-const BATCH = 1000;
+/**
+ * Rows per insert transaction. The SHA-256 and target indexes take rows in random order, so each batch
+ * rewrites about one index page per row: large batches let a page absorb many rows before it is written.
+ */
+const BATCH = 5000;
 const insertRows = createBulkInserter(rows);
 
 /** Runs an analyze job: walk, inspect, store rows in batches, then detect conflicts over the whole manifest. */
