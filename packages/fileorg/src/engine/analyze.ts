@@ -1,9 +1,6 @@
-import { createHash } from "node:crypto";
-import type { Dirent, Stats } from "node:fs";
-import { close, constants, fstat, lstat as lstatCallback, open, read } from "node:fs";
+import type { Dirent } from "node:fs";
 import { lstat, opendir } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
-import { promisify } from "node:util";
 import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { fileTypeFromBuffer } from "file-type";
 import { classifyFile } from "../domain/categorize.js";
@@ -15,6 +12,7 @@ import { createBulkInserter } from "../store/bulk-insert.js";
 import { jobs, rows } from "../store/schema.js";
 import { runTransaction } from "./db.js";
 import { digestOf, type RowRecord, recomputeConflicts, reviewOf } from "./manifest.js";
+import { createInspectPool, type InspectedFile, type InspectPool, readerThreadsFor } from "./inspect-pool.js";
 import type { JobRun } from "./run.js";
 
 /** Folders of other tools, skipped unless hidden entries are included. */
@@ -123,133 +121,57 @@ export interface FileFacts {
   error: RowError | null;
 }
 
-const WHOLE_FILE_LIMIT = 1 << 20;
+const READ_CHUNK = 64;
 
-const TEXT_MAGIC = ["%PDF", "{\\rtf", "%!", "<?xml", "<svg", "#!"];
-
-/**
- * True when a file's head is plain text with no known text-based magic: magic-byte sniffing cannot say
- * more than the extension there, so it is skipped (it is the costliest step of inspecting a small file).
- */
-export function looksLikePlainText(head: Buffer): boolean {
-  for (let i = 0; i < head.length; i++) {
-    const b = head[i] ?? 0;
-    if (b < 0x09 || (b > 0x0d && b < 0x20 && b !== 0x1b)) return false;
-  }
-  const start = head.subarray(0, 8).toString("latin1").trimStart();
-  return !TEXT_MAGIC.some((m) => start.startsWith(m));
-}
-
-const openFd = promisify(open);
-const fstatFd = promisify(fstat);
-const readFd = (fd: number, buffer: Buffer, offset: number, length: number, position: number) =>
-  new Promise<number>((resolve, reject) =>
-    read(fd, buffer, offset, length, position, (err, n) => (err === null ? resolve(n) : reject(err))),
-  );
-const closeFd = promisify(close);
-const lstatPath = promisify(lstatCallback);
-// Never follow a symlink swapped in since the walk, never block on a FIFO.
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-
-/** Reads a small file whole through an open descriptor (usually one read: its size plus one byte). */
-async function readWhole(fd: number, size: number): Promise<Buffer> {
-  let buffer = Buffer.allocUnsafe(size + 1);
-  let length = 0;
-  for (;;) {
-    if (length === buffer.length) {
-      const grown = Buffer.allocUnsafe(buffer.length * 2);
-      buffer.copy(grown, 0, 0, length);
-      buffer = grown;
-    }
-    const n = await readFd(fd, buffer, length, buffer.length - length, length);
-    length += n;
-    // A short read ending exactly at the size fstat gave is the end of the file: no extra read for EOF.
-    if (n === 0 || (length === size && length < buffer.length)) return buffer.subarray(0, length);
-  }
-}
-
-/** Hashes a file of any size through an open descriptor, keeping its first bytes for sniffing. */
-async function hashLarge(fd: number): Promise<{ sha256: string; head: Buffer }> {
-  const hash = createHash("sha256");
-  const buffer = Buffer.allocUnsafe(1 << 20);
-  let head: Buffer | undefined;
-  let position = 0;
-  for (;;) {
-    const n = await readFd(fd, buffer, 0, buffer.length, position);
-    if (n === 0) break;
-    if (head === undefined) head = Buffer.from(buffer.subarray(0, Math.min(n, 4100)));
-    hash.update(buffer.subarray(0, n));
-    position += n;
-  }
-  return { sha256: hash.digest("hex"), head: head ?? Buffer.alloc(0) };
-}
-
-function unreadable(base: Omit<FileFacts, "sha256" | "sniffedMime" | "error">, err: unknown): FileFacts {
-  const code = (err as NodeJS.ErrnoException).code ?? "EIO";
+/** A reader thread's answer as the facts a row is built from (sniffing the magic bytes when it can tell more). */
+async function factsOf(file: InspectedFile): Promise<FileFacts> {
+  const sniffed = file.head === null ? undefined : await fileTypeFromBuffer(file.head).catch(() => undefined);
   return {
-    ...base,
-    sha256: null,
-    sniffedMime: undefined,
-    error: { code: "UNREADABLE", message: `The file cannot be read (${code}).` },
+    sourcePath: file.path,
+    size: file.size,
+    mtime: file.mtime,
+    dev: file.dev,
+    ino: file.ino,
+    sha256: file.sha256,
+    sniffedMime: sniffed?.mime,
+    error:
+      file.errorCode === null
+        ? null
+        : { code: "UNREADABLE", message: `The file cannot be read (${file.errorCode}).` },
   };
 }
 
 /**
- * Stats, hashes and sniffs one file through one descriptor (open, fstat, read, close: the same content is
- * read once for both the magic bytes and the hash); an unreadable file is reported, not thrown.
+ * Streams what the pool's reader threads find about `paths`, sent in chunks with a bounded number of chunks
+ * in flight (bounded memory), in the order the paths came.
  */
-export async function inspectFile(path: string): Promise<FileFacts | undefined> {
-  let fd: number;
-  try {
-    fd = await openFd(path, OPEN_FLAGS);
-  } catch (openError) {
-    // Not openable: report it with what lstat still tells (a file we may not read is a blocked row).
-    let info: Stats;
-    try {
-      info = await lstatPath(path);
-    } catch {
-      return undefined; // vanished since the walk saw it
-    }
-    if (!info.isFile()) return undefined;
-    const base = {
-      sourcePath: path,
-      size: info.size,
-      mtime: Math.trunc(info.mtimeMs),
-      dev: info.dev,
-      ino: info.ino,
-    };
-    return unreadable(base, openError);
-  }
-  try {
-    const info = await fstatFd(fd);
-    if (!info.isFile()) return undefined;
-    const base = {
-      sourcePath: path,
-      size: info.size,
-      mtime: Math.trunc(info.mtimeMs),
-      dev: info.dev,
-      ino: info.ino,
-    };
-    try {
-      let head: Buffer;
-      let sha256: string;
-      if (info.size <= WHOLE_FILE_LIMIT) {
-        const content = await readWhole(fd, info.size);
-        sha256 = createHash("sha256").update(content).digest("hex");
-        head = content.subarray(0, 4100);
-      } else {
-        ({ sha256, head } = await hashLarge(fd));
+export async function* inspectAll(
+  paths: AsyncIterable<string>,
+  pool: InspectPool,
+): AsyncGenerator<InspectedFile> {
+  const iterator = paths[Symbol.asyncIterator]();
+  const queue: Array<Promise<Array<InspectedFile | undefined>>> = [];
+  const maxInFlight = pool.threads * 4;
+  let exhausted = false;
+  for (;;) {
+    while (!exhausted && queue.length < maxInFlight) {
+      const part: string[] = [];
+      while (part.length < READ_CHUNK) {
+        const next = await iterator.next();
+        if (next.done === true) {
+          exhausted = true;
+          break;
+        }
+        part.push(next.value);
       }
-      const sniffed =
-        head.length === 0 || looksLikePlainText(head)
-          ? undefined
-          : await fileTypeFromBuffer(head).catch(() => undefined);
-      return { ...base, sha256, sniffedMime: sniffed?.mime, error: null };
-    } catch (err) {
-      return unreadable(base, err);
+      if (part.length === 0) break;
+      const answer = pool.inspect(part);
+      answer.catch(() => undefined); // awaited below; never an unhandled rejection if the walk stops early
+      queue.push(answer);
     }
-  } finally {
-    await closeFd(fd).catch(() => undefined);
+    const first = queue.shift();
+    if (first === undefined) return;
+    for (const file of await first) if (file !== undefined) yield file;
   }
 }
 
@@ -386,7 +308,8 @@ export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record
   let blocked = 0;
   let batch: RowRecord[] = [];
   let pending: Promise<void> = Promise.resolve();
-  // Inserts run behind the walk: one batch is written while the next is being inspected.
+  // While a batch is written (the driver is synchronous: it holds the main thread), the reader threads go
+  // on reading and hashing the next files.
   const flush = async () => {
     await pending;
     if (batch.length === 0) return;
@@ -411,24 +334,26 @@ export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record
       yield path;
     }
   })();
-  const inspect = async (path: string) => {
-    const facts = await inspectFile(path);
-    return facts === undefined ? undefined : buildRow(facts, plan, job.id, 0, ctx.ids("row"), ctx.clock());
-  };
-  for await (const row of mapBounded(files, plan.concurrency, inspect)) {
-    if (row === undefined) continue;
-    seq++;
-    row.seq = seq;
-    bytes += row.size;
-    if (row.blocked) blocked++;
-    batch.push(row);
-    if (batch.length >= BATCH) {
-      await flush();
-      if (await run.isCancelled()) {
-        await pending;
-        return { files: seq, bytes, cancelled: true };
+  const build = async (file: InspectedFile) =>
+    buildRow(await factsOf(file), plan, job.id, 0, ctx.ids("row"), ctx.clock());
+  const pool = createInspectPool(readerThreadsFor(plan.concurrency));
+  try {
+    for await (const row of mapBounded(inspectAll(files, pool), plan.concurrency, build)) {
+      seq++;
+      row.seq = seq;
+      bytes += row.size;
+      if (row.blocked) blocked++;
+      batch.push(row);
+      if (batch.length >= BATCH) {
+        await flush();
+        if (await run.isCancelled()) {
+          await pending;
+          return { files: seq, bytes, cancelled: true };
+        }
       }
     }
+  } finally {
+    await pool.close();
   }
   await flush();
   await pending;
