@@ -91,20 +91,67 @@ function inspect(path) {
   }
 }
 
-parentPort.on("message", ({ id, paths }) => {
-  parentPort.postMessage({ id, results: paths.map(inspect) });
+function statOf(path) {
+  try {
+    const info = fs.lstatSync(path);
+    return { isFile: info.isFile(), size: info.size, mtime: Math.trunc(info.mtimeMs) };
+  } catch {
+    return null;
+  }
+}
+
+// A hard link then an unlink: never replaces what is at the target (link fails with EEXIST).
+function linkMove({ from, to }) {
+  try {
+    fs.linkSync(from, to);
+    fs.unlinkSync(from);
+    return { outcome: "moved" };
+  } catch (err) {
+    const code = err.code || "EIO";
+    if (code === "EEXIST") return { outcome: "target_exists" };
+    if (code === "ENOENT" && statOf(from) === null) return { outcome: "source_missing" };
+    if (["EXDEV", "EPERM", "ENOTSUP", "EMLINK", "ENOSYS"].includes(code)) return { outcome: "copy", code };
+    return { outcome: "error", code };
+  }
+}
+
+const OPS = { inspect, stat: statOf, link: linkMove };
+parentPort.on("message", ({ id, op, items }) => {
+  parentPort.postMessage({ id, results: items.map(OPS[op]) });
 });
 `;
 
+/** What a file thread's lstat tells (`null` when nothing is there). */
+export interface PathStat {
+  isFile: boolean;
+  size: number;
+  mtime: number;
+}
+
+/**
+ * How a link + unlink move ended: moved; the target was occupied (nothing replaced); the source was gone;
+ * `copy` when links are refused there (another device…): the caller copies instead; another error.
+ */
+export type LinkMoveOutcome =
+  | { outcome: "moved" | "target_exists" | "source_missing" }
+  | { outcome: "copy" | "error"; code: string };
+
 interface Pending {
-  resolve(results: Array<InspectedFile | undefined>): void;
+  resolve(results: unknown[]): void;
   reject(err: Error): void;
 }
 
-/** A few reader threads that stat, read and hash files. */
+/**
+ * A few file threads that stat, read, hash and move files with synchronous calls, off the main thread:
+ * no thread-pool round trip per call, and the work overlaps the main thread's database writes.
+ */
 export interface InspectPool {
-  /** Inspects `paths` on one reader thread; results keep the input order. */
+  /** Inspects `paths` on one thread; results keep the input order. */
   inspect(paths: readonly string[]): Promise<Array<InspectedFile | undefined>>;
+  /** lstat of each path, in order. */
+  stat(paths: readonly string[]): Promise<Array<PathStat | null>>;
+  /** Moves each file by hard link + unlink (never clobbering), one after the other, in order. */
+  linkMoves(moves: ReadonlyArray<{ from: string; to: string }>): Promise<LinkMoveOutcome[]>;
   /** How many reader threads run. */
   readonly threads: number;
   /** Stops the reader threads (pending calls are rejected). */
@@ -129,7 +176,7 @@ export function createInspectPool(threads: number): InspectPool {
   const workers = Array.from({ length: threads }, () => {
     const worker = new Worker(READER_SOURCE, { eval: true });
     worker.unref();
-    worker.on("message", (message: { id: number; results: Array<InspectedFile | undefined> }) => {
+    worker.on("message", (message: { id: number; results: unknown[] }) => {
       const p = pending.get(message.id);
       pending.delete(message.id);
       p?.resolve(message.results);
@@ -140,17 +187,20 @@ export function createInspectPool(threads: number): InspectPool {
     });
     return worker;
   });
+  const call = <R>(op: "inspect" | "stat" | "link", items: readonly unknown[]): Promise<R[]> => {
+    if (failure !== undefined) return Promise.reject(failure);
+    const id = nextId++;
+    const worker = workers[id % workers.length];
+    return new Promise<R[]>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (results: unknown[]) => void, reject });
+      worker?.postMessage({ id, op, items });
+    });
+  };
   return {
     threads,
-    inspect(paths) {
-      if (failure !== undefined) return Promise.reject(failure);
-      const id = nextId++;
-      const worker = workers[id % workers.length];
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker?.postMessage({ id, paths });
-      });
-    },
+    inspect: (paths) => call<InspectedFile | undefined>("inspect", paths),
+    stat: (paths) => call<PathStat | null>("stat", paths),
+    linkMoves: (moves) => call<LinkMoveOutcome>("link", moves),
     async close() {
       failure ??= new Error("The file reader threads were stopped.");
       await Promise.all(workers.map((w) => w.terminate()));
