@@ -11,8 +11,8 @@ import { type ParsedTemplate, pathKey, renderTemplate } from "../domain/template
 import { createBulkInserter } from "../store/bulk-insert.js";
 import { jobs, rows } from "../store/schema.js";
 import { runTransaction } from "./db.js";
-import { digestOf, type RowRecord, recomputeConflicts, reviewOf } from "./manifest.js";
 import { createInspectPool, type InspectedFile, type InspectPool, readerThreadsFor } from "./inspect-pool.js";
+import { digestOf, type RowRecord, recomputeConflicts, reviewOf } from "./manifest.js";
 import type { JobRun } from "./run.js";
 
 /** Folders of other tools, skipped unless hidden entries are included. */

@@ -1,6 +1,6 @@
 import { lstat, mkdir, realpath, rmdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { JobEventType } from "../domain/job.js";
 import type { RowError } from "../domain/manifest.js";
 import { isInside } from "../domain/template.js";
@@ -8,6 +8,7 @@ import { jobs, journal, rows } from "../store/schema.js";
 import type { EngineContext } from "./context.js";
 import { chunk, runTransaction } from "./db.js";
 import { hashFile } from "./hash-file.js";
+import { createInspectPool, type InspectPool, readerThreadsFor } from "./inspect-pool.js";
 import {
   completeRecords,
   type JournalDraft,
@@ -19,8 +20,8 @@ import {
   tempPathFor,
   writeIntents,
 } from "./journal.js";
+import { isLeaseTakeable } from "./lease.js";
 import { type RowRecord, recomputeConflicts } from "./manifest.js";
-import { createInspectPool, type InspectPool, readerThreadsFor } from "./inspect-pool.js";
 import { mapLimit } from "./pool.js";
 import { appendEvent, findJob, type HubMessage, type JobRecord } from "./records.js";
 import type { JobRun } from "./run.js";
@@ -661,13 +662,37 @@ export interface RecoveredJob {
 export async function recoverInterruptedJobs(
   ctx: EngineContext,
   signer: JournalSigner,
+  lease: { owner: string; leaseMs: number },
 ): Promise<RecoveredJob[]> {
   const stuck = await ctx.db
     .select()
     .from(jobs)
     .where(inArray(jobs.status, ["running", "cancelling"]));
   const out: RecoveredJob[] = [];
-  for (const job of stuck) {
+  for (const candidate of stuck) {
+    // Only jobs whose lease ran out (or whose owner is gone) are taken over, each by one process: the
+    // takeover is a compare-and-set on the lease it saw.
+    const now = ctx.clock();
+    if (!isLeaseTakeable(candidate, now)) continue;
+    const [job] = await runTransaction(ctx.db, (tx) =>
+      tx
+        .update(jobs)
+        .set({ leaseOwner: lease.owner, leaseExpiresAt: now + lease.leaseMs })
+        .where(
+          and(
+            eq(jobs.id, candidate.id),
+            inArray(jobs.status, ["running", "cancelling"]),
+            candidate.leaseOwner === null
+              ? isNull(jobs.leaseOwner)
+              : eq(jobs.leaseOwner, candidate.leaseOwner),
+            candidate.leaseExpiresAt === null
+              ? isNull(jobs.leaseExpiresAt)
+              : eq(jobs.leaseExpiresAt, candidate.leaseExpiresAt),
+          ),
+        )
+        .returning(),
+    );
+    if (job === undefined) continue;
     const open = await ctx.db
       .select()
       .from(journal)
@@ -719,6 +744,7 @@ export async function recoverInterruptedJobs(
           error: { code: "INTERRUPTED", message, details: resolved },
           finishedAt: at,
           updatedAt: at,
+          leaseExpiresAt: null,
         })
         .where(eq(jobs.id, job.id));
       return [
