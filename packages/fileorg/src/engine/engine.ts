@@ -806,10 +806,20 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
       await recoverInterruptedJobs(ctx, signer, lease);
       started = true;
       stopping = false;
-      // Jobs of a process that died while this one runs are taken over once their lease runs out.
+      // Jobs of a process that died while this one runs are taken over once their lease runs out, and
+      // jobs queued through another process that left them waiting longer than a lease are picked up.
       sweep = setInterval(
         () => {
-          void recoverInterruptedJobs(ctx, signer, lease).catch(() => undefined);
+          recoverInterruptedJobs(ctx, signer, lease)
+            .then(async () => {
+              const [stale] = await db
+                .select({ id: jobs.id })
+                .from(jobs)
+                .where(and(eq(jobs.status, "queued"), lt(jobs.createdAt, ctx.clock() - leaseMs)))
+                .limit(1);
+              if (stale !== undefined) kick();
+            })
+            .catch(() => undefined);
         },
         Math.max(10, Math.floor(leaseMs / 3)),
       );

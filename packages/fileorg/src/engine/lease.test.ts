@@ -1,8 +1,10 @@
 import { hostname } from "node:os";
 import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
 import { jobs } from "../store/schema.js";
-import { createHarness, type Harness, writeTree } from "../tests/harness.js";
+import { createHarness, type Harness, TEST_KEY, writeTree } from "../tests/harness.js";
+import { createFileorgEngine } from "./engine.js";
 import { createLeaseOwner, isLeaseTakeable, isOwnerGone, setOwnerLive } from "./lease.js";
 
 describe("job leases", () => {
@@ -29,6 +31,26 @@ describe("job leases", () => {
     expect((await h.engine.recover()).map((r) => r.jobId)).toEqual([job.job_id]);
     const recovered = await h.engine.getJob(job.job_id);
     expect([recovered.status, recovered.error?.code]).toEqual(["failed", "INTERRUPTED"]);
+  });
+
+  it("starts a job queued through another engine that never started it, once it waited longer than a lease", async () => {
+    h = await createHarness({ start: false });
+    const other = createFileorgEngine({
+      db: drizzle(h.db.$client), // a second handle over the same client
+      allowedRoots: [h.dir],
+      journalKey: TEST_KEY,
+      leaseMs: 150,
+    });
+    await other.start();
+    try {
+      writeTree(h.dir, { "in/a.txt": "a" });
+      // Queued through the harness engine, which has no runner: only the other engine's sweep can start it.
+      const job = await h.engine.analyze({ source_dir: `${h.dir}/in` }, { actor: "test" });
+      expect((await h.engine.getJob(job.job_id)).status).toBe("queued");
+      expect((await h.engine.waitForJob(job.job_id, 10_000)).status).toBe("succeeded");
+    } finally {
+      await other.stop();
+    }
   });
 
   it("knows an owner of this host is gone when its process no longer exists or its engine stopped", () => {
