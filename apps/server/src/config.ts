@@ -66,6 +66,11 @@ const envSchema = z
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     VETTED_ALLOWED_ROOTS: commaList,
     VETTED_JOURNAL_KEY: z.string().min(16, "VETTED_JOURNAL_KEY must be at least 16 characters").optional(),
+    VETTED_FILEORG_LEASE_MS: z.coerce
+      .number()
+      .int()
+      .min(100, "VETTED_FILEORG_LEASE_MS must be at least 100")
+      .default(30_000),
   })
   .superRefine((env, ctx) => {
     if (!isLoopbackHost(env.HOST) && env.VETTED_API_TOKEN === undefined) {
@@ -104,6 +109,8 @@ export interface Config {
   allowedRoots: string[];
   /** Key signing the fileorg journal (VETTED_JOURNAL_KEY); generated into the data dir when unset. */
   journalKey: string | undefined;
+  /** How long a running fileorg job stays leased to this process without a heartbeat (VETTED_FILEORG_LEASE_MS). */
+  fileorgLeaseMs: number;
 }
 
 /** Thrown when the environment holds a value the server cannot start with. */
@@ -156,5 +163,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? e.VETTED_ALLOWED_ROOTS.map((root) => resolve(root))
         : [homedir(), tmpdir()],
     journalKey: e.VETTED_JOURNAL_KEY,
+    fileorgLeaseMs: e.VETTED_FILEORG_LEASE_MS,
   };
 }

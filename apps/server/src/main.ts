@@ -45,6 +45,7 @@ async function main(): Promise<void> {
       allowedRoots: config.allowedRoots,
       dataDir: config.dataDir,
       env: { VETTED_JOURNAL_KEY: config.journalKey },
+      leaseMs: config.fileorgLeaseMs,
     },
   });
   const { fileorg, inbox } = fileorgDeps;

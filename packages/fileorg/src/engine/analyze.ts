@@ -1,7 +1,5 @@
-import { createHash } from "node:crypto";
 import type { Dirent } from "node:fs";
-import { createReadStream } from "node:fs";
-import { lstat, opendir, readFile } from "node:fs/promises";
+import { lstat, opendir } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
 import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { fileTypeFromBuffer } from "file-type";
@@ -10,8 +8,10 @@ import type { ConflictScope } from "../domain/detect-conflicts.js";
 import type { RowError } from "../domain/manifest.js";
 import { EMPTY_PLAN_ACCUMULATOR, xorDigest } from "../domain/plan-hash.js";
 import { type ParsedTemplate, pathKey, renderTemplate } from "../domain/template.js";
+import { createBulkInserter } from "../store/bulk-insert.js";
 import { jobs, rows } from "../store/schema.js";
 import { runTransaction } from "./db.js";
+import { createInspectPool, type InspectedFile, type InspectPool, readerThreadsFor } from "./inspect-pool.js";
 import { digestOf, type RowRecord, recomputeConflicts, reviewOf } from "./manifest.js";
 import type { JobRun } from "./run.js";
 
@@ -121,74 +121,57 @@ export interface FileFacts {
   error: RowError | null;
 }
 
-const WHOLE_FILE_LIMIT = 1 << 20;
+const READ_CHUNK = 64;
 
-const TEXT_MAGIC = ["%PDF", "{\\rtf", "%!", "<?xml", "<svg", "#!"];
-
-/**
- * True when a file's head is plain text with no known text-based magic: magic-byte sniffing cannot say
- * more than the extension there, so it is skipped (it is the costliest step of inspecting a small file).
- */
-export function looksLikePlainText(head: Buffer): boolean {
-  for (let i = 0; i < head.length; i++) {
-    const b = head[i] ?? 0;
-    if (b < 0x09 || (b > 0x0d && b < 0x20 && b !== 0x1b)) return false;
-  }
-  const start = head.subarray(0, 8).toString("latin1").trimStart();
-  return !TEXT_MAGIC.some((m) => start.startsWith(m));
+/** A reader thread's answer as the facts a row is built from (sniffing the magic bytes when it can tell more). */
+async function factsOf(file: InspectedFile): Promise<FileFacts> {
+  const sniffed = file.head === null ? undefined : await fileTypeFromBuffer(file.head).catch(() => undefined);
+  return {
+    sourcePath: file.path,
+    size: file.size,
+    mtime: file.mtime,
+    dev: file.dev,
+    ino: file.ino,
+    sha256: file.sha256,
+    sniffedMime: sniffed?.mime,
+    error:
+      file.errorCode === null
+        ? null
+        : { code: "UNREADABLE", message: `The file cannot be read (${file.errorCode}).` },
+  };
 }
 
-/** Stats, hashes and sniffs one file, reading it once; an unreadable file is reported, not thrown. */
-export async function inspectFile(path: string): Promise<FileFacts | undefined> {
-  let info: Awaited<ReturnType<typeof lstat>>;
-  try {
-    info = await lstat(path);
-  } catch {
-    return undefined; // vanished since the walk saw it
-  }
-  if (!info.isFile()) return undefined;
-  const base = {
-    sourcePath: path,
-    size: info.size,
-    mtime: Math.trunc(info.mtimeMs),
-    dev: info.dev,
-    ino: info.ino,
-  };
-  try {
-    let head: Buffer;
-    let sha256: string;
-    if (info.size <= WHOLE_FILE_LIMIT) {
-      const content = await readFile(path);
-      sha256 = createHash("sha256").update(content).digest("hex");
-      head = content.subarray(0, 4100);
-    } else {
-      const hash = createHash("sha256");
-      const chunks: Buffer[] = [];
-      let headBytes = 0;
-      for await (const piece of createReadStream(path, { highWaterMark: 1 << 20 })) {
-        const buf = piece as Buffer;
-        hash.update(buf);
-        if (headBytes < 4100) {
-          chunks.push(buf.subarray(0, 4100 - headBytes));
-          headBytes += Math.min(buf.length, 4100 - headBytes);
+/**
+ * Streams what the pool's reader threads find about `paths`, sent in chunks with a bounded number of chunks
+ * in flight (bounded memory), in the order the paths came.
+ */
+export async function* inspectAll(
+  paths: AsyncIterable<string>,
+  pool: InspectPool,
+): AsyncGenerator<InspectedFile> {
+  const iterator = paths[Symbol.asyncIterator]();
+  const queue: Array<Promise<Array<InspectedFile | undefined>>> = [];
+  const maxInFlight = pool.threads * 4;
+  let exhausted = false;
+  for (;;) {
+    while (!exhausted && queue.length < maxInFlight) {
+      const part: string[] = [];
+      while (part.length < READ_CHUNK) {
+        const next = await iterator.next();
+        if (next.done === true) {
+          exhausted = true;
+          break;
         }
+        part.push(next.value);
       }
-      sha256 = hash.digest("hex");
-      head = Buffer.concat(chunks);
+      if (part.length === 0) break;
+      const answer = pool.inspect(part);
+      answer.catch(() => undefined); // awaited below; never an unhandled rejection if the walk stops early
+      queue.push(answer);
     }
-    const sniffed =
-      head.length === 0 || looksLikePlainText(head)
-        ? undefined
-        : await fileTypeFromBuffer(head).catch(() => undefined);
-    return { ...base, sha256, sniffedMime: sniffed?.mime, error: null };
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? "EIO";
-    return {
-      ...base,
-      sha256: null,
-      sniffedMime: undefined,
-      error: { code: "UNREADABLE", message: `The file cannot be read (${code}).` },
-    };
+    const first = queue.shift();
+    if (first === undefined) return;
+    for (const file of await first) if (file !== undefined) yield file;
   }
 }
 
@@ -308,7 +291,12 @@ export async function buildRow(
   return { ...row, reviewBucket, planDigest: digestOf({ ...row, reviewBucket }) };
 }
 
-const BATCH = 1000;
+/**
+ * Rows per insert transaction. The SHA-256 and target indexes take rows in random order, so each batch
+ * rewrites about one index page per row: large batches let a page absorb many rows before it is written.
+ */
+const BATCH = 5000;
+const insertRows = createBulkInserter(rows);
 
 /** Runs an analyze job: walk, inspect, store rows in batches, then detect conflicts over the whole manifest. */
 export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record<string, unknown>> {
@@ -320,14 +308,16 @@ export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record
   let blocked = 0;
   let batch: RowRecord[] = [];
   let pending: Promise<void> = Promise.resolve();
-  // Inserts run behind the walk: one batch is written while the next is being inspected.
+  // While a batch is written (the driver is synchronous: it holds the main thread), the reader threads go
+  // on reading and hashing the next files.
   const flush = async () => {
     await pending;
     if (batch.length === 0) return;
     const values = batch;
     batch = [];
+    const statement = insertRows(values);
     pending = runTransaction(ctx.db, async (tx) => {
-      for (let i = 0; i < values.length; i += 100) await tx.insert(rows).values(values.slice(i, i + 100));
+      if (statement !== undefined) await tx.run(statement);
     });
     await run.progress(discovered === 0 ? 0 : (0.9 * seq) / Math.max(discovered, seq), {
       files: seq,
@@ -344,24 +334,26 @@ export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record
       yield path;
     }
   })();
-  const inspect = async (path: string) => {
-    const facts = await inspectFile(path);
-    return facts === undefined ? undefined : buildRow(facts, plan, job.id, 0, ctx.ids("row"), ctx.clock());
-  };
-  for await (const row of mapBounded(files, plan.concurrency, inspect)) {
-    if (row === undefined) continue;
-    seq++;
-    row.seq = seq;
-    bytes += row.size;
-    if (row.blocked) blocked++;
-    batch.push(row);
-    if (batch.length >= BATCH) {
-      await flush();
-      if (await run.isCancelled()) {
-        await pending;
-        return { files: seq, bytes, cancelled: true };
+  const build = async (file: InspectedFile) =>
+    buildRow(await factsOf(file), plan, job.id, 0, ctx.ids("row"), ctx.clock());
+  const pool = createInspectPool(readerThreadsFor(plan.concurrency));
+  try {
+    for await (const row of mapBounded(inspectAll(files, pool), plan.concurrency, build)) {
+      seq++;
+      row.seq = seq;
+      bytes += row.size;
+      if (row.blocked) blocked++;
+      batch.push(row);
+      if (batch.length >= BATCH) {
+        await flush();
+        if (await run.isCancelled()) {
+          await pending;
+          return { files: seq, bytes, cancelled: true };
+        }
       }
     }
+  } finally {
+    await pool.close();
   }
   await flush();
   await pending;

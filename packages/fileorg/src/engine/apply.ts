@@ -1,6 +1,6 @@
 import { lstat, mkdir, realpath, rmdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { JobEventType } from "../domain/job.js";
 import type { RowError } from "../domain/manifest.js";
 import { isInside } from "../domain/template.js";
@@ -8,6 +8,7 @@ import { jobs, journal, rows } from "../store/schema.js";
 import type { EngineContext } from "./context.js";
 import { chunk, runTransaction } from "./db.js";
 import { hashFile } from "./hash-file.js";
+import { createInspectPool, type InspectPool, readerThreadsFor } from "./inspect-pool.js";
 import {
   completeRecords,
   type JournalDraft,
@@ -19,6 +20,7 @@ import {
   tempPathFor,
   writeIntents,
 } from "./journal.js";
+import { isLeaseTakeable } from "./lease.js";
 import { type RowRecord, recomputeConflicts } from "./manifest.js";
 import { mapLimit } from "./pool.js";
 import { appendEvent, findJob, type HubMessage, type JobRecord } from "./records.js";
@@ -193,6 +195,70 @@ async function completeGroup(
   ctx.publish(messages);
 }
 
+type MoveOutcome =
+  | { record: JournalRecord; state: "done"; error: null }
+  | { record: JournalRecord; state: "failed"; error: RowError };
+
+/** Moves one journaled file on the main thread (link + unlink, or copy + fsync + verify + link). */
+async function moveOne(record: JournalRecord, forceCopy: boolean): Promise<MoveOutcome> {
+  try {
+    await moveNoClobber(
+      record.fromPath ?? "",
+      record.toPath,
+      record.sha256,
+      tempPathFor(record.toPath, record.id),
+      forceCopy,
+    );
+    return { record, state: "done", error: null };
+  } catch (err) {
+    const error: RowError =
+      err instanceof MoveError
+        ? { code: err.code, message: err.message }
+        : { code: "IO_ERROR", message: err instanceof Error ? err.message : String(err) };
+    return { record, state: "failed", error };
+  }
+}
+
+/**
+ * Moves journaled files by link + unlink on the file threads (synchronous calls, no thread-pool round trip
+ * per call); a file whose link is refused (another device…) takes the copy + verify path here.
+ */
+async function linkMovesOnThreads(
+  files: InspectPool,
+  records: readonly JournalRecord[],
+): Promise<MoveOutcome[]> {
+  const parts = chunk(records, Math.max(1, Math.ceil(records.length / files.threads)));
+  const answers = await Promise.all(
+    parts.map((part) => files.linkMoves(part.map((r) => ({ from: r.fromPath ?? "", to: r.toPath })))),
+  );
+  return mapLimit(
+    parts.flatMap((part, p) => part.map((record, i) => ({ record, answer: answers[p]?.[i] }))),
+    MOVE_CONCURRENCY,
+    async ({ record, answer }): Promise<MoveOutcome> => {
+      const from = record.fromPath ?? "";
+      const failed = (code: RowError["code"], message: string): MoveOutcome => ({
+        record,
+        state: "failed",
+        error: { code, message },
+      });
+      switch (answer?.outcome) {
+        case "moved":
+          return { record, state: "done", error: null };
+        case "target_exists":
+          return failed("TARGET_EXISTS", `Something already exists at ${record.toPath}.`);
+        case "source_missing":
+          return failed("SOURCE_MISSING", `${from} is gone.`);
+        case "copy":
+          return moveOne(record, true);
+        case "error":
+          return failed("IO_ERROR", `Cannot move ${from} to ${record.toPath} (${answer.code}).`);
+        default:
+          return failed("IO_ERROR", `No answer for the move of ${from}.`);
+      }
+    },
+  );
+}
+
 /** Executes planned moves as one journaled group: intents committed first, then the moves, then completions. */
 async function executeGroup(
   run: JobRun,
@@ -202,6 +268,7 @@ async function executeGroup(
   mkdirs: readonly string[],
   failures: readonly Failure[],
   progress: number,
+  files?: InspectPool,
 ): Promise<{ moved: number; bytes: number; failed: number; occupied: string[] }> {
   const { ctx, job } = run;
   const at = ctx.clock();
@@ -256,29 +323,12 @@ async function executeGroup(
       });
     }
   }
+  const moveRecords = records.filter((r) => r.op === "move");
   // Moves of one group touch distinct paths, so they run a few at a time.
-  const moveOutcomes = await mapLimit(
-    records.filter((r) => r.op === "move"),
-    MOVE_CONCURRENCY,
-    async (record) => {
-      try {
-        await moveNoClobber(
-          record.fromPath ?? "",
-          record.toPath,
-          record.sha256,
-          tempPathFor(record.toPath, record.id),
-          options.forceCopy,
-        );
-        return { record, state: "done" as const, error: null };
-      } catch (err) {
-        const error: RowError =
-          err instanceof MoveError
-            ? { code: err.code, message: err.message }
-            : { code: "IO_ERROR", message: err instanceof Error ? err.message : String(err) };
-        return { record, state: "failed" as const, error };
-      }
-    },
-  );
+  const moveOutcomes =
+    files === undefined || options.forceCopy
+      ? await mapLimit(moveRecords, MOVE_CONCURRENCY, (record) => moveOne(record, options.forceCopy))
+      : await linkMovesOnThreads(files, moveRecords);
   for (const o of moveOutcomes) {
     outcomes.push(o);
     if (o.state === "done") {
@@ -317,87 +367,93 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
   const totals = { moved: 0, bytes: 0, failed: 0, would_move: 0, would_fail: 0 };
   const byError: Record<string, number> = {};
   const changedRowIds: string[] = [];
-  for (;;) {
-    const group = await ctx.db
-      .select(MOVE_COLUMNS)
-      .from(rows)
-      .where(and(eligible, gt(rows.seq, after)))
-      .orderBy(asc(rows.seq))
-      .limit(options.groupSize);
-    if (group.length === 0) break;
-    after = group[group.length - 1]?.seq ?? after;
-    const moves: PlannedMove[] = [];
-    const failures: Failure[] = [];
-    const mkdirs: string[] = [];
-    const plannedTargets = new Set<string>();
-    const sources = await mapLimit(group, MOVE_CONCURRENCY, (row) => lstatOrUndefined(row.sourcePath));
-    const occupiedNow = dryRun
-      ? await mapLimit(
-          group,
-          MOVE_CONCURRENCY,
-          async (row) => (await lstatOrUndefined(row.targetPath)) !== undefined,
-        )
-      : [];
-    for (const [i, row] of group.entries()) {
-      const src = sources[i];
-      let error: RowError | undefined;
-      if (src === undefined || !src.isFile()) {
-        error = { code: "SOURCE_MISSING", message: `${row.sourcePath} is gone since analyze.` };
-      } else if (src.size !== row.size || Math.trunc(src.mtimeMs) !== row.mtime) {
-        error = {
-          code: "SOURCE_CHANGED",
-          message: `${row.sourcePath} changed since analyze (size or mtime).`,
-        };
-      } else if (!isInside(outputDir, row.targetPath) || !(await confined(dirname(row.targetPath)))) {
-        error = {
-          code: "OUTSIDE_ROOT",
-          message: `${row.targetPath} is outside the output directory (symlinks resolved).`,
-        };
-      } else if (plannedTargets.has(row.targetPath) || occupiedNow[i] === true) {
-        error = {
-          code: "TARGET_EXISTS",
-          message: `Something already exists at ${row.targetPath}; nothing was overwritten.`,
-        };
+  const files = createInspectPool(readerThreadsFor(MOVE_CONCURRENCY));
+  try {
+    for (;;) {
+      const group = await ctx.db
+        .select(MOVE_COLUMNS)
+        .from(rows)
+        .where(and(eligible, gt(rows.seq, after)))
+        .orderBy(asc(rows.seq))
+        .limit(options.groupSize);
+      if (group.length === 0) break;
+      after = group[group.length - 1]?.seq ?? after;
+      const moves: PlannedMove[] = [];
+      const failures: Failure[] = [];
+      const mkdirs: string[] = [];
+      const plannedTargets = new Set<string>();
+      const sources = await files.stat(group.map((row) => row.sourcePath));
+      const occupiedNow = dryRun
+        ? await mapLimit(
+            group,
+            MOVE_CONCURRENCY,
+            async (row) => (await lstatOrUndefined(row.targetPath)) !== undefined,
+          )
+        : [];
+      for (const [i, row] of group.entries()) {
+        const src = sources[i];
+        let error: RowError | undefined;
+        if (src === undefined || src === null || !src.isFile) {
+          error = { code: "SOURCE_MISSING", message: `${row.sourcePath} is gone since analyze.` };
+        } else if (src.size !== row.size || src.mtime !== row.mtime) {
+          error = {
+            code: "SOURCE_CHANGED",
+            message: `${row.sourcePath} changed since analyze (size or mtime).`,
+          };
+        } else if (!isInside(outputDir, row.targetPath) || !(await confined(dirname(row.targetPath)))) {
+          error = {
+            code: "OUTSIDE_ROOT",
+            message: `${row.targetPath} is outside the output directory (symlinks resolved).`,
+          };
+        } else if (plannedTargets.has(row.targetPath) || occupiedNow[i] === true) {
+          error = {
+            code: "TARGET_EXISTS",
+            message: `Something already exists at ${row.targetPath}; nothing was overwritten.`,
+          };
+        }
+        if (error !== undefined) {
+          failures.push({ row, error });
+          byError[error.code] = (byError[error.code] ?? 0) + 1;
+          if (error.code === "SOURCE_CHANGED" || error.code === "TARGET_EXISTS") changedRowIds.push(row.id);
+          continue;
+        }
+        plannedTargets.add(row.targetPath);
+        if (!dryRun) {
+          for (const dir of await missingDirectories(dirname(row.targetPath), known)) {
+            known.add(dir);
+            mkdirs.push(dir);
+          }
+        }
+        moves.push({ row, from: row.sourcePath, to: row.targetPath });
       }
-      if (error !== undefined) {
-        failures.push({ row, error });
-        byError[error.code] = (byError[error.code] ?? 0) + 1;
-        if (error.code === "SOURCE_CHANGED" || error.code === "TARGET_EXISTS") changedRowIds.push(row.id);
-        continue;
-      }
-      plannedTargets.add(row.targetPath);
-      if (!dryRun) {
-        for (const dir of await missingDirectories(dirname(row.targetPath), known)) {
-          known.add(dir);
-          mkdirs.push(dir);
+      done += group.length;
+      if (dryRun) {
+        totals.would_move += moves.length;
+        totals.would_fail += failures.length;
+        await run.progress(total === 0 ? 1 : done / total, { rows: done });
+      } else {
+        const outcome = await executeGroup(
+          run,
+          options,
+          "apply",
+          moves,
+          mkdirs,
+          failures,
+          total === 0 ? 1 : done / total,
+          files,
+        );
+        totals.moved += outcome.moved;
+        totals.bytes += outcome.bytes;
+        totals.failed += outcome.failed;
+        changedRowIds.push(...outcome.occupied);
+        if (outcome.occupied.length > 0) {
+          byError.TARGET_EXISTS = (byError.TARGET_EXISTS ?? 0) + outcome.occupied.length;
         }
       }
-      moves.push({ row, from: row.sourcePath, to: row.targetPath });
+      if (await run.isCancelled()) return { ...summary(), cancelled: true };
     }
-    done += group.length;
-    if (dryRun) {
-      totals.would_move += moves.length;
-      totals.would_fail += failures.length;
-      await run.progress(total === 0 ? 1 : done / total, { rows: done });
-    } else {
-      const outcome = await executeGroup(
-        run,
-        options,
-        "apply",
-        moves,
-        mkdirs,
-        failures,
-        total === 0 ? 1 : done / total,
-      );
-      totals.moved += outcome.moved;
-      totals.bytes += outcome.bytes;
-      totals.failed += outcome.failed;
-      changedRowIds.push(...outcome.occupied);
-      if (outcome.occupied.length > 0) {
-        byError.TARGET_EXISTS = (byError.TARGET_EXISTS ?? 0) + outcome.occupied.length;
-      }
-    }
-    if (await run.isCancelled()) return { ...summary(), cancelled: true };
+  } finally {
+    await files.close();
   }
   if (!dryRun) {
     const at = ctx.clock();
@@ -606,13 +662,37 @@ export interface RecoveredJob {
 export async function recoverInterruptedJobs(
   ctx: EngineContext,
   signer: JournalSigner,
+  lease: { owner: string; leaseMs: number },
 ): Promise<RecoveredJob[]> {
   const stuck = await ctx.db
     .select()
     .from(jobs)
     .where(inArray(jobs.status, ["running", "cancelling"]));
   const out: RecoveredJob[] = [];
-  for (const job of stuck) {
+  for (const candidate of stuck) {
+    // Only jobs whose lease ran out (or whose owner is gone) are taken over, each by one process: the
+    // takeover is a compare-and-set on the lease it saw.
+    const now = ctx.clock();
+    if (!isLeaseTakeable(candidate, now)) continue;
+    const [job] = await runTransaction(ctx.db, (tx) =>
+      tx
+        .update(jobs)
+        .set({ leaseOwner: lease.owner, leaseExpiresAt: now + lease.leaseMs })
+        .where(
+          and(
+            eq(jobs.id, candidate.id),
+            inArray(jobs.status, ["running", "cancelling"]),
+            candidate.leaseOwner === null
+              ? isNull(jobs.leaseOwner)
+              : eq(jobs.leaseOwner, candidate.leaseOwner),
+            candidate.leaseExpiresAt === null
+              ? isNull(jobs.leaseExpiresAt)
+              : eq(jobs.leaseExpiresAt, candidate.leaseExpiresAt),
+          ),
+        )
+        .returning(),
+    );
+    if (job === undefined) continue;
     const open = await ctx.db
       .select()
       .from(journal)
@@ -664,6 +744,7 @@ export async function recoverInterruptedJobs(
           error: { code: "INTERRUPTED", message, details: resolved },
           finishedAt: at,
           updatedAt: at,
+          leaseExpiresAt: null,
         })
         .where(eq(jobs.id, job.id));
       return [

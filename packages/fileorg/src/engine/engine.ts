@@ -29,6 +29,7 @@ import { createId } from "./ids.js";
 import { type ManifestView, previewRow, type RowPreview, reportJob, viewManifest } from "./insights.js";
 import { createJournalSigner } from "./journal.js";
 import { loadJournalKey } from "./journal-key.js";
+import { createLeaseOwner, setOwnerLive } from "./lease.js";
 import {
   type InternalPatch,
   type ListRowsOptions,
@@ -69,7 +70,10 @@ export interface FileorgEngineOptions {
   ids?: (prefix: string) => string;
   /** Directories every path must resolve inside (default: home and the system temp directory). */
   allowedRoots?: readonly string[];
-  /** Files inspected concurrently during analyze (default 8; whole files up to 1 MiB are read at once). */
+  /**
+   * Rows built concurrently during analyze (default 8); files are read and hashed on
+   * min(concurrency, cores − 1, 4) file threads (at least one).
+   */
   concurrency?: number;
   /**
    * The key that signs journal records (HMAC-SHA256). Default: `loadJournalKey` over `dataDir` (from
@@ -84,6 +88,12 @@ export interface FileorgEngineOptions {
   forceCopy?: boolean;
   /** Rows per journal group commit during apply and rollback (default 500). */
   groupSize?: number;
+  /**
+   * How long a running job stays leased to this engine without a heartbeat (default 30 000 ms; renewed every
+   * third of it). Several processes may share one database: each takes over only jobs whose lease expired
+   * (or whose owner is known to be gone) and never runs a job another live process owns.
+   */
+  leaseMs?: number;
 }
 
 /** A job body: runs a claimed job and returns its result. */
@@ -117,6 +127,9 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     forceCopy: options.forceCopy ?? false,
     groupSize: options.groupSize ?? GROUP_SIZE,
   };
+  const leaseMs = options.leaseMs ?? 30_000;
+  const lease = { owner: createLeaseOwner(), leaseMs };
+  let sweep: ReturnType<typeof setInterval> | undefined;
   let started = false;
   let stopping = false;
   let loop: Promise<void> | undefined;
@@ -195,7 +208,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     const at = ctx.clock();
     const durations = run.durations();
     const message = await runTransaction(db, async (tx) => {
-      await tx
+      const mine = await tx
         .update(jobs)
         .set({
           status,
@@ -206,8 +219,12 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
           phaseDurations: durations,
           finishedAt: at,
           updatedAt: at,
+          leaseExpiresAt: null,
         })
-        .where(eq(jobs.id, run.job.id));
+        .where(and(eq(jobs.id, run.job.id), eq(jobs.leaseOwner, lease.owner)))
+        .returning({ id: jobs.id });
+      // Another process took the job over (our lease had expired): its outcome is theirs to record.
+      if (mine.length === 0) return undefined;
       await appendAudit(
         tx,
         [
@@ -225,7 +242,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
       );
       return appendEvent(tx, run.job.id, "finished", { status, result, error }, at);
     });
-    ctx.publish([message]);
+    if (message !== undefined) ctx.publish([message]);
   }
 
   async function claimNext(): Promise<JobRecord | undefined> {
@@ -240,7 +257,14 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     const claimed = await runTransaction(db, async (tx) => {
       const done = await tx
         .update(jobs)
-        .set({ status: "running", phase: "starting", startedAt: at, updatedAt: at })
+        .set({
+          status: "running",
+          phase: "starting",
+          startedAt: at,
+          updatedAt: at,
+          leaseOwner: lease.owner,
+          leaseExpiresAt: at + leaseMs,
+        })
         .where(and(eq(jobs.id, next.id), eq(jobs.status, "queued")))
         .returning();
       const job = done[0];
@@ -252,8 +276,40 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     return claimed.job;
   }
 
+  /** The heartbeat: extends our lease while the job is still ours; false once another process has it. */
+  async function renewLease(jobId: string): Promise<boolean> {
+    const at = ctx.clock();
+    const renewed = await runTransaction(db, (tx) =>
+      tx
+        .update(jobs)
+        .set({ leaseExpiresAt: at + leaseMs })
+        .where(
+          and(
+            eq(jobs.id, jobId),
+            eq(jobs.leaseOwner, lease.owner),
+            inArray(jobs.status, ["running", "cancelling"]),
+          ),
+        )
+        .returning({ id: jobs.id }),
+    );
+    return renewed.length > 0;
+  }
+
   async function runOne(job: JobRecord): Promise<void> {
-    const run = createJobRun(ctx, job, () => stopping);
+    let leaseLost = false;
+    // A job whose lease is lost stops at its next checkpoint, as on shutdown.
+    const run = createJobRun(ctx, job, () => stopping || leaseLost);
+    const heartbeat = setInterval(
+      () => {
+        renewLease(job.id)
+          .then((ok) => {
+            if (!ok) leaseLost = true;
+          })
+          .catch(() => undefined); // a busy database: the next beat tries again
+      },
+      Math.max(10, Math.floor(leaseMs / 3)),
+    );
+    heartbeat.unref();
     const body = bodies.get(job.kind);
     try {
       if (body === undefined) throw new FileorgError("WRONG_JOB_KIND", `No runner for ${job.kind} jobs.`);
@@ -280,6 +336,8 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
           ? { code: err.code, message: err.message }
           : { code: "JOB_FAILED", message: err instanceof Error ? err.message : String(err) };
       await finishJob(run, "failed", null, error).catch(() => undefined);
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 
@@ -493,7 +551,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
 
     /** Settles jobs a crash left running (also run by `start()`). */
     recover() {
-      return recoverInterruptedJobs(ctx, signer);
+      return recoverInterruptedJobs(ctx, signer, lease);
     },
 
     /** One job. Throws JOB_NOT_FOUND. */
@@ -744,17 +802,39 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     /** Starts the background runner (after recovery hooks ran). */
     async start(): Promise<void> {
       if (started) return;
-      await recoverInterruptedJobs(ctx, signer);
+      setOwnerLive(lease.owner, true);
+      await recoverInterruptedJobs(ctx, signer, lease);
       started = true;
       stopping = false;
+      // Jobs of a process that died while this one runs are taken over once their lease runs out, and
+      // jobs queued through another process that left them waiting longer than a lease are picked up.
+      sweep = setInterval(
+        () => {
+          recoverInterruptedJobs(ctx, signer, lease)
+            .then(async () => {
+              const [stale] = await db
+                .select({ id: jobs.id })
+                .from(jobs)
+                .where(and(eq(jobs.status, "queued"), lt(jobs.createdAt, ctx.clock() - leaseMs)))
+                .limit(1);
+              if (stale !== undefined) kick();
+            })
+            .catch(() => undefined);
+        },
+        Math.max(10, Math.floor(leaseMs / 3)),
+      );
+      sweep.unref();
       kick();
     },
 
     /** Stops the runner: the running job stops at its next checkpoint (and is marked for retry). */
     async stop(): Promise<void> {
       stopping = true;
+      clearInterval(sweep);
+      sweep = undefined;
       await loop;
       started = false;
+      setOwnerLive(lease.owner, false);
     },
   };
   const analyzeAdjusters: Array<(job: JobRecord) => Promise<RowAdjuster | undefined>> = [];

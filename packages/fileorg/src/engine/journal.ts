@@ -2,7 +2,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { constants } from "node:fs";
 import { copyFile, link, lstat, open, unlink, utimes } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { inArray } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
+import { createBulkInserter } from "../store/bulk-insert.js";
 import { journal } from "../store/schema.js";
 import type { Queryable } from "./db.js";
 import { hashFile } from "./hash-file.js";
@@ -42,19 +43,23 @@ export function createJournalSigner(key: Uint8Array): JournalSigner {
   };
 }
 
-/** Inserts signed intent records; returns them with their ids, in order. */
+const insertJournal = createBulkInserter(journal);
+
+/** Inserts signed intent records (one statement per 5000); returns them with their ids, in order. */
 export async function writeIntents(
   tx: Queryable,
   signer: JournalSigner,
   drafts: readonly JournalDraft[],
 ): Promise<JournalRecord[]> {
   const out: JournalRecord[] = [];
-  for (let i = 0; i < drafts.length; i += 200) {
-    const part = drafts.slice(i, i + 200).map((d) => ({ ...d, signature: signer.sign(d) }));
-    // AUTOINCREMENT ids of one multi-row insert (under the write lock) increase in VALUES order, whatever
-    // order RETURNING reports them in.
-    const ids = (await tx.insert(journal).values(part).returning({ id: journal.id }))
-      .map((r) => r.id)
+  for (let i = 0; i < drafts.length; i += 5000) {
+    const part = drafts.slice(i, i + 5000).map((d) => ({ ...d, signature: signer.sign(d) }));
+    const statement = insertJournal(part);
+    if (statement === undefined) continue;
+    // AUTOINCREMENT ids of one multi-row insert (under the write lock) increase in the order the rows are
+    // inserted (json_each's array order), whatever order RETURNING reports them in.
+    const ids = (await tx.all<{ id: number }>(sql`${statement} RETURNING "id"`))
+      .map((r) => Number(r.id))
       .sort((a, b) => a - b);
     part.forEach((record, k) => {
       const id = ids[k];

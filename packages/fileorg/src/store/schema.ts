@@ -28,6 +28,10 @@ export const jobs = sqliteTable(
     startedAt: integer("started_at"),
     finishedAt: integer("finished_at"),
     updatedAt: integer("updated_at").notNull(),
+    /** The process (engine) running the job: `host:pid:nonce`. */
+    leaseOwner: text("lease_owner"),
+    /** Until when the owner's heartbeat holds the job; past it, another process may take the job over. */
+    leaseExpiresAt: integer("lease_expires_at"),
   },
   (t) => [
     index("fileorg_jobs_created_idx").on(t.createdAt, t.id),

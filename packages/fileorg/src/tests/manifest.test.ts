@@ -1,5 +1,8 @@
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { chmodSync, chownSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ManifestRow } from "../domain/manifest.js";
 import { FileorgError } from "../errors.js";
@@ -12,6 +15,49 @@ afterEach(async () => {
 });
 
 const LOCAL = { actor: "local", requestId: "req-test" };
+const NOBODY = 65534;
+const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * Runs an analyze of `src` in a child process under the unprivileged `nobody` uid (the test runs as root):
+ * the folder tree is handed to that uid, except the files' own permissions, and the child keeps its
+ * database in `dir`.
+ */
+async function analyzeAsNobody(
+  dir: string,
+  src: string,
+): Promise<{ status: string; uid: number; rows: ManifestRow[] }> {
+  for (const path of [dir, src]) chownSync(path, NOBODY, NOBODY);
+  const child = spawn(
+    process.execPath,
+    [
+      "--conditions=@vetted/source",
+      "--import",
+      "tsx",
+      join(PACKAGE_DIR, "src/tests/analyze-child.ts"),
+      join(dir, "child.db"),
+      src,
+    ],
+    {
+      cwd: PACKAGE_DIR,
+      uid: NOBODY,
+      gid: NOBODY,
+      env: { ...process.env, HOME: dir },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (c: string) => {
+    stdout += c;
+  });
+  child.stderr.setEncoding("utf8").on("data", (c: string) => {
+    stderr += c;
+  });
+  const [code] = (await once(child, "exit")) as [number | null];
+  if (code !== 0) throw new Error(`the analyze child exited with ${code}:\n${stderr}`);
+  return JSON.parse(stdout) as { status: string; uid: number; rows: ManifestRow[] };
+}
 
 async function analyzed(files: Record<string, string | Buffer>, request: Record<string, unknown> = {}) {
   h = await createHarness();
@@ -89,14 +135,24 @@ describe("analyze", () => {
   });
 
   it("blocks an unreadable file and carries on with the others", async () => {
-    if (process.getuid?.() === 0) return; // root reads everything
+    // Root reads everything: as root (CI), the analyze runs in a child process under the `nobody` uid.
+    const asRoot = process.getuid?.() === 0;
     h = await createHarness();
     const src = join(h.dir, "src");
     writeTree(src, { "ok.txt": "fine", "locked.txt": "secret" });
     chmodSync(join(src, "locked.txt"), 0o000);
-    const job = await h.engine.analyze({ source_dir: src }, LOCAL);
-    expect((await h.engine.waitForJob(job.job_id)).status).toBe("succeeded");
-    const rows = (await h.engine.listRows(job.job_id)).items;
+    let status: string;
+    let rows: ManifestRow[];
+    if (asRoot) {
+      const ran = await analyzeAsNobody(h.dir, src);
+      expect(ran.uid).toBe(NOBODY);
+      ({ status, rows } = ran);
+    } else {
+      const job = await h.engine.analyze({ source_dir: src }, LOCAL);
+      status = (await h.engine.waitForJob(job.job_id)).status;
+      rows = (await h.engine.listRows(job.job_id)).items;
+    }
+    expect(status).toBe("succeeded");
     expect(rows.find((r) => r.source_path.endsWith("locked.txt"))).toMatchObject({
       review_bucket: "blocked",
       action: "skip",

@@ -1,0 +1,47 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createInspectPool, type InspectPool } from "./inspect-pool.js";
+
+const sha = (b: Buffer | string) => createHash("sha256").update(b).digest("hex");
+
+describe("inspect pool", () => {
+  let dir: string | undefined;
+  let pool: InspectPool | undefined;
+  afterEach(async () => {
+    await pool?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("hashes small and large files in input order, keeps the head only where sniffing can tell more", async () => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-inspect-")));
+    const large = Buffer.alloc(3 * (1 << 20) + 7, 0x01);
+    const pdf = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(10, 0)]);
+    writeFileSync(join(dir, "a.txt"), "plain text\n");
+    writeFileSync(join(dir, "big.bin"), large);
+    writeFileSync(join(dir, "doc.pdf"), pdf);
+    writeFileSync(join(dir, "empty"), "");
+    symlinkSync(join(dir, "a.txt"), join(dir, "link"));
+    pool = createInspectPool(2);
+    const paths = ["a.txt", "big.bin", "doc.pdf", "empty", "link", "gone"].map((n) => join(dir ?? "", n));
+    const [text, big, doc, empty, link, gone] = await pool.inspect(paths);
+
+    expect(text).toMatchObject({ size: 11, sha256: sha("plain text\n"), head: null, errorCode: null });
+    expect(big).toMatchObject({ size: large.length, sha256: sha(large), errorCode: null });
+    expect(big?.head?.length).toBe(4100);
+    expect(Buffer.from(doc?.head ?? []).equals(pdf)).toBe(true);
+    expect(doc?.sha256).toBe(sha(pdf));
+    expect(empty).toMatchObject({ size: 0, sha256: sha(""), head: null });
+    expect(link).toBeUndefined(); // a symlink is never followed
+    expect(gone).toBeUndefined(); // vanished since the walk
+  });
+
+  it("refuses work once closed", async () => {
+    pool = createInspectPool(1);
+    await pool.close();
+    await expect(pool.inspect(["/nowhere"])).rejects.toThrow(/stopped/);
+    pool = undefined;
+  });
+});

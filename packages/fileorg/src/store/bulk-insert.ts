@@ -1,0 +1,38 @@
+import { getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+
+/** One column of a bulk insert: its SQL name, its key in the record, and how its value is stored. */
+interface BulkColumn {
+  key: string;
+  column: SQLiteColumn;
+}
+
+/**
+ * Builds an inserter of many records per statement: the records travel as one JSON array of arrays bound
+ * to a single parameter and SQLite unpacks them with `json_each` (`INSERT … SELECT value ->> 0, … FROM
+ * json_each(?)`). One statement per batch, one bound parameter, no per-value binding or per-row query
+ * building: what the parameter limit and the query builder make costly for wide rows. Values are
+ * converted exactly as Drizzle stores them (booleans as 0/1, JSON columns as text).
+ */
+export function createBulkInserter<T extends SQLiteTable>(
+  table: T,
+): (rows: readonly T["$inferInsert"][]) => SQL | undefined {
+  const columns: BulkColumn[] = Object.entries(getTableColumns(table)).map(([key, column]) => ({
+    key,
+    column: column as SQLiteColumn,
+  }));
+  const names = columns.map((c) => `"${c.column.name}"`).join(", ");
+  const picks = columns.map((_, i) => `value ->> ${i}`).join(", ");
+  const head = sql.raw(`INSERT INTO "${getTableName(table)}" (${names}) SELECT ${picks} FROM json_each(`);
+  return (records) => {
+    if (records.length === 0) return undefined;
+    const tuples = records.map((record) => {
+      const values = record as Record<string, unknown>;
+      return columns.map(({ key, column }) => {
+        const value = values[key] === undefined ? column.default : values[key];
+        return value === undefined || value === null ? null : column.mapToDriverValue(value);
+      });
+    });
+    return sql`${head}${JSON.stringify(tuples)})`;
+  };
+}
