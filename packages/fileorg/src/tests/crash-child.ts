@@ -6,13 +6,15 @@ import { TEST_KEY } from "./harness.js";
 
 const [dbPath, root, jobId, mode] = process.argv.slice(2);
 if (dbPath === undefined || root === undefined || jobId === undefined)
-  throw new Error("usage: <db> <root> <job id>");
+  throw new Error("usage: <db> <root> <job id> [copy|link]");
 const client = createClient({ url: `file:${dbPath}`, timeout: 10_000 });
 const engine = createFileorgEngine({
   db: drizzle(client),
   allowedRoots: [root],
   journalKey: TEST_KEY,
   groupSize: 50,
+  // "copy" drives the cross-device path (copy, fsync, verify, unlink) on one device.
+  forceCopy: mode === "copy",
 });
 await engine.start();
 const job = await engine.apply({ job_id: jobId }, { actor: "crash-child" });
