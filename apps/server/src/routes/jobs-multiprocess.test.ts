@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Job, JobEventList } from "@vetted/fileorg";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ServerProcess, startServerProcess } from "../tests/server-process.js";
 
@@ -13,28 +14,32 @@ afterEach(async () => {
   dir = undefined;
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely in tests
-type Json = { [k: string]: any };
-
-async function api(server: ServerProcess, method: string, path: string, body?: unknown): Promise<Json> {
+/** Calls `server`; `T` names the documented shape of the answer the caller expects. */
+async function api<T = unknown>(
+  server: ServerProcess,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const res = await fetch(`${server.url}${path}`, {
     method,
     headers: body === undefined ? {} : { "Content-Type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return (await res.json()) as Json;
+  const parsed: unknown = await res.json();
+  return parsed as T;
 }
 
-async function until(server: ServerProcess, jobId: string, done: (job: Json) => boolean): Promise<Json> {
+async function until(server: ServerProcess, jobId: string, done: (job: Job) => boolean): Promise<Job> {
   for (let i = 0; i < 1200; i++) {
-    const job = await api(server, "GET", `/api/jobs/${jobId}`);
+    const job = await api<Job>(server, "GET", `/api/jobs/${jobId}`);
     if (done(job)) return job;
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`job ${jobId} never reached the awaited state`);
 }
 
-const isFinished = (job: Json) => ["succeeded", "failed", "cancelled"].includes(job.status);
+const isFinished = (job: Job) => ["succeeded", "failed", "cancelled"].includes(job.status);
 
 describe("two server processes on one database", () => {
   it("leave each other's running jobs alone, and one takes over the jobs of the other once it is killed", async () => {
@@ -53,7 +58,7 @@ describe("two server processes on one database", () => {
     };
     const a = await startServerProcess(env);
     servers.push(a);
-    const first = await api(a, "POST", "/api/jobs/analyze", {
+    const first = await api<Job>(a, "POST", "/api/jobs/analyze", {
       source_dir: src,
       output_dir: join(dir, "out"),
     });
@@ -62,22 +67,22 @@ describe("two server processes on one database", () => {
     // B starts (and runs its start-up recovery) while A's analyze runs, then sweeps for dead owners.
     const b = await startServerProcess(env);
     servers.push(b);
-    expect((await api(b, "GET", `/api/jobs/${first.job_id}`)).status).toBe("running");
+    expect((await api<Job>(b, "GET", `/api/jobs/${first.job_id}`)).status).toBe("running");
     const done = await until(b, first.job_id, isFinished);
     expect([done.status, done.error]).toEqual(["succeeded", null]);
-    const events = await api(b, "GET", `/api/jobs/${first.job_id}/events`);
-    expect(events.items.map((e: Json) => e.type)).not.toContain("recovered");
+    const events = await api<JobEventList>(b, "GET", `/api/jobs/${first.job_id}/events`);
+    expect(events.items.map((e) => e.type)).not.toContain("recovered");
 
     // A runs another analyze and is killed in the middle of it: B, still serving, takes the job over.
-    const second = await api(a, "POST", "/api/jobs/analyze", {
+    const second = await api<Job>(a, "POST", "/api/jobs/analyze", {
       source_dir: src,
       output_dir: join(dir, "out"),
     });
     await until(a, second.job_id, (job) => job.status === "running");
     await a.kill();
     const recovered = await until(b, second.job_id, isFinished);
-    expect([recovered.status, recovered.error.code]).toEqual(["failed", "INTERRUPTED"]);
-    const retry = await api(b, "POST", `/api/jobs/${second.job_id}/retry`);
+    expect([recovered.status, recovered.error?.code]).toEqual(["failed", "INTERRUPTED"]);
+    const retry = await api<Job>(b, "POST", `/api/jobs/${second.job_id}/retry`);
     expect((await until(b, retry.job_id, isFinished)).status).toBe("succeeded");
   }, 90_000);
 });

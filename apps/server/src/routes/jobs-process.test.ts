@@ -11,7 +11,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import type { Job, ManifestPage, ManifestRow } from "@vetted/fileorg";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ErrorEnvelope } from "../errors.js";
 import { type ServerProcess, startServerProcess } from "../tests/server-process.js";
 
 let server: ServerProcess | undefined;
@@ -23,22 +25,25 @@ afterEach(async () => {
   dir = undefined;
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely in tests
-type Json = { [k: string]: any };
-
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+/** Calls the server; `T` names the documented shape of the answer the caller expects. */
+async function api<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   if (server === undefined) throw new Error("no server");
   const res = await fetch(`${server.url}${path}`, {
     method,
     headers: body === undefined ? {} : { "Content-Type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: res.status, body: (await res.json()) as Json };
+  const parsed: unknown = await res.json();
+  return { status: res.status, body: parsed as T };
 }
 
-async function finished(jobId: string): Promise<Json> {
+async function finished(jobId: string): Promise<Job> {
   for (let i = 0; i < 600; i++) {
-    const { body } = await api("GET", `/api/jobs/${jobId}`);
+    const { body } = await api<Job>("GET", `/api/jobs/${jobId}`);
     if (["succeeded", "failed", "cancelled"].includes(body.status)) return body;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -70,27 +75,30 @@ describe("a real server process", () => {
       VETTED_JOURNAL_KEY: "a-test-journal-key-of-some-length",
     };
     server = await startServerProcess(env);
-    const outside = await api("POST", "/api/jobs/analyze", { source_dir: tmpdir() });
+    const outside = await api<ErrorEnvelope>("POST", "/api/jobs/analyze", { source_dir: tmpdir() });
     expect([outside.status, outside.body.error.code]).toEqual([403, "PATH_OUTSIDE_ROOT"]);
-    const analyze = await api("POST", "/api/jobs/analyze", { source_dir: src, output_dir: join(dir, "out") });
+    const analyze = await api<Job>("POST", "/api/jobs/analyze", {
+      source_dir: src,
+      output_dir: join(dir, "out"),
+    });
     await finished(analyze.body.job_id);
-    const apply = await api("POST", "/api/jobs/apply", { job_id: analyze.body.job_id });
+    const apply = await api<Job>("POST", "/api/jobs/apply", { job_id: analyze.body.job_id });
     expect(apply.status).toBe(202);
     for (let i = 0; i < 200; i++) {
-      const { body } = await api("GET", `/api/jobs/${apply.body.job_id}`);
+      const { body } = await api<Job>("GET", `/api/jobs/${apply.body.job_id}`);
       if (body.progress > 0.05 || body.status !== "queued") break;
       await new Promise((r) => setTimeout(r, 5));
     }
     await server.kill();
 
     server = await startServerProcess(env);
-    const job = (await api("GET", `/api/jobs/${apply.body.job_id}`)).body;
+    const job = (await api<Job>("GET", `/api/jobs/${apply.body.job_id}`)).body;
     expect(["failed", "succeeded"]).toContain(job.status);
-    if (job.status === "failed") expect(job.error.code).toBe("INTERRUPTED");
-    const rows: Json[] = [];
+    if (job.status === "failed") expect(job.error?.code).toBe("INTERRUPTED");
+    const rows: ManifestRow[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: Json } = await api(
+      const page: { body: ManifestPage } = await api<ManifestPage>(
         "GET",
         `/api/jobs/${analyze.body.job_id}/manifest?limit=1000${cursor === null ? "" : `&cursor=${cursor}`}`,
       );
@@ -104,7 +112,7 @@ describe("a real server process", () => {
       expect(atSource !== atTarget).toBe(true);
       expect(row.status).toBe(atTarget ? "applied" : "pending");
     }
-    const rollback = await api("POST", "/api/jobs/rollback", { job_id: apply.body.job_id });
+    const rollback = await api<Job>("POST", "/api/jobs/rollback", { job_id: apply.body.job_id });
     expect((await finished(rollback.body.job_id)).status).toBe("succeeded");
     expect(hashes(src)).toEqual(original);
     expect(existsSync(join(dir, "out"))).toBe(false);

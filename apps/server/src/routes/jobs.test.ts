@@ -1,7 +1,21 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import type {
+  AuditList,
+  ConflictList,
+  EditResult,
+  Job,
+  JobEventList,
+  JobList,
+  JobReport,
+  ManifestPage,
+  ManifestRow,
+  ManifestView,
+  RowPreview,
+} from "@vetted/fileorg";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ErrorEnvelope } from "../errors.js";
 import { createTestApp, LOCAL, type TestApp } from "../tests/test-app.js";
 
 let t: TestApp | undefined;
@@ -10,10 +24,21 @@ afterEach(async () => {
   t = undefined;
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely in tests
-type Json = { [k: string]: any };
+/** The part of the OpenAPI document the tests read. */
+interface OpenApiDoc {
+  paths: Record<string, unknown>;
+}
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+/**
+ * Calls the app; `T` names the documented shape of the answer the caller expects (a `Job`, a
+ * `ManifestPage`, an `ErrorEnvelope`...). Leave it `unknown` when only the status is read.
+ */
+async function call<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T; headers: Headers }> {
   if (t === undefined) throw new Error("no app");
   const res = await t.app.request(path, {
     method,
@@ -21,12 +46,13 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
     ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
   });
   const text = await res.text();
-  return { status: res.status, body: (text === "" ? {} : JSON.parse(text)) as Json, headers: res.headers };
+  const parsed: unknown = text === "" ? {} : JSON.parse(text);
+  return { status: res.status, body: parsed as T, headers: res.headers };
 }
 
-async function waitFor(jobId: string): Promise<Json> {
+async function waitFor(jobId: string): Promise<Job> {
   for (let i = 0; i < 400; i++) {
-    const { body } = await call("GET", `/api/jobs/${jobId}`);
+    const { body } = await call<Job>("GET", `/api/jobs/${jobId}`);
     if (["succeeded", "failed", "cancelled"].includes(body.status)) return body;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -79,15 +105,15 @@ describe("jobs over HTTP, end to end", () => {
     write(out, { "documents/2022/existing.txt": "already there" });
     const before = { src: tree(src), out: tree(out) };
 
-    const analyze = await call("POST", "/api/jobs/analyze", { source_dir: src, output_dir: out });
+    const analyze = await call<Job>("POST", "/api/jobs/analyze", { source_dir: src, output_dir: out });
     expect(analyze.status).toBe(202);
     expect(analyze.body).toMatchObject({ kind: "analyze", status: "queued" });
-    const jobId = analyze.body.job_id as string;
+    const jobId = analyze.body.job_id;
     expect(await waitFor(jobId)).toMatchObject({ status: "succeeded", result: { files: 10 } });
 
-    const conflicts = await call("GET", `/api/jobs/${jobId}/manifest/conflicts?status=open`);
+    const conflicts = await call<ConflictList>("GET", `/api/jobs/${jobId}/manifest/conflicts?status=open`);
     expect(conflicts.status).toBe(200);
-    const kinds = (conflicts.body.items as Json[]).map((c) => c.kind).sort();
+    const kinds = conflicts.body.items.map((c) => c.kind).sort();
     expect(kinds).toEqual([
       "case_collision",
       "case_collision",
@@ -95,24 +121,27 @@ describe("jobs over HTTP, end to end", () => {
       "duplicate_target",
       "target_exists",
     ]);
-    const conflictRows = await call("GET", `/api/jobs/${jobId}/manifest?bucket=conflict&limit=100`);
+    const conflictRows = await call<ManifestPage>(
+      "GET",
+      `/api/jobs/${jobId}/manifest?bucket=conflict&limit=100`,
+    );
     expect(conflictRows.body.items.length).toBeGreaterThanOrEqual(8);
 
     const resolve = await call("POST", `/api/jobs/${jobId}/manifest/conflicts/resolve`, {
-      resolutions: (conflicts.body.items as Json[]).map((c) => ({
+      resolutions: conflicts.body.items.map((c) => ({
         conflict_id: c.conflict_id,
         strategy: c.kind === "duplicate_content" ? "keep_both" : "rename",
       })),
     });
     expect(resolve.status).toBe(200);
     // resolving case collisions by renaming can leave nothing open
-    const open = await call("GET", `/api/jobs/${jobId}/manifest/conflicts?status=open`);
+    const open = await call<ConflictList>("GET", `/api/jobs/${jobId}/manifest/conflicts?status=open`);
     expect(open.body.items).toEqual([]);
 
-    const manifest = await call("GET", `/api/jobs/${jobId}/manifest?limit=100`);
+    const manifest = await call<ManifestPage>("GET", `/api/jobs/${jobId}/manifest?limit=100`);
     expect(manifest.body).toMatchObject({ next_cursor: null, revision: 1 });
     expect(manifest.headers.get("ETag")).toBe('"1"');
-    const rows = manifest.body.items as Json[];
+    const rows = manifest.body.items;
     expect(rows).toHaveLength(10);
     for (const row of rows) {
       expect(Object.keys(row)).toEqual(
@@ -136,14 +165,14 @@ describe("jobs over HTTP, end to end", () => {
       );
     }
 
-    const view = await call("GET", `/api/jobs/${jobId}/manifest/view`);
+    const view = await call<ManifestView>("GET", `/api/jobs/${jobId}/manifest/view`);
     expect(view.status).toBe(200);
     expect(view.body.folders[0]).toMatchObject({ path: "", total_files: 10 });
     const logRow = rows.find((r) => String(r.source_path).endsWith("plain.log"));
-    const preview = await call("GET", `/api/jobs/${jobId}/manifest/${logRow?.row_id}/preview`);
+    const preview = await call<RowPreview>("GET", `/api/jobs/${jobId}/manifest/${logRow?.row_id}/preview`);
     expect(preview.body).toMatchObject({ kind: "text", text: "log line\nsecond line\n" });
 
-    const apply = await call("POST", "/api/jobs/apply", {
+    const apply = await call<Job>("POST", "/api/jobs/apply", {
       job_id: jobId,
       plan_hash: manifest.body.plan_hash,
     });
@@ -151,12 +180,12 @@ describe("jobs over HTTP, end to end", () => {
     const applied = await waitFor(apply.body.job_id);
     expect(applied).toMatchObject({ status: "succeeded", result: { moved: 10, failed: 0 } });
     for (const row of rows) {
-      const content = readFileSync(row.target_path as string);
+      const content = readFileSync(row.target_path);
       expect(createHash("sha256").update(content).digest("hex")).toBe(row.sha256);
     }
     expect(readFileSync(join(out, "documents/2022/existing.txt"), "utf8")).toBe("already there");
 
-    const report = await call("GET", `/api/jobs/${apply.body.job_id}/report`);
+    const report = await call<JobReport>("GET", `/api/jobs/${apply.body.job_id}/report`);
     expect(report.body).toMatchObject({
       kind: "apply",
       totals: { rows: 10 },
@@ -167,7 +196,7 @@ describe("jobs over HTTP, end to end", () => {
     expect(report.body.bytes_moved).toBeGreaterThan(0);
     expect(Object.keys(report.body.durations_ms)).toContain("moving");
 
-    const rollback = await call("POST", "/api/jobs/rollback", { job_id: apply.body.job_id });
+    const rollback = await call<Job>("POST", "/api/jobs/rollback", { job_id: apply.body.job_id });
     expect(rollback.status).toBe(202);
     expect(await waitFor(rollback.body.job_id)).toMatchObject({
       status: "succeeded",
@@ -176,15 +205,13 @@ describe("jobs over HTTP, end to end", () => {
     expect(tree(src)).toEqual(before.src);
     expect(tree(out)).toEqual(before.out);
 
-    const audit = await call("GET", `/api/jobs/${jobId}/audit`);
+    const audit = await call<AuditList>("GET", `/api/jobs/${jobId}/audit`);
     expect(audit.body.chain_valid).toBe(true);
-    expect((audit.body.items as Json[]).some((e) => e.action === "conflict.resolve" && e.request_id)).toBe(
-      true,
-    );
-    const history = await call("GET", "/api/jobs/history?kind=rollback");
-    expect(history.body.items.map((j: Json) => j.job_id)).toEqual([rollback.body.job_id]);
-    const listed = await call("GET", "/api/jobs?limit=2");
-    expect(listed.body.items[0].job_id).toBe(rollback.body.job_id);
+    expect(audit.body.items.some((e) => e.action === "conflict.resolve" && e.request_id)).toBe(true);
+    const history = await call<JobList>("GET", "/api/jobs/history?kind=rollback");
+    expect(history.body.items.map((j) => j.job_id)).toEqual([rollback.body.job_id]);
+    const listed = await call<JobList>("GET", "/api/jobs?limit=2");
+    expect(listed.body.items[0]?.job_id).toBe(rollback.body.job_id);
     expect(typeof listed.body.next_cursor).toBe("string");
   });
 });
@@ -194,16 +221,17 @@ describe("edits over HTTP", () => {
     t = await createTestApp();
     const src = join(t.dir, "src");
     write(src, { "a.txt": "a", "b.txt": "b" });
-    const job = await call("POST", "/api/jobs/analyze", { source_dir: src });
+    const job = await call<Job>("POST", "/api/jobs/analyze", { source_dir: src });
     await waitFor(job.body.job_id);
-    const manifest = await call("GET", `/api/jobs/${job.body.job_id}/manifest`);
-    return { jobId: job.body.job_id as string, rows: manifest.body.items as Json[] };
+    const manifest = await call<ManifestPage>("GET", `/api/jobs/${job.body.job_id}/manifest`);
+    return { jobId: job.body.job_id, rows: manifest.body.items };
   }
 
   it("patches one field of a row, answers the row, and refuses a stale If-Match with 412", async () => {
     const { jobId, rows } = await analyzed();
-    const row = rows[0] as Json;
-    const ok = await call(
+    const row = rows[0];
+    if (row === undefined) throw new Error("no row");
+    const ok = await call<ManifestRow>(
       "PATCH",
       `/api/jobs/${jobId}/manifest/rows/${row.row_id}`,
       { category: "code" },
@@ -212,7 +240,7 @@ describe("edits over HTTP", () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ category: "code", sha256: row.sha256, edited: true });
     expect(ok.headers.get("ETag")).toBe('"1"');
-    const stale = await call(
+    const stale = await call<ErrorEnvelope>(
       "PATCH",
       `/api/jobs/${jobId}/manifest/rows/${row.row_id}`,
       { action: "skip" },
@@ -224,12 +252,12 @@ describe("edits over HTTP", () => {
 
   it("applies a batch atomically and answers 404 for an unknown row", async () => {
     const { jobId, rows } = await analyzed();
-    const batch = await call("POST", `/api/jobs/${jobId}/manifest/batch`, {
+    const batch = await call<EditResult>("POST", `/api/jobs/${jobId}/manifest/batch`, {
       operations: rows.map((r) => ({ row_id: r.row_id, patch: { action: "skip" } })),
     });
     expect(batch.status).toBe(200);
     expect(batch.body).toMatchObject({ revision: 1 });
-    const bad = await call("POST", `/api/jobs/${jobId}/manifest/batch`, {
+    const bad = await call<ErrorEnvelope>("POST", `/api/jobs/${jobId}/manifest/batch`, {
       operations: [
         { row_id: rows[0]?.row_id, patch: { action: "move" } },
         { row_id: "row_missing", patch: { action: "move" } },
@@ -237,24 +265,27 @@ describe("edits over HTTP", () => {
     });
     expect(bad.status).toBe(404);
     expect(bad.body.error.code).toBe("ROW_NOT_FOUND");
-    expect((await call("GET", `/api/jobs/${jobId}/manifest`)).body.revision).toBe(1);
+    expect((await call<ManifestPage>("GET", `/api/jobs/${jobId}/manifest`)).body.revision).toBe(1);
   });
 
   it("lets one of two applies win (409 JOB_BUSY) and refuses edits while an apply is active", async () => {
     const { jobId, rows } = await analyzed();
     await t?.deps.fileorg.stop(); // keeps the first apply queued, deterministically
-    const first = await call("POST", "/api/jobs/apply", { job_id: jobId });
-    const second = await call("POST", "/api/jobs/apply", { job_id: jobId });
+    const first = await call<Job>("POST", "/api/jobs/apply", { job_id: jobId });
+    const second = await call<ErrorEnvelope>("POST", "/api/jobs/apply", { job_id: jobId });
     expect([first.status, second.status]).toEqual([202, 409]);
     expect(second.body.error.code).toBe("JOB_BUSY");
-    const edit = await call("PATCH", `/api/jobs/${jobId}/manifest/rows/${rows[0]?.row_id}`, {
+    const edit = await call<ErrorEnvelope>("PATCH", `/api/jobs/${jobId}/manifest/rows/${rows[0]?.row_id}`, {
       action: "skip",
     });
     expect(edit.status).toBe(409);
     expect(edit.body.error.code).toBe("MANIFEST_LOCKED");
     await t?.deps.fileorg.start();
     expect(await waitFor(first.body.job_id)).toMatchObject({ status: "succeeded" });
-    const stale = await call("POST", "/api/jobs/apply", { job_id: jobId, plan_hash: "0".repeat(64) });
+    const stale = await call<ErrorEnvelope>("POST", "/api/jobs/apply", {
+      job_id: jobId,
+      plan_hash: "0".repeat(64),
+    });
     expect(stale.status).toBe(409);
     expect(stale.body.error.code).toBe("PLAN_CHANGED");
   });
@@ -267,7 +298,7 @@ describe("bad input over HTTP", () => {
     writeFileSync(join(t.dir, "in", "f.txt"), "x");
     symlinkSync("/", join(t.dir, "in", "root-link"));
     const code = async (source_dir: string) => {
-      const res = await call("POST", "/api/jobs/analyze", { source_dir });
+      const res = await call<ErrorEnvelope>("POST", "/api/jobs/analyze", { source_dir });
       return [res.status, res.body.error?.code];
     };
     expect(await code("/usr")).toEqual([403, "PATH_OUTSIDE_ROOT"]);
@@ -280,28 +311,32 @@ describe("bad input over HTTP", () => {
 
   it("answers malformed bodies with 400 and unknown or wrong-kind jobs with 404 and 409", async () => {
     t = await createTestApp();
-    expect((await call("POST", "/api/jobs/analyze", "{not json")).body.error.code).toBe("INVALID_JSON");
-    const invalid = await call("POST", "/api/jobs/analyze", { source_dir: 42, extra: true });
+    expect((await call<ErrorEnvelope>("POST", "/api/jobs/analyze", "{not json")).body.error.code).toBe(
+      "INVALID_JSON",
+    );
+    const invalid = await call<ErrorEnvelope>("POST", "/api/jobs/analyze", { source_dir: 42, extra: true });
     expect([invalid.status, invalid.body.error.code]).toEqual([400, "VALIDATION_FAILED"]);
-    const badTemplate = await call("POST", "/api/jobs/analyze", {
+    const badTemplate = await call<ErrorEnvelope>("POST", "/api/jobs/analyze", {
       source_dir: t.dir,
       naming_template: "{nope}",
     });
     expect([badTemplate.status, badTemplate.body.error.code]).toEqual([400, "INVALID_TEMPLATE"]);
     expect((await call("GET", "/api/jobs/job_missing")).status).toBe(404);
-    expect((await call("GET", "/api/jobs/job_missing/manifest")).body.error.code).toBe("JOB_NOT_FOUND");
+    expect((await call<ErrorEnvelope>("GET", "/api/jobs/job_missing/manifest")).body.error.code).toBe(
+      "JOB_NOT_FOUND",
+    );
     const resolve = await call("POST", "/api/jobs/job_x/manifest/conflicts/resolve", {
       resolutions: [{ conflict_id: "c", strategy: "explode" }],
     });
     expect(resolve.status).toBe(400);
     mkdirSync(join(t.dir, "empty"));
-    const job = await call("POST", "/api/jobs/analyze", { source_dir: join(t.dir, "empty") });
+    const job = await call<Job>("POST", "/api/jobs/analyze", { source_dir: join(t.dir, "empty") });
     await waitFor(job.body.job_id);
-    const rollback = await call("POST", "/api/jobs/rollback", { job_id: job.body.job_id });
+    const rollback = await call<ErrorEnvelope>("POST", "/api/jobs/rollback", { job_id: job.body.job_id });
     expect([rollback.status, rollback.body.error.code]).toEqual([409, "WRONG_JOB_KIND"]);
-    const retry = await call("POST", `/api/jobs/${job.body.job_id}/retry`);
+    const retry = await call<ErrorEnvelope>("POST", `/api/jobs/${job.body.job_id}/retry`);
     expect([retry.status, retry.body.error.code]).toEqual([409, "JOB_NOT_RETRYABLE"]);
-    const cancel = await call("POST", `/api/jobs/${job.body.job_id}/cancel`);
+    const cancel = await call<Job>("POST", `/api/jobs/${job.body.job_id}/cancel`);
     expect(cancel.body.status).toBe("succeeded");
     expect((await call("GET", `/api/jobs/${job.body.job_id}/manifest/rows_x/preview`)).status).toBe(404);
   });
@@ -319,10 +354,10 @@ describe("job streams", () => {
     t = await createTestApp();
     mkdirSync(join(t.dir, "s"));
     writeFileSync(join(t.dir, "s", "x.txt"), "x");
-    const job = await call("POST", "/api/jobs/analyze", { source_dir: join(t.dir, "s") });
+    const job = await call<Job>("POST", "/api/jobs/analyze", { source_dir: join(t.dir, "s") });
     await waitFor(job.body.job_id);
-    const events = await call("GET", `/api/jobs/${job.body.job_id}/events?after=1`);
-    expect(events.body.items[0].seq).toBe(2);
+    const events = await call<JobEventList>("GET", `/api/jobs/${job.body.job_id}/events?after=1`);
+    expect(events.body.items[0]?.seq).toBe(2);
     const text = await readStream(`/api/jobs/${job.body.job_id}/events/stream`, { "Last-Event-ID": "1" });
     const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
     expect(ids[0]).toBe(2);
@@ -357,7 +392,7 @@ describe("job streams", () => {
 describe("OpenAPI", () => {
   it("documents every jobs route", async () => {
     t = await createTestApp();
-    const doc = await call("GET", "/api/openapi.json");
+    const doc = await call<OpenApiDoc>("GET", "/api/openapi.json");
     const paths = Object.keys(doc.body.paths);
     for (const p of [
       "/api/jobs",
