@@ -45,6 +45,7 @@ import {
   thresholdOf,
   toManifestRow,
 } from "./manifest.js";
+import { toKeysetPage } from "./paging.js";
 import { createPathGuard, defaultAllowedRoots } from "./path-guard.js";
 import {
   appendAudit,
@@ -586,12 +587,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
         .where(where.length === 0 ? undefined : and(...where))
         .orderBy(desc(jobs.createdAt), desc(jobs.id))
         .limit(limit + 1);
-      const page = found.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map((j) => toJob(j, planHashOfJob(j))),
-        next_cursor: found.length > limit && last !== undefined ? jobCursor(last) : null,
-      };
+      return toKeysetPage(found, limit, (j) => toJob(j, planHashOfJob(j)), jobCursor);
     },
 
     /** Requests a cooperative cancel; a queued job is cancelled at once; a finished job is returned unchanged. */

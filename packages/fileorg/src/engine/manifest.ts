@@ -40,6 +40,7 @@ import { conflicts, jobs, rows } from "../store/schema.js";
 import type { EngineContext } from "./context.js";
 import { chunk, type Queryable, runTransaction } from "./db.js";
 import { hashFile } from "./hash-file.js";
+import { toKeysetPage } from "./paging.js";
 import {
   type AuditInput,
   appendAudit,
@@ -209,11 +210,8 @@ export async function listRows(
     .where(and(...where))
     .orderBy(asc(rows.seq))
     .limit(limit + 1);
-  const page = found.slice(0, limit);
-  const last = page[page.length - 1];
   return {
-    items: page.map(toManifestRow),
-    next_cursor: found.length > limit && last !== undefined ? encodeCursor(last.seq) : null,
+    ...toKeysetPage(found, limit, toManifestRow, (last) => encodeCursor(last.seq)),
     revision: job.revision ?? 0,
     plan_hash: planHashOfJob(job) ?? "",
   };
@@ -722,13 +720,7 @@ export async function listConflicts(
     .where(and(...where))
     .orderBy(asc(conflicts.id))
     .limit(limit + 1);
-  const page = found.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    items: page.map(toConflict),
-    next_cursor:
-      found.length > limit && last !== undefined ? Buffer.from(last.id).toString("base64url") : null,
-  };
+  return toKeysetPage(found, limit, toConflict, (last) => Buffer.from(last.id).toString("base64url"));
 }
 
 async function existsOnDisk(path: string): Promise<boolean> {
