@@ -31,6 +31,7 @@ import { createJournalSigner } from "./journal.js";
 import { loadJournalKey } from "./journal-key.js";
 import { createLeaseOwner, setOwnerLive } from "./lease.js";
 import {
+  findActiveMoveJob,
   type InternalPatch,
   type ListRowsOptions,
   listConflicts,
@@ -388,17 +389,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
 
   /** Throws JOB_BUSY when an apply or rollback of the manifest is queued or running. */
   async function assertNoActiveMoves(tx: Queryable, manifestJobId: string): Promise<void> {
-    const [busy] = await tx
-      .select({ id: jobs.id, kind: jobs.kind })
-      .from(jobs)
-      .where(
-        and(
-          eq(jobs.manifestJobId, manifestJobId),
-          inArray(jobs.kind, ["apply", "rollback"]),
-          inArray(jobs.status, ["queued", "running", "cancelling"]),
-        ),
-      )
-      .limit(1);
+    const busy = await findActiveMoveJob(tx, manifestJobId);
     if (busy !== undefined) {
       throw new JobStateError("JOB_BUSY", `${busy.kind} job ${busy.id} of this manifest is still active.`, {
         job_id: manifestJobId,

@@ -424,8 +424,11 @@ export interface PatchOptions extends Actor {
   extraAudit?: readonly AuditInput[] | undefined;
 }
 
-/** Throws MANIFEST_LOCKED when an apply or rollback of the manifest is queued or running. */
-export async function assertManifestUnlocked(db: Queryable, manifestJobId: string): Promise<void> {
+/** The apply or rollback of a manifest that is queued, running or cancelling, if any. */
+export async function findActiveMoveJob(
+  db: Queryable,
+  manifestJobId: string,
+): Promise<{ id: string; kind: string } | undefined> {
   const [busy] = await db
     .select({ id: jobs.id, kind: jobs.kind })
     .from(jobs)
@@ -437,6 +440,12 @@ export async function assertManifestUnlocked(db: Queryable, manifestJobId: strin
       ),
     )
     .limit(1);
+  return busy;
+}
+
+/** Throws MANIFEST_LOCKED when an apply or rollback of the manifest is queued or running. */
+export async function assertManifestUnlocked(db: Queryable, manifestJobId: string): Promise<void> {
+  const busy = await findActiveMoveJob(db, manifestJobId);
   if (busy !== undefined) {
     throw new JobStateError(
       "MANIFEST_LOCKED",
