@@ -1,6 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { loadKeyFile } from "@vetted/store";
 
 /** Name of the key file generated in the data directory. */
 export const JOURNAL_KEY_FILE = "fileorg-journal.key";
@@ -14,23 +12,10 @@ export function loadJournalKey(options: {
   env?: Record<string, string | undefined>;
   dataDir: string;
 }): Buffer {
-  const fromEnv = options.env?.VETTED_JOURNAL_KEY;
-  if (fromEnv !== undefined && fromEnv !== "") {
-    if (fromEnv.length < 16) throw new Error("VETTED_JOURNAL_KEY must be at least 16 characters");
-    return createHash("sha256").update(fromEnv).digest();
-  }
-  const path = join(options.dataDir, JOURNAL_KEY_FILE);
-  try {
-    return Buffer.from(readFileSync(path, "utf8").trim(), "hex");
-  } catch {
-    mkdirSync(options.dataDir, { recursive: true });
-    const key = randomBytes(32);
-    try {
-      writeFileSync(path, `${key.toString("hex")}\n`, { mode: 0o600, flag: "wx" });
-      return key;
-    } catch {
-      // another process created it first
-      return Buffer.from(readFileSync(path, "utf8").trim(), "hex");
-    }
-  }
+  return loadKeyFile({
+    envName: "VETTED_JOURNAL_KEY",
+    envValue: options.env?.VETTED_JOURNAL_KEY,
+    dataDir: options.dataDir,
+    fileName: JOURNAL_KEY_FILE,
+  });
 }
