@@ -1,5 +1,5 @@
 /** Stable codes of the errors `@vetted/store` throws. */
-export type StoreErrorCode = "NESTING_TOO_DEEP" | "REGEX_INVALID" | "KEY_INVALID";
+export type StoreErrorCode = "NESTING_TOO_DEEP" | "REGEX_INVALID" | "KEY_INVALID" | "CURSOR_INVALID";
 
 /** The one base error of `@vetted/store`: a stable SCREAMING_SNAKE `code` and a message a person can act on. */
 export class StoreError extends Error {

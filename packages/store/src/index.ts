@@ -1,9 +1,21 @@
 /**
  * @module @vetted/store
- * Shared plumbing of the Vetted engines: limits on hostile input (JSON nesting depth, linear-time user
- * regular expressions) and per-installation key files.
+ * Shared plumbing of the Vetted engines: the per-client write lock and transactions, opaque keyset cursors
+ * and pages, migrate-with-retry, clock and id ports, limits on hostile input (JSON nesting depth,
+ * linear-time user regular expressions) and per-installation key files.
  */
+export {
+  CursorInvalidError,
+  type CursorPart,
+  type CursorShape,
+  decodeCursor,
+  encodeCursor,
+} from "./cursor.js";
 export { NestingTooDeepError, RegexInvalidError, StoreError, type StoreErrorCode } from "./errors.js";
 export { assertJsonDepth, exceedsJsonDepth, exceedsJsonTextDepth, MAX_JSON_DEPTH } from "./json-depth.js";
 export { type KeyFileOptions, loadKeyFile } from "./key-file.js";
+export { findDrizzleFolder, type MigrationSet, migrateWithRetry } from "./migrate.js";
+export { DEFAULT_PAGE_LIMIT, type KeysetPage, MAX_PAGE_LIMIT, toKeysetPage } from "./paging.js";
+export { type Clock, type IdGenerator, randomIds, systemClock } from "./ports.js";
 export { compileUserRegex, MAX_REGEX_LENGTH, type UserRegex, userRegexProblem } from "./safe-regex.js";
+export { runTransaction, type Tx, type WriteLock, writeLockFor } from "./write-lock.js";
