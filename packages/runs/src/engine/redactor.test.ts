@@ -10,7 +10,8 @@ describe("the redactor", () => {
 
   it("replaces a value and its JSON, URL and form encodings inside longer text", () => {
     expect(r.redactText(`pw is ${SECRET}!`)).toBe("pw is [redacted]!");
-    expect(r.redactText(`{"pw":${JSON.stringify('say "' + SECRET + '"')}}`)).not.toContain("hunter2");
+    const quoted = 'pa"ss\\word';
+    expect(createRedactor([quoted]).redactText(JSON.stringify({ pw: quoted }))).toBe('{"pw":"[redacted]"}');
     expect(r.redactText(`?pw=${encodeURIComponent(SECRET)}&x=1`)).toBe("?pw=[redacted]&x=1");
     const lowerHex = encodeURIComponent(SECRET).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
     expect(r.redactText(`?pw=${lowerHex}`)).toBe("?pw=[redacted]");
