@@ -244,6 +244,64 @@ describe("secrets and one-time codes", () => {
     expectNoPlainCopy(path, { control: "got [redacted] and", wal: false });
   });
 
+  it("keeps a live code sealed across a pause and sends the real value when the step runs", async () => {
+    const { engine, db, path } = await openEngine();
+    const sink = await startSink();
+    engine.start();
+    const tpl = await template(engine, [
+      { id: "code", type: "otp_gate" },
+      { id: "hold", type: "approval_gate", prompt: "Send it?" },
+      {
+        id: "send",
+        type: "http",
+        method: "POST",
+        url: "${params.shop}/echo",
+        body: { otp: "${gate.otp_code}" },
+      },
+      { id: "after", type: "approval_gate", prompt: "Done?" },
+    ]);
+    const run = await engine.createRun({ template_id: tpl.id, params: { shop: sink.url, pw: SECRET } });
+    await until(engine, run.id, (r) => r.status === "waiting_otp");
+    await engine.submitOtp(run.id, { otp_code: CODE });
+    await until(engine, run.id, (r) => r.status === "waiting_user" && r.current_step_id === "hold");
+    const [held] = await db.all<{ gate: string; secrets: string }>(
+      sql`SELECT gate, secrets FROM runs_runs WHERE id = ${run.id}`,
+    );
+    expect(JSON.parse(held?.gate ?? "")).toEqual({ approved_steps: [], otp_code: "[redacted]" });
+    expect(JSON.parse(held?.secrets ?? "")).toEqual({
+      "p:pw": expect.stringMatching(/^v1:/),
+      otp: expect.stringMatching(/^v1:/),
+    });
+    expectNoPlainCopy(path, { control: "Send it?", wal: true });
+    await engine.resumeRun(run.id, { kind: "approval", approved: true });
+    await until(engine, run.id, (r) => r.status === "waiting_user" && r.current_step_id === "after");
+    expect(sink.received.map((r) => r.body)).toEqual([{ otp: CODE }]);
+    const [spent] = await db.all<{ gate: string; secrets: string }>(
+      sql`SELECT gate, secrets FROM runs_runs WHERE id = ${run.id}`,
+    );
+    expect(JSON.parse(spent?.gate ?? "")).toEqual({ approved_steps: [] });
+    expect(Object.keys(JSON.parse(spent?.secrets ?? ""))).toEqual(["p:pw"]);
+  });
+
+  it("redacts a code shorter than 4 characters where a var or message is exactly it", async () => {
+    const { engine } = await openEngine();
+    engine.start();
+    const flow = await engine.createFlow({
+      name: "short",
+      steps: [
+        { id: "code", type: "otp_gate" },
+        { id: "copy", type: "set", vars: { c: "${gate.otp_code}", n: 12, label: "step 12" } },
+        { id: "check", type: "assert", value: 1, equals: 2, message: "${vars.c}" },
+      ],
+    });
+    const run = await engine.createRun({ flow_id: flow.id });
+    await until(engine, run.id, (r) => r.status === "waiting_otp");
+    await engine.resumeRun(run.id, { kind: "otp", otp_code: "12" });
+    const failed = await until(engine, run.id, (r) => r.status === "failed");
+    expect(failed.vars).toEqual({ c: "[redacted]", n: "[redacted]", label: "step 12" });
+    expect(failed.error).toBe("[redacted]");
+  });
+
   it("seals inbound message bodies and takes codes from them without a plain copy", async () => {
     const { engine, db, path } = await openEngine();
     const source = createInboundMessagesOtpSource({ db, secretsKey: TEST_SECRETS_KEY });
