@@ -53,6 +53,16 @@ describe("loadConfig", () => {
     });
   });
 
+  it("reads VETTED_SECRETS_KEY and refuses a short one", () => {
+    expect(loadConfig({}).secretsKey).toBeUndefined();
+    expect(loadConfig({ VETTED_SECRETS_KEY: "a-long-enough-secrets-key" }).secretsKey).toBe(
+      "a-long-enough-secrets-key",
+    );
+    expect(() => loadConfig({ VETTED_SECRETS_KEY: "short" })).toThrow(
+      /VETTED_SECRETS_KEY must be at least 16/,
+    );
+  });
+
   it("refuses a frontend URL that is not absolute", () => {
     expect(() => loadConfig({ VETTED_FRONTEND_URL: "/register" })).toThrow(
       /VETTED_FRONTEND_URL must be an absolute URL/,

@@ -66,6 +66,7 @@ const envSchema = z
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     VETTED_ALLOWED_ROOTS: commaList,
     VETTED_JOURNAL_KEY: z.string().min(16, "VETTED_JOURNAL_KEY must be at least 16 characters").optional(),
+    VETTED_SECRETS_KEY: z.string().min(16, "VETTED_SECRETS_KEY must be at least 16 characters").optional(),
     VETTED_FILEORG_LEASE_MS: z.coerce
       .number()
       .int()
@@ -109,6 +110,8 @@ export interface Config {
   allowedRoots: string[];
   /** Key signing the fileorg journal (VETTED_JOURNAL_KEY); generated into the data dir when unset. */
   journalKey: string | undefined;
+  /** Key encrypting secret run params and one-time codes at rest (VETTED_SECRETS_KEY); generated into the data dir when unset. */
+  secretsKey: string | undefined;
   /** How long a running fileorg job stays leased to this process without a heartbeat (VETTED_FILEORG_LEASE_MS). */
   fileorgLeaseMs: number;
 }
@@ -163,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? e.VETTED_ALLOWED_ROOTS.map((root) => resolve(root))
         : [homedir(), tmpdir()],
     journalKey: e.VETTED_JOURNAL_KEY,
+    secretsKey: e.VETTED_SECRETS_KEY,
     fileorgLeaseMs: e.VETTED_FILEORG_LEASE_MS,
   };
 }

@@ -1,5 +1,5 @@
 import { serve } from "@hono/node-server";
-import { createRunsEngine } from "@vetted/runs";
+import { createRunsEngine, loadSecretsKey } from "@vetted/runs";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { openDatabase } from "./db.js";
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
   const metrics = createMetrics(logger);
   const runs = createRunsEngine({
     db: database.db,
+    secretsKey: loadSecretsKey({ dataDir: config.dataDir, env: { VETTED_SECRETS_KEY: config.secretsKey } }),
     protectedDomains: config.protectedProviderDomains,
     leaseMs: config.runsLeaseMs,
     pollMs: config.runsPollMs,

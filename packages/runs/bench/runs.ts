@@ -3,6 +3,7 @@
  * file, against the same number of bare single-row transactional updates on the same database; and the
  * resume-to-next-step latency. Run with `pnpm --filter @vetted/runs bench`.
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,6 +40,7 @@ await client.execute("INSERT INTO bench_counter (id, n) VALUES (1, 0)");
 const resumeLatencies: number[] = [];
 const engine = createRunsEngine({
   db,
+  secretsKey: randomBytes(32),
   pollMs: 5,
   concurrency: 4,
   observer: { resumeToNextStep: (ms) => resumeLatencies.push(ms) },

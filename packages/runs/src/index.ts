@@ -63,6 +63,7 @@ export {
   type OtpRequest,
   type OtpSource,
 } from "./engine/otp-source.js";
+export { createRedactor, MIN_SUBSTRING_LENGTH, type Redactor } from "./engine/redactor.js";
 export {
   type Clock,
   createRunsEngine,
@@ -74,6 +75,7 @@ export {
   type RunsEngineOptions,
   type RunsObserver,
 } from "./engine/runs-engine.js";
+export { loadSecretsKey, SECRETS_KEY_FILE } from "./engine/secret-box.js";
 export {
   ConflictError,
   NotFoundError,

@@ -35,6 +35,7 @@ export async function createTestApp(
   const metrics = createMetrics(logger);
   const runs = createRunsEngine({
     db: database.db,
+    secretsKey: Buffer.alloc(32, 7),
     leaseMs: 1000,
     pollMs: 50,
     observer: metrics.runsObserver,

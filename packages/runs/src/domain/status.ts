@@ -46,6 +46,7 @@ export const END_REASONS = [
   "run_timeout",
   "approval_rejected",
   "cancelled",
+  "secret_unreadable",
 ] as const;
 
 /** A reason a run ended without success. */

@@ -190,6 +190,20 @@ export function failInterpolation(state: RunState, stepId: string, reference: st
   );
 }
 
+/**
+ * Fails the run because sealed values it needs (secret params, a one-time code, vars holding them) do not
+ * decrypt: the installation's secrets key changed, or the stored ciphertext was altered.
+ */
+export function failUnreadableSecrets(state: RunState, stepId: string, slots: readonly string[]): Transition {
+  const message = `SECRET_UNREADABLE: ${stepId}: the run's sealed values (${slots.join(", ")}) do not decrypt with this installation's secrets key`;
+  return moveTo(
+    state,
+    ended(state, "failed", "secret_unreadable", message),
+    [{ type: "error", data: { step_id: stepId, code: "SECRET_UNREADABLE", message } }],
+    { reason: "secret_unreadable" },
+  );
+}
+
 /** Opens the gate a gate step asked for: the run pauses, to continue after the gate step. */
 export function openGate(
   state: RunState,

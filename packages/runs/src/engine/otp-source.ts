@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { and, desc, eq, gte, isNull, or } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import { REDACTED } from "../domain/transitions.js";
 import { inboundMessages } from "../store/schema.js";
 import { writeTx } from "./lock.js";
+import { createSecretBox } from "./secret-box.js";
 
 /** What an OTP source is asked for: the newest code for a run, received since its gate opened. */
 export interface OtpRequest {
@@ -39,13 +41,22 @@ export function extractOtpCode(body: string): string | undefined {
   return CODE.exec(body)?.[1];
 }
 
-/** Creates the inbound-messages OTP source over `db` (the messaging integration writes via `receive`). */
+/**
+ * Creates the inbound-messages OTP source over `db` (the messaging integration writes via `receive`). With
+ * `secretsKey`, message bodies are stored encrypted (AES-256-GCM), so no code is ever written in plain; a
+ * body that does not decrypt is read as plain text (messages stored without a key). A consumed message's
+ * body is erased.
+ */
 export function createInboundMessagesOtpSource(options: {
   db: LibSQLDatabase;
   clock?: { now(): number };
+  secretsKey?: Buffer | undefined;
 }): InboundMessagesOtpSource {
   const { db } = options;
   const now = () => options.clock?.now() ?? Date.now();
+  const box = options.secretsKey === undefined ? undefined : createSecretBox(options.secretsKey);
+  const contextOf = (id: string) => `inbound:${id}`;
+  const readBody = (id: string, body: string) => box?.open(body, contextOf(id)) ?? body;
   return {
     async receive(message) {
       const id = `msg_${randomBytes(10).toString("base64url")}`;
@@ -54,7 +65,7 @@ export function createInboundMessagesOtpSource(options: {
           id,
           runId: message.run_id ?? null,
           sender: message.sender ?? null,
-          body: message.body,
+          body: box === undefined ? message.body : box.seal(message.body, contextOf(id)),
           receivedAt: now(),
         }),
       );
@@ -75,11 +86,11 @@ export function createInboundMessagesOtpSource(options: {
           .orderBy(desc(inboundMessages.receivedAt))
           .limit(20);
         for (const message of candidates) {
-          const code = extractOtpCode(message.body);
+          const code = extractOtpCode(readBody(message.id, message.body));
           if (code === undefined) continue;
           await tx
             .update(inboundMessages)
-            .set({ consumedAt: now() })
+            .set({ consumedAt: now(), body: REDACTED })
             .where(eq(inboundMessages.id, message.id));
           return code;
         }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { and, asc, count, desc, eq, gt, inArray, isNotNull, lt, lte, or, type SQL } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { z } from "zod";
@@ -29,6 +29,7 @@ import {
   expireGate,
   failInterpolation,
   failStep,
+  failUnreadableSecrets,
   openGate,
   openProviderGate,
   type RunState,
@@ -41,16 +42,8 @@ import type { StepOutcome, StepType } from "../steps/step-type.js";
 import { events, flows, flowVersions, idempotency, runs, templates } from "../store/schema.js";
 import { type Tx, writeTx } from "./lock.js";
 import { createInboundMessagesOtpSource, type OtpSource } from "./otp-source.js";
-import {
-  decodeCursor,
-  encodeCursor,
-  type RunRow,
-  redactSecrets,
-  stateOf,
-  toFlow,
-  toRun,
-  toTemplate,
-} from "./views.js";
+import { createRunVault, type OpenedVault, type RunVault, redactError, spendCode } from "./run-vault.js";
+import { decodeCursor, encodeCursor, type RunRow, stateOf, toFlow, toRun, toTemplate } from "./views.js";
 
 /** The engine's source of time (epoch ms). */
 export interface Clock {
@@ -74,6 +67,11 @@ export interface RunsObserver {
 /** What {@link createRunsEngine} is built from. */
 export interface RunsEngineOptions {
   db: LibSQLDatabase;
+  /**
+   * The per-installation 32-byte key (see `loadSecretsKey`) that encrypts secret params, one-time codes and
+   * vars holding them at rest (AES-256-GCM). Every process sharing the database needs the same key.
+   */
+  secretsKey: Buffer;
   clock?: Clock;
   ids?: IdGenerator;
   /** Protected payment provider domains; default: {@link parseProtectedDomains}(undefined). */
@@ -126,8 +124,9 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-function hashRequest(value: unknown): string {
-  return createHash("sha256").update(canonicalJson(value)).digest("hex");
+/** A keyed digest of a request body: a stored hash must not let anyone try codes or secrets against it. */
+function hashRequest(vault: RunVault, value: unknown): string {
+  return vault.digest(canonicalJson(value));
 }
 
 function parse<S extends z.ZodType>(
@@ -168,13 +167,18 @@ export function createRunsEngine(options: RunsEngineOptions) {
   const protectedDomains = options.protectedDomains ?? parseProtectedDomains(undefined);
   const otpSource =
     options.otpSource ??
-    createInboundMessagesOtpSource({ db, ...(options.clock ? { clock: options.clock } : {}) });
+    createInboundMessagesOtpSource({
+      db,
+      secretsKey: options.secretsKey,
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
   const leaseMs = options.leaseMs ?? 30_000;
   const pollMs = options.pollMs ?? 500;
   const concurrency = options.concurrency ?? 4;
   const doFetch = options.fetch ?? globalThis.fetch;
   const observer = options.observer ?? {};
   const workerId = newId("wrk");
+  const vault = createRunVault(options.secretsKey);
 
   const controllers = new Map<string, AbortController>();
   const executions = new Set<Promise<void>>();
@@ -192,8 +196,10 @@ export function createRunsEngine(options: RunsEngineOptions) {
     at: number,
     opts: { leaseOwner?: string; extra?: Partial<RunRow> } = {},
   ): Promise<RunRow | undefined> {
-    const drafts = t.events;
-    const s = t.state;
+    // Secrets and one-time codes are sealed or redacted before anything is written.
+    const safe = vault.protect(row, t);
+    const drafts = safe.events;
+    const s = safe.state;
     const changes = {
       status: s.status,
       cursor: s.cursor,
@@ -208,8 +214,8 @@ export function createRunsEngine(options: RunsEngineOptions) {
       eventSeq: row.eventSeq + drafts.length,
       updatedAt: at,
       finishedAt: isTerminal(s.status) ? at : null,
-      // A run that ended needs its secrets no more: forget them (and any copy of one in vars).
-      ...(isTerminal(s.status) ? { secrets: {}, vars: redactSecrets(s.vars, row.secrets) } : {}),
+      // A run that ended needs its secrets no more: protect() left no sealed slot and no copy in vars.
+      secrets: safe.slots,
       ...(s.status === "running" ? {} : { leaseOwner: null, leaseExpiresAt: null }),
       // The step's first start is kept only while the run stays at that step (a re-claim, not a move).
       ...(s.status === "running" && s.cursor === row.cursor
@@ -511,7 +517,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
    */
   async function createRun(input: CreateRunInput, opts: IdempotencyOptions = {}): Promise<Run> {
     const body = parse(CreateRunInput, input, "REQUEST_INVALID", "The run request");
-    const hash = hashRequest(body);
+    const hash = hashRequest(vault, body);
     const at = now();
     const run = await writeTx(db, async (tx) => {
       const replayed = await replay(tx, "create", opts.idempotencyKey, hash);
@@ -547,6 +553,8 @@ export function createRunsEngine(options: RunsEngineOptions) {
       }
       const flow = await flowAt(tx, flowId, flowVersion);
       const id = newId("run");
+      // Secret params are encrypted before they are written: no plain copy reaches the file or its WAL.
+      const sealed = vault.sealParams(id, secrets);
       const row: RunRow = {
         id,
         flowId,
@@ -555,7 +563,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
         steps: flow.steps,
         policies,
         params,
-        secrets,
+        secrets: sealed,
         status: "queued",
         version: 1,
         cursor: 0,
@@ -634,7 +642,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     opts: IdempotencyOptions = {},
   ): Promise<Run> {
     const body = parse(ResumeRequest, request, "REQUEST_INVALID", "The resume request");
-    return resumeWith(runId, body, hashRequest({ resume: body }), opts.idempotencyKey);
+    return resumeWith(runId, body, hashRequest(vault, { resume: body }), opts.idempotencyKey);
   }
 
   async function resumeWith(
@@ -682,7 +690,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     opts: IdempotencyOptions = {},
   ): Promise<Run> {
     const body = parse(RunOtpSubmitRequest, request, "REQUEST_INVALID", "The OTP request");
-    const hash = hashRequest({ otp: body });
+    const hash = hashRequest(vault, { otp: body });
     const replayed = await replay(db, `resume:${runId}`, opts.idempotencyKey, hash);
     if (replayed !== undefined) return replayed;
     let code = body.otp_code;
@@ -873,7 +881,10 @@ export function createRunsEngine(options: RunsEngineOptions) {
       }
     } catch (err) {
       if (!controller.signal.aborted)
-        observer.error?.(`run ${claimed.id} stopped on an unexpected error`, err);
+        observer.error?.(
+          `run ${claimed.id} stopped on an unexpected error`,
+          redactError(vault, claimed, err),
+        );
     } finally {
       clearInterval(heartbeat);
       controllers.delete(claimed.id);
@@ -883,16 +894,9 @@ export function createRunsEngine(options: RunsEngineOptions) {
   /** Steps executed in memory and committed together while they are instant (pure steps, gates). */
   const MAX_BATCH = 32;
 
-  function scopeOf(row: RunRow, state: RunState): Scope {
-    return {
-      params: row.params,
-      vars: state.vars,
-      secrets: row.secrets,
-      gate: {
-        ...(state.gate.otp_code === undefined ? {} : { otp_code: state.gate.otp_code }),
-        ...(state.gate.input_text === undefined ? {} : { input_text: state.gate.input_text }),
-      },
-    };
+  /** What a step's references see: sealed values are decrypted in memory only. */
+  function scopeOf(row: RunRow, state: RunState, opened: OpenedVault): Scope {
+    return vault.scopeOf(row, state, opened);
   }
 
   async function runStep(
@@ -957,6 +961,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
   async function advanceInstant(row: RunRow, start: Transition): Promise<Transition & { slow?: SlowStep }> {
     let state = start.state;
     const drafts = [...start.events];
+    const opened = vault.open(row);
     for (let advanced = 0; state.status === "running" && advanced < MAX_BATCH; advanced++) {
       const step = row.steps[state.cursor];
       if (step === undefined) {
@@ -968,9 +973,12 @@ export function createRunsEngine(options: RunsEngineOptions) {
         );
         return { state: t.state, events: [...drafts, ...t.events] };
       }
-      const resolved = interpolate(step, scopeOf(row, state));
+      const resolved =
+        opened.unreadable.length > 0 ? undefined : interpolate(step, scopeOf(row, state, opened));
       let t: Transition;
-      if (!resolved.ok) {
+      if (resolved === undefined) {
+        t = failUnreadableSecrets(state, step.id, opened.unreadable);
+      } else if (!resolved.ok) {
         t = failInterpolation(state, step.id, resolved.reference);
       } else {
         const resolvedStep = resolved.value as Step;
@@ -1013,7 +1021,9 @@ export function createRunsEngine(options: RunsEngineOptions) {
     if (marked === undefined) return undefined;
     const { outcome, durationMs } = await runStep(type, resolvedStep, marked, signal);
     if (signal.aborted) return undefined;
-    const after = await advanceInstant(marked, transitionFor(stateOf(marked), marked, outcome, durationMs));
+    // The step that sent the one-time code has finished: the code (and any copy of it) is spent.
+    const done = spendCode(step, transitionFor(stateOf(marked), marked, outcome, durationMs));
+    const after = await advanceInstant(marked, done);
     return commit(marked, after);
   }
 

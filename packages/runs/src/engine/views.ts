@@ -1,7 +1,7 @@
 import type { Flow } from "../domain/flow.js";
 import type { Run } from "../domain/run.js";
 import type { Template } from "../domain/template.js";
-import { REDACTED, type RunState } from "../domain/transitions.js";
+import type { RunState } from "../domain/transitions.js";
 import type { flows, runs, templates } from "../store/schema.js";
 
 /** A stored run row. */
@@ -27,22 +27,10 @@ export function stateOf(row: RunRow): RunState {
   };
 }
 
-/** Replaces every value that contains a secret with the redaction marker (vars may have copied one). */
-export function redactSecrets(
-  vars: Record<string, unknown>,
-  secrets: Record<string, string>,
-): Record<string, unknown> {
-  const values = new Set(Object.values(secrets));
-  if (values.size === 0) return vars;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(vars)) {
-    const text = typeof v === "string" ? v : JSON.stringify(v);
-    out[k] = [...values].some((s) => s.length > 0 && text?.includes(s)) ? REDACTED : v;
-  }
-  return out;
-}
-
-/** A run row as the API returns it: no secrets, no one-time codes. */
+/**
+ * A run row as the API returns it: no secrets, no one-time codes (the row never holds them in plain: vars
+ * that copied one are stored as `[redacted]`, see `RunVault.protect`).
+ */
 export function toRun(row: RunRow): Run {
   return {
     id: row.id,
@@ -52,7 +40,7 @@ export function toRun(row: RunRow): Run {
     status: row.status,
     version: row.version,
     params: row.params,
-    vars: redactSecrets(row.vars, row.secrets),
+    vars: row.vars,
     current_step_id: row.steps[row.cursor]?.id ?? null,
     wait_context: row.waitContext,
     reason: row.reason,

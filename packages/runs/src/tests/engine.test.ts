@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { FlowInput } from "../domain/flow.js";
-import { openTestEngine, startShop, waitFor } from "./harness.js";
+import { openTestEngine, startShop, TEST_SECRETS_KEY, waitFor } from "./harness.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -89,7 +89,13 @@ describe("the run engine's edges", () => {
     const shop = await startShop();
     cleanups.push(shop.close);
     const { createRunsEngine } = await import("../engine/runs-engine.js");
-    const engine = createRunsEngine({ db: t.db, otpSource: source, leaseMs: 1000, pollMs: 50 });
+    const engine = createRunsEngine({
+      db: t.db,
+      secretsKey: TEST_SECRETS_KEY,
+      otpSource: source,
+      leaseMs: 1000,
+      pollMs: 50,
+    });
     cleanups.push(() => engine.stop());
     engine.start();
     const flow = await engine.createFlow(checkoutFlow());

@@ -8,6 +8,9 @@ import { drizzle } from "drizzle-orm/libsql";
 import { createRunsEngine, type RunsEngineOptions } from "../engine/runs-engine.js";
 import { migrate } from "../store/migrate.js";
 
+/** The secrets key test engines use (every engine over one database needs the same key). */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7);
+
 /** A migrated temporary SQLite file and an engine over it. */
 export async function openTestEngine(options: Partial<RunsEngineOptions> = {}) {
   const dir = mkdtempSync(join(tmpdir(), "vetted-runs-"));
@@ -15,7 +18,13 @@ export async function openTestEngine(options: Partial<RunsEngineOptions> = {}) {
   await client.execute("PRAGMA journal_mode = WAL");
   const db = drizzle(client);
   await migrate(db);
-  const engine = createRunsEngine({ db, leaseMs: 1000, pollMs: 50, ...options });
+  const engine = createRunsEngine({
+    db,
+    secretsKey: TEST_SECRETS_KEY,
+    leaseMs: 1000,
+    pollMs: 50,
+    ...options,
+  });
   return {
     db,
     engine,
