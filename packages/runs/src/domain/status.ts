@@ -31,6 +31,7 @@ export const REASON_CODES = [
   "approval_required",
   "input_required",
   "provider_protected_payment_step",
+  "step_outcome_unknown",
 ] as const;
 
 /** A wait reason. */
@@ -46,6 +47,8 @@ export const END_REASONS = [
   "run_timeout",
   "approval_rejected",
   "cancelled",
+  "nesting_too_deep",
+  "internal_error",
 ] as const;
 
 /** A reason a run ended without success. */
