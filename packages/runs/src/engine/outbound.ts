@@ -105,6 +105,9 @@ export function createOutboundPolicy(options: OutboundPolicyOptions = {}) {
     if (target === undefined || !/^https?:$/.test(new URL(url).protocol)) return { kind: "unchecked" };
     const { host, port } = target;
     const shown = host.name ?? host.addresses[0] ?? url;
+    // A denied name is refused before any DNS query is made for it.
+    const deniedName = deny.find((r) => r.kind === "name" && ruleMatches(r, host.name, []));
+    if (deniedName !== undefined) return { kind: "denied", host: shown, rule: deniedName.text };
     let addresses: string[];
     try {
       addresses = await resolve(host.name, host.addresses);

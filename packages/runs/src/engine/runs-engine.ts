@@ -981,7 +981,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
   }
 
   function transitionFor(state: RunState, row: RunRow, result: StepOutcome, durationMs: number): Transition {
-    const outcome = guardOutcome(result);
+    const outcome = guardOutcome(result, row.steps[state.cursor]?.id);
     if (outcome.kind === "completed") return completeStep(state, row.steps, outcome, durationMs);
     if (outcome.kind === "failed")
       return failStep(state, row.steps, outcome, row.policies, durationMs, now());

@@ -15,10 +15,10 @@ import { type RunRow, stateOf } from "./views.js";
  * A completed step whose vars nest deeper than {@link MAX_JSON_DEPTH} (a `set` that wraps a deep var
  * again, an extracted value) fails with `nesting_too_deep` instead of being stored.
  */
-export function guardOutcome(outcome: StepOutcome): StepOutcome {
+export function guardOutcome(outcome: StepOutcome, stepId: string | undefined): StepOutcome {
   if (outcome.kind !== "completed" || outcome.vars === undefined) return outcome;
   if (!exceedsJsonDepth(outcome.vars, MAX_JSON_DEPTH + 1)) return outcome;
-  throw new NestingTooDeepError("A value this step sets", MAX_JSON_DEPTH);
+  throw new NestingTooDeepError(`The vars step ${stepId ?? "?"} sets`, MAX_JSON_DEPTH);
 }
 
 /** The end reason for an error no step handled: too-deep values (or a stack they overflowed), or else internal. */
@@ -44,9 +44,11 @@ export interface CrashDeps {
 export async function failRunOnError(deps: CrashDeps, runId: string, err: unknown): Promise<boolean> {
   const reason = crashReasonOf(err);
   const message =
-    reason === "nesting_too_deep"
-      ? `a value nests deeper than ${MAX_JSON_DEPTH} levels (NESTING_TOO_DEEP)`
-      : `the step failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`;
+    err instanceof NestingTooDeepError
+      ? `NESTING_TOO_DEEP: ${err.message}`
+      : reason === "nesting_too_deep"
+        ? `NESTING_TOO_DEEP: a value nests too deep to process (more than ${MAX_JSON_DEPTH} levels)`
+        : `INTERNAL_ERROR: the run stopped on an unexpected error: ${err instanceof Error ? err.message : String(err)}`;
   return writeTx(deps.db, async (tx) => {
     const at = deps.now();
     const [row] = await tx.select().from(runs).where(eq(runs.id, runId)).limit(1);
