@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunsError } from "../errors.js";
 import { openTestEngine, waitFor } from "./harness.js";
+import { startSink } from "./sink.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -87,6 +88,31 @@ describe("a run no worker round can stall on", () => {
         )
       ).reason,
     ).toBe("nesting_too_deep");
+  });
+
+  it("fails a run that crashes after a request was sent, once, instead of re-claiming and repeating it", async () => {
+    const sink = await startSink();
+    const t = await openTestEngine();
+    cleanups.push(t.close, sink.close);
+    const flow = await t.engine.createFlow({
+      name: "send-then-deepen",
+      steps: [
+        { id: "send", type: "http", method: "POST", url: `${sink.url}/order` },
+        { id: "a", type: "set", vars: { v: nested(MAX_JSON_DEPTH - 6) } },
+        { id: "b", type: "set", vars: { v: nested(MAX_JSON_DEPTH - 6, "${vars.v}") } },
+      ],
+    });
+    const run = await t.engine.createRun({ flow_id: flow.id });
+    t.engine.start();
+    const failed = await waitFor(
+      () => t.engine.getRun(run.id),
+      (r) => r.status !== "queued" && r.status !== "running",
+    );
+    expect(failed).toMatchObject({ status: "failed", reason: "nesting_too_deep" });
+    // Longer than a lease: nothing claims the run again.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(sink.received).toHaveLength(1);
+    expect((await t.engine.getRun(run.id)).status).toBe("failed");
   });
 
   it("refuses over-deep flows, templates and run params when they are saved, with NESTING_TOO_DEEP", async () => {
