@@ -815,7 +815,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
       // The error is that run's alone: fail it, and let the round go on with the others.
       if (picked.id === undefined) throw err;
       observer.error?.(`run ${picked.id} failed on an unexpected error`, err);
-      await failRunOnError(crashDeps, picked.id, err);
+      if (!(await failRunOnError(crashDeps, picked.id, err))) throw err;
       kick();
       return undefined;
     }

@@ -28,6 +28,21 @@ export function crashReasonOf(err: unknown): "nesting_too_deep" | "internal_erro
   return "internal_error";
 }
 
+/**
+ * Whether `err` (or an error it wraps) is the database being busy or locked: a passing condition that says
+ * nothing about the run, so the run is left to be re-claimed after its lease rather than failed.
+ */
+export function isTransientDbError(err: unknown): boolean {
+  let current: unknown = err;
+  for (let i = 0; i < 5 && current instanceof Error; i++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && /SQLITE_(BUSY|LOCKED)/.test(code)) return true;
+    if (/SQLITE_(BUSY|LOCKED)|database is locked/i.test(current.message)) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
 /** What {@link failRunOnError} needs of the engine. */
 export interface CrashDeps {
   db: LibSQLDatabase;
@@ -39,9 +54,11 @@ export interface CrashDeps {
 /**
  * Fails one run that threw while it was claimed, executed, interpolated or persisted, so the error stays
  * with that run: the worker's round goes on and other runs still finish. Only a run that is queued, ours,
- * or whose lease expired is touched. Returns whether the run was failed.
+ * or whose lease expired is touched; a busy or locked database fails nothing (the run is re-claimed after
+ * its lease, as before). Returns whether the run was failed.
  */
 export async function failRunOnError(deps: CrashDeps, runId: string, err: unknown): Promise<boolean> {
+  if (isTransientDbError(err)) return false;
   const reason = crashReasonOf(err);
   const message =
     err instanceof NestingTooDeepError
