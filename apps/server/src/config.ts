@@ -1,6 +1,6 @@
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseProtectedDomains } from "@vetted/runs";
+import { parseHostRules, parseProtectedDomains } from "@vetted/runs";
 import { z } from "zod";
 
 /** Hostnames that only this machine can reach. */
@@ -21,6 +21,20 @@ const commaList = z
       .map((part) => part.trim())
       .filter((part) => part.length > 0),
   );
+
+/** A comma-separated list of hosts and CIDRs, each checked to parse. */
+function hostList(name: string) {
+  return commaList.superRefine((entries, ctx) => {
+    try {
+      parseHostRules(entries);
+    } catch (err) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${name}: ${err instanceof Error ? err.message : String(err)}; give comma-separated host names, IP addresses or CIDR ranges (e.g. api.example.com,10.0.0.0/8)`,
+      });
+    }
+  });
+}
 
 const envSchema = z
   .object({
@@ -52,6 +66,8 @@ const envSchema = z
       .url({ error: "VETTED_FRONTEND_URL must be an absolute URL" })
       .default("http://127.0.0.1:5173"),
     VETTED_PROTECTED_PROVIDER_DOMAINS: z.string().optional(),
+    VETTED_HTTP_ALLOW: hostList("VETTED_HTTP_ALLOW"),
+    VETTED_HTTP_DENY: hostList("VETTED_HTTP_DENY"),
     VETTED_RUNS_LEASE_MS: z.coerce
       .number()
       .int()
@@ -102,6 +118,10 @@ export interface Config {
   frontendUrl: string;
   /** Payment provider domains whose requests need approval (`VETTED_PROTECTED_PROVIDER_DOMAINS`). */
   protectedProviderDomains: string[];
+  /** Hosts and CIDRs `http` steps may reach; empty = any not denied (VETTED_HTTP_ALLOW). */
+  httpAllow: string[];
+  /** Hosts and CIDRs `http` steps never reach, besides link-local and metadata addresses (VETTED_HTTP_DENY). */
+  httpDeny: string[];
   /** Run worker lease, poll interval and concurrency. */
   runsLeaseMs: number;
   runsPollMs: number;
@@ -158,6 +178,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     frontendUrl: e.VETTED_FRONTEND_URL,
     protectedProviderDomains: parseProtectedDomains(e.VETTED_PROTECTED_PROVIDER_DOMAINS),
+    httpAllow: e.VETTED_HTTP_ALLOW,
+    httpDeny: e.VETTED_HTTP_DENY,
     runsLeaseMs: e.VETTED_RUNS_LEASE_MS,
     runsPollMs: e.VETTED_RUNS_POLL_MS,
     runsConcurrency: e.VETTED_RUNS_CONCURRENCY,

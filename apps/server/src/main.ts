@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     pollMs: config.runsPollMs,
     concurrency: config.runsConcurrency,
     observer: metrics.runsObserver,
+    outbound: { allow: config.httpAllow, deny: config.httpDeny },
   });
   metrics.attachRuns(runs);
   const fileorgDeps = createFileorgDeps(database.db, {
@@ -64,9 +65,10 @@ async function main(): Promise<void> {
     metrics,
     ...fileorgDeps,
   });
-  runs.start();
-
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+    // Known before the worker starts: an `http` step may not call this server's own API.
+    runs.setServerAddress(info.address, info.port);
+    runs.start();
     const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
     // The first stdout line is the address; tests and scripts read it.
     process.stdout.write(`Vetted server listening on http://${host}:${info.port}\n`);

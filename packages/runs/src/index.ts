@@ -6,10 +6,19 @@
  * resume with a compare-and-set, time out on schedule and survive restarts.
  */
 export { Flow, FlowInput, FlowPatch } from "./domain/flow.js";
+export {
+  type CanonicalHost,
+  canonicalAddress,
+  canonicalHost,
+  type HostRule,
+  parseHostRule,
+  parseHostRules,
+} from "./domain/host.js";
 export { type Interpolated, interpolate, references, type Scope } from "./domain/interpolate.js";
 export {
   DEFAULT_PROTECTED_PROVIDER_DOMAINS,
   matchProtectedDomain,
+  matchProtectedHost,
   parseProtectedDomains,
 } from "./domain/providers.js";
 export {
@@ -63,6 +72,14 @@ export {
   type OtpRequest,
   type OtpSource,
 } from "./engine/otp-source.js";
+export {
+  createOutboundPolicy,
+  DEFAULT_DENIED_HOSTS,
+  type HostLookup,
+  type OutboundDecision,
+  type OutboundPolicy,
+  type OutboundPolicyOptions,
+} from "./engine/outbound.js";
 export { createRedactor, MIN_SUBSTRING_LENGTH, type Redactor } from "./engine/redactor.js";
 export {
   type Clock,
@@ -84,6 +101,7 @@ export {
   type RunsErrorCode,
   UnprocessableError,
 } from "./errors.js";
+export { DEFAULT_MAX_RESPONSE_BYTES } from "./steps/http-response.js";
 export { STEP_TYPES, Step, stepTypeOf } from "./steps/registry.js";
 export type { GateRequest, InputSchema, StepContext, StepOutcome, StepType } from "./steps/step-type.js";
 export { migrate } from "./store/migrate.js";

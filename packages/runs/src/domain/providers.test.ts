@@ -37,3 +37,31 @@ describe("protected payment provider domains", () => {
     expect(matchProtectedDomain("not a url", ["stripe.com"])).toBeUndefined();
   });
 });
+
+describe("protected IP literals in any spelling", () => {
+  const list = parseProtectedDomains("127.0.0.1");
+
+  it.each([
+    "http://[::ffff:127.0.0.1]:9/pay",
+    "http://[::ffff:7f00:1]:9/pay",
+    "http://[0:0:0:0:0:ffff:127.0.0.1]:9/pay",
+    "http://localhost:9/pay",
+    "http://LOCALHOST.:9/pay",
+    "http://2130706433:9/pay",
+    "http://0x7f.1:9/pay",
+    "http://0177.0.0.1:9/pay",
+    "http://127.1:9/pay",
+  ])("gates %s as 127.0.0.1", (url) => {
+    expect(matchProtectedDomain(url, list)).toBe("127.0.0.1");
+  });
+
+  it("keeps a protected entry written in another spelling in canonical form", () => {
+    expect(parseProtectedDomains("[::ffff:7f00:1], Bücher.example.")).toEqual([
+      "127.0.0.1",
+      "xn--bcher-kva.example",
+    ]);
+    expect(matchProtectedDomain("https://pay.BÜCHER.example/x", ["bücher.example"])).toBe(
+      "xn--bcher-kva.example",
+    );
+  });
+});

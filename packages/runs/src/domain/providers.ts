@@ -1,3 +1,5 @@
+import { canonicalHost, type HostRule, hostOfUrl, parseHostRule, ruleMatches } from "./host.js";
+
 /** Payment providers protected by default: a request to one of them (or a subdomain) needs approval. */
 export const DEFAULT_PROTECTED_PROVIDER_DOMAINS = [
   "stripe.com",
@@ -12,16 +14,15 @@ export const DEFAULT_PROTECTED_PROVIDER_DOMAINS = [
 ] as const;
 
 function normalizeHost(host: string): string {
-  return host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[|\]$/g, "")
-    .replace(/\.$/, "");
+  const trimmed = host.trim().toLowerCase();
+  const canonical = canonicalHost(trimmed);
+  if (canonical === undefined) return trimmed.replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  return canonical.name ?? canonical.addresses[0] ?? trimmed;
 }
 
 /**
- * Parses `VETTED_PROTECTED_PROVIDER_DOMAINS` (comma-separated hosts or IP literals). Unset or blank
- * means the defaults.
+ * Parses `VETTED_PROTECTED_PROVIDER_DOMAINS` (comma-separated hosts or IP literals, in any spelling; each
+ * is kept in canonical form). Unset or blank means the defaults.
  */
 export function parseProtectedDomains(value: string | undefined): string[] {
   const list = (value ?? "")
@@ -31,23 +32,36 @@ export function parseProtectedDomains(value: string | undefined): string[] {
   return list.length > 0 ? list : [...DEFAULT_PROTECTED_PROVIDER_DOMAINS];
 }
 
-const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
-
 /**
- * The protected domain a URL would reach, if any: the host equals a listed domain or is a subdomain of it.
- * IP literals match exactly. A URL that does not parse matches nothing.
+ * The protected domain a host (canonical name and known addresses) falls under, if any: a listed name
+ * matches itself and its subdomains, a listed IP address matches that address in any spelling (and
+ * `localhost` for a loopback address).
  */
-export function matchProtectedDomain(url: string, domains: readonly string[]): string | undefined {
-  let host: string;
-  try {
-    host = normalizeHost(new URL(url).hostname);
-  } catch {
-    return undefined;
-  }
+export function matchProtectedHost(
+  name: string | null,
+  addresses: readonly string[],
+  domains: readonly string[],
+): string | undefined {
   for (const domain of domains) {
-    const d = normalizeHost(domain);
-    if (host === d) return d;
-    if (!IPV4.test(d) && !d.includes(":") && host.endsWith(`.${d}`)) return d;
+    let rule: HostRule;
+    try {
+      rule = parseHostRule(domain);
+    } catch {
+      continue;
+    }
+    if (ruleMatches(rule, name, addresses)) return normalizeHost(domain);
   }
   return undefined;
+}
+
+/**
+ * The protected domain a URL would reach, if any: the host equals a listed domain or is a subdomain of it;
+ * IP literals match the same address in any spelling (IPv4-mapped IPv6, decimal, octal, hex), and
+ * `localhost` matches the loopback addresses. A URL that does not parse matches nothing. The engine also
+ * checks the addresses a name resolves to right before it connects.
+ */
+export function matchProtectedDomain(url: string, domains: readonly string[]): string | undefined {
+  const target = hostOfUrl(url);
+  if (target === undefined) return undefined;
+  return matchProtectedHost(target.host.name, target.host.addresses, domains);
 }

@@ -31,6 +31,7 @@ export const REASON_CODES = [
   "approval_required",
   "input_required",
   "provider_protected_payment_step",
+  "step_outcome_unknown",
 ] as const;
 
 /** A wait reason. */
@@ -47,6 +48,8 @@ export const END_REASONS = [
   "approval_rejected",
   "cancelled",
   "secret_unreadable",
+  "nesting_too_deep",
+  "internal_error",
 ] as const;
 
 /** A reason a run ended without success. */

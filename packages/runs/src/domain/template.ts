@@ -1,3 +1,4 @@
+import { compileUserRegex } from "@vetted/store";
 import { z } from "zod";
 
 /** The types a template parameter can have; `secret` values are never returned or logged. */
@@ -115,24 +116,12 @@ function checkTemplate(
       });
     }
     keys.add(spec.key);
-    if (spec.pattern !== undefined && !isValidRegExp(spec.pattern)) {
-      ctx.addIssue({ code: "custom", path: ["params_schema", i, "pattern"], message: "not a valid pattern" });
-    }
     if (spec.type === "secret" && Object.hasOwn(t.defaults, spec.key)) {
       ctx.addIssue({ code: "custom", path: ["defaults", spec.key], message: "secrets cannot have defaults" });
     }
   });
   for (const key of Object.keys(t.defaults)) {
     if (!keys.has(key)) ctx.addIssue({ code: "custom", path: ["defaults", key], message: "no such param" });
-  }
-}
-
-function isValidRegExp(pattern: string): boolean {
-  try {
-    new RegExp(pattern);
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -178,7 +167,7 @@ export function validateParams(
       issues.push({ key: spec.key, message: "is not one of the allowed values" });
       continue;
     }
-    if (spec.pattern !== undefined && !new RegExp(spec.pattern).test(String(value))) {
+    if (spec.pattern !== undefined && !compileUserRegex(spec.pattern).test(String(value))) {
       issues.push({ key: spec.key, message: "does not match the pattern" });
       continue;
     }

@@ -1,3 +1,4 @@
+import { compileUserRegex } from "@vetted/store";
 import type { RunsErrorCode } from "../errors.js";
 import type { Step } from "../steps/registry.js";
 import type { GateRequest, StepOutcome } from "../steps/step-type.js";
@@ -402,7 +403,7 @@ function checkInput(text: string, schema: WaitContext["input_schema"]): string |
   if (schema.max_length !== undefined && text.length > schema.max_length) {
     return `The input must be at most ${schema.max_length} characters.`;
   }
-  if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(text)) {
+  if (schema.pattern !== undefined && !compileUserRegex(schema.pattern).test(text)) {
     return "The input does not match the expected format.";
   }
   return undefined;

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { assertJsonDepth } from "@vetted/store";
 import { and, asc, count, desc, eq, gt, inArray, isNotNull, lt, lte, or, type SQL } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { z } from "zod";
@@ -13,6 +14,7 @@ import {
   RunOtpSubmitRequest,
 } from "../domain/run.js";
 import { isTerminal, RUN_STATUSES, type RunStatus, WAITING_STATUSES } from "../domain/status.js";
+import { recoverInFlight } from "../domain/step-recovery.js";
 import {
   DEFAULT_POLICIES,
   type Template,
@@ -36,13 +38,16 @@ import {
   type Transition,
   timeOutRun,
 } from "../domain/transitions.js";
+import { assertParamPatterns, assertStepPatterns } from "../domain/user-patterns.js";
 import { ConflictError, NotFoundError, type RunsErrorCode, UnprocessableError } from "../errors.js";
 import { type Step, stepTypeOf } from "../steps/registry.js";
 import type { StepOutcome, StepType } from "../steps/step-type.js";
 import { events, flows, flowVersions, idempotency, runs, templates } from "../store/schema.js";
 import { type Tx, writeTx } from "./lock.js";
 import { createInboundMessagesOtpSource, type OtpSource } from "./otp-source.js";
+import { createOutboundPolicy, type OutboundPolicyOptions } from "./outbound.js";
 import { createRunVault, type OpenedVault, type RunVault, redactError, spendCode } from "./run-vault.js";
+import { failRunOnError, guardOutcome, prepareOutbound } from "./step-guard.js";
 import { decodeCursor, encodeCursor, type RunRow, stateOf, toFlow, toRun, toTemplate } from "./views.js";
 
 /** The engine's source of time (epoch ms). */
@@ -86,6 +91,10 @@ export interface RunsEngineOptions {
   concurrency?: number;
   fetch?: typeof globalThis.fetch;
   observer?: RunsObserver;
+  /** Where `http` steps may connect (`VETTED_HTTP_ALLOW`, `VETTED_HTTP_DENY`, the resolver). */
+  outbound?: OutboundPolicyOptions;
+  /** The largest `http` response body read (default 5 MiB); larger fails the step `RESPONSE_TOO_LARGE`. */
+  maxResponseBytes?: number;
 }
 
 /** A page of a list. */
@@ -179,6 +188,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
   const observer = options.observer ?? {};
   const workerId = newId("wrk");
   const vault = createRunVault(options.secretsKey);
+  const outbound = createOutboundPolicy(options.outbound);
 
   const controllers = new Map<string, AbortController>();
   const executions = new Set<Promise<void>>();
@@ -213,6 +223,8 @@ export function createRunsEngine(options: RunsEngineOptions) {
       version: s.version,
       eventSeq: row.eventSeq + drafts.length,
       updatedAt: at,
+      // Every commit settles the step that was in flight.
+      inFlightStepId: null,
       finishedAt: isTerminal(s.status) ? at : null,
       // A run that ended needs its secrets no more: protect() left no sealed slot and no copy in vars.
       secrets: safe.slots,
@@ -261,7 +273,9 @@ export function createRunsEngine(options: RunsEngineOptions) {
 
   /** Stores a new flow at version 1. @throws FLOW_INVALID */
   async function createFlow(input: FlowInput): Promise<Flow> {
+    assertJsonDepth(input, "The flow");
     const flow = parse(FlowInput, input, "FLOW_INVALID", "The flow");
+    assertStepPatterns(flow.steps);
     const at = now();
     const id = newId("flow");
     await writeTx(db, async (tx) => {
@@ -291,7 +305,9 @@ export function createRunsEngine(options: RunsEngineOptions) {
 
   /** Changes a flow and bumps its version (older versions stay for pinned templates). @throws FLOW_NOT_FOUND, VERSION_MISMATCH */
   async function updateFlow(flowId: string, patch: FlowPatch): Promise<Flow> {
+    assertJsonDepth(patch, "The flow");
     const p = parse(FlowPatch, patch, "FLOW_INVALID", "The flow");
+    assertStepPatterns(p.steps ?? []);
     const at = now();
     return writeTx(db, async (tx) => {
       const [row] = await tx.select().from(flows).where(eq(flows.id, flowId)).limit(1);
@@ -376,7 +392,9 @@ export function createRunsEngine(options: RunsEngineOptions) {
 
   /** Stores a template over an existing flow (and version, when pinned). @throws TEMPLATE_INVALID, FLOW_NOT_FOUND */
   async function createTemplate(input: TemplateInput): Promise<Template> {
+    assertJsonDepth(input, "The template");
     const t = parse(TemplateInput, input, "TEMPLATE_INVALID", "The template");
+    assertParamPatterns(t.params_schema);
     const at = now();
     const id = newId("tpl");
     return writeTx(db, async (tx) => {
@@ -410,7 +428,9 @@ export function createRunsEngine(options: RunsEngineOptions) {
 
   /** Changes a template and bumps its version. @throws TEMPLATE_NOT_FOUND, VERSION_MISMATCH, TEMPLATE_INVALID */
   async function updateTemplate(templateId: string, patch: TemplatePatch): Promise<Template> {
+    assertJsonDepth(patch, "The template");
     const p = parse(TemplatePatch, patch, "TEMPLATE_INVALID", "The template");
+    assertParamPatterns(p.params_schema ?? []);
     const at = now();
     return writeTx(db, async (tx) => {
       const [row] = await tx.select().from(templates).where(eq(templates.id, templateId)).limit(1);
@@ -516,6 +536,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
    * @throws TEMPLATE_NOT_FOUND, FLOW_NOT_FOUND, PARAMS_INVALID, IDEMPOTENCY_KEY_REUSED
    */
   async function createRun(input: CreateRunInput, opts: IdempotencyOptions = {}): Promise<Run> {
+    assertJsonDepth(input, "The run request");
     const body = parse(CreateRunInput, input, "REQUEST_INVALID", "The run request");
     const hash = hashRequest(vault, body);
     const at = now();
@@ -580,6 +601,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
         resumedAt: null,
         stepStartedAt: null,
         stepStartedCursor: null,
+        inFlightStepId: null,
         eventSeq: 1,
         createdAt: at,
         updatedAt: at,
@@ -792,11 +814,35 @@ export function createRunsEngine(options: RunsEngineOptions) {
     // A cheap read first: most polls find nothing, and need no write lock for that.
     const [candidate] = await db.select({ id: runs.id }).from(runs).where(claimable(at)).limit(1);
     if (candidate === undefined) return undefined;
+    const picked: { id?: string } = {};
+    try {
+      return await claimIn(at, (id) => {
+        picked.id = id;
+      });
+    } catch (err) {
+      // The error is that run's alone: fail it, and let the round go on with the others.
+      if (picked.id === undefined) throw err;
+      observer.error?.(`run ${picked.id} failed on an unexpected error`, err);
+      if (!(await failRunOnError(crashDeps, picked.id, err))) throw err;
+      kick();
+      return undefined;
+    }
+  }
+
+  async function claimIn(at: number, pick: (id: string) => void): Promise<RunRow | undefined> {
     return writeTx(db, async (tx) => {
       const [row] = await tx.select().from(runs).where(claimable(at)).orderBy(asc(runs.updatedAt)).limit(1);
       if (row === undefined) return undefined;
+      pick(row.id);
       const expired = row.status === "running";
-      const claimed = claimRun(stateOf(row), expired);
+      // A step a previous worker left in flight is in doubt: pause rather than send it again.
+      const claimed = recoverInFlight(
+        claimRun(stateOf(row), expired),
+        row.steps,
+        row.inFlightStepId,
+        row.policies,
+        at,
+      );
       // Instant steps run inside the claim's transaction: a flow without I/O completes in one commit.
       const ahead = await advanceInstant({ ...row, status: "running" }, claimed);
       const updated = await persist(tx, row, ahead, at, {
@@ -826,7 +872,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     return writeTx(db, (tx) => persist(tx, row, t, at, { leaseOwner: workerId }));
   }
 
-  async function recordStepStart(row: RunRow, step: Step): Promise<RunRow | undefined> {
+  async function recordStepStart(row: RunRow, step: Step, inFlight: boolean): Promise<RunRow | undefined> {
     const at = now();
     const firstStart = row.stepStartedAt === null || row.stepStartedCursor !== row.cursor;
     return writeTx(db, async (tx) => {
@@ -838,6 +884,8 @@ export function createRunsEngine(options: RunsEngineOptions) {
           updatedAt: at,
           leaseExpiresAt: at + leaseMs,
           ...(firstStart ? { stepStartedAt: at, stepStartedCursor: row.cursor } : {}),
+          // Durable before a non-idempotent request leaves: a re-claim finds it and does not repeat it.
+          ...(inFlight ? { inFlightStepId: step.id } : {}),
         })
         .where(
           and(
@@ -880,11 +928,13 @@ export function createRunsEngine(options: RunsEngineOptions) {
         row = await executeStep(row, controller.signal);
       }
     } catch (err) {
-      if (!controller.signal.aborted)
-        observer.error?.(
-          `run ${claimed.id} stopped on an unexpected error`,
-          redactError(vault, claimed, err),
+      if (!controller.signal.aborted) {
+        const safe = redactError(vault, claimed, err);
+        observer.error?.(`run ${claimed.id} stopped on an unexpected error`, safe);
+        await failRunOnError(crashDeps, claimed.id, err).catch((e: unknown) =>
+          observer.error?.(`could not fail run ${claimed.id}`, redactError(vault, claimed, e)),
         );
+      }
     } finally {
       clearInterval(heartbeat);
       controllers.delete(claimed.id);
@@ -904,6 +954,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
     step: Step,
     row: RunRow,
     signal: AbortSignal,
+    stepFetch: typeof globalThis.fetch = doFetch,
   ): Promise<{ outcome: StepOutcome; durationMs: number }> {
     const t0 = performance.now();
     let outcome: StepOutcome;
@@ -913,7 +964,8 @@ export function createRunsEngine(options: RunsEngineOptions) {
         stepId: step.id,
         signal,
         retries: row.policies.retries,
-        fetch: doFetch,
+        fetch: stepFetch,
+        maxResponseBytes: options.maxResponseBytes,
         startedAt:
           row.stepStartedCursor === row.cursor && row.stepStartedAt !== null ? row.stepStartedAt : now(),
         now,
@@ -930,7 +982,8 @@ export function createRunsEngine(options: RunsEngineOptions) {
     return { outcome, durationMs: Math.round(performance.now() - t0) };
   }
 
-  function transitionFor(state: RunState, row: RunRow, outcome: StepOutcome, durationMs: number): Transition {
+  function transitionFor(state: RunState, row: RunRow, result: StepOutcome, durationMs: number): Transition {
+    const outcome = guardOutcome(result, row.steps[state.cursor]?.id);
     if (outcome.kind === "completed") return completeStep(state, row.steps, outcome, durationMs);
     if (outcome.kind === "failed")
       return failStep(state, row.steps, outcome, row.policies, durationMs, now());
@@ -1017,15 +1070,41 @@ export function createRunsEngine(options: RunsEngineOptions) {
     const ahead = await advanceInstant(row, { state: stateOf(row), events: [] });
     if (ahead.slow === undefined || ahead.events.length > 0) return commit(row, ahead);
     const { step, resolvedStep, type } = ahead.slow;
-    const marked = await recordStepStart(row, step);
-    if (marked === undefined) return undefined;
-    const { outcome, durationMs } = await runStep(type, resolvedStep, marked, signal);
+    const target = await prepareOutbound({
+      policy: outbound,
+      protectedDomains,
+      fetch: doFetch,
+      row,
+      step,
+      resolvedStep,
+      type,
+      now: now(),
+    });
+    if (target.kind === "blocked") return commit(row, target.transition);
+    const inFlight = type.effect === "external" && !(type.idempotent?.(resolvedStep) ?? false);
+    let marked: RunRow | undefined;
+    let ran: { outcome: StepOutcome; durationMs: number };
+    try {
+      marked = await recordStepStart(row, step, inFlight);
+      if (marked === undefined) return undefined;
+      ran = await runStep(type, resolvedStep, marked, signal, target.fetch);
+    } finally {
+      await target.close();
+    }
+    const { outcome, durationMs } = ran;
     if (signal.aborted) return undefined;
     // The step that sent the one-time code has finished: the code (and any copy of it) is spent.
     const done = spendCode(step, transitionFor(stateOf(marked), marked, outcome, durationMs));
     const after = await advanceInstant(marked, done);
     return commit(marked, after);
   }
+
+  const crashDeps = {
+    db,
+    workerId,
+    now,
+    persist: (tx: Tx, row: RunRow, t: Transition, at: number) => persist(tx, row, t, at),
+  };
 
   let lastSweep = 0;
 
@@ -1127,8 +1206,14 @@ export function createRunsEngine(options: RunsEngineOptions) {
     }
   }
 
+  /** Tells the outbound policy where this server listens, so `http` steps cannot call its own API. */
+  function setServerAddress(address: string, port: number): void {
+    outbound.setServerAddress(address, port);
+  }
+
   return {
     workerId,
+    setServerAddress,
     createFlow,
     getFlow,
     updateFlow,

@@ -1,8 +1,12 @@
+import { compileUserRegex } from "@vetted/store";
 import { z } from "zod";
 import { StepId } from "./common.js";
 import type { StepType } from "./step-type.js";
 
-/** `assert`: fails the run unless `value` equals `equals` and/or matches `matches`. */
+/**
+ * `assert`: fails the run unless `value` equals `equals` and/or matches `matches` (RE2 syntax, matched in
+ * linear time; a pattern that needs backtracking is refused when the flow is saved).
+ */
 export const AssertStep = z
   .object({
     id: StepId,
@@ -24,7 +28,7 @@ export const assertStep: StepType<AssertStep> = {
   async execute(step) {
     const equalsOk =
       !Object.hasOwn(step, "equals") || JSON.stringify(step.value) === JSON.stringify(step.equals);
-    const matchesOk = step.matches === undefined || new RegExp(step.matches).test(String(step.value));
+    const matchesOk = step.matches === undefined || compileUserRegex(step.matches).test(String(step.value));
     if (equalsOk && matchesOk) return { kind: "completed" };
     return {
       kind: "failed",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { StepId, sleep } from "./common.js";
+import { DEFAULT_MAX_RESPONSE_BYTES, readCappedResponse } from "./http-response.js";
 import { readJsonPath } from "./json-path.js";
 import type { StepOutcome, StepType } from "./step-type.js";
 
@@ -26,6 +27,14 @@ export const HttpStep = z
       .optional()
       .meta({ description: "Variable name → JSONPath into the JSON response" }),
     timeout_ms: z.number().int().min(1).max(600_000).default(30_000),
+    idempotent: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          "Safe to send twice (GET and HEAD always are). A run re-claimed while a non-idempotent request " +
+          "was in flight pauses (step_outcome_unknown) instead of sending it again.",
+      }),
   })
   .meta({ id: "HttpStep" });
 /** An `http` step. */
@@ -33,7 +42,13 @@ export type HttpStep = z.infer<typeof HttpStep>;
 
 const RETRY_BACKOFF_MS = 200;
 
-async function send(step: HttpStep, signal: AbortSignal, f: typeof fetch, idempotencyKey: string) {
+async function send(
+  step: HttpStep,
+  signal: AbortSignal,
+  f: typeof fetch,
+  idempotencyKey: string,
+  maxBytes: number,
+) {
   const headers: Record<string, string> = { "Idempotency-Key": idempotencyKey, ...step.headers };
   const hasBody = step.body !== undefined && step.method !== "GET" && step.method !== "HEAD";
   if (hasBody) headers["Content-Type"] ??= "application/json";
@@ -45,14 +60,12 @@ async function send(step: HttpStep, signal: AbortSignal, f: typeof fetch, idempo
     // Never follow redirects: a redirect could lead to a protected provider without the approval gate.
     redirect: "manual",
   });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = text.length > 0 ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json };
+  return readCappedResponse(res, maxBytes);
+}
+
+/** Whether sending `step` twice is harmless: GET and HEAD, or a step that declares `idempotent: true`. */
+export function isIdempotentHttpStep(step: HttpStep): boolean {
+  return step.method === "GET" || step.method === "HEAD" || step.idempotent === true;
 }
 
 function check(step: HttpStep, status: number, json: unknown): StepOutcome {
@@ -103,6 +116,7 @@ export const httpStep: StepType<HttpStep> = {
   schema: HttpStep,
   effect: "external",
   targets: (step) => [step.url],
+  idempotent: isIdempotentHttpStep,
   async execute(step, ctx) {
     if (!/^https?:\/\//i.test(step.url)) {
       return {
@@ -122,9 +136,25 @@ export const httpStep: StepType<HttpStep> = {
     for (let attempt = 0; attempt <= ctx.retries; attempt++) {
       if (attempt > 0) await sleep(RETRY_BACKOFF_MS * attempt, ctx.signal);
       try {
-        const { status, json } = await send(step, ctx.signal, ctx.fetch, key);
-        last = check(step, status, json);
-        if (status < 500) return last;
+        const res = await send(
+          step,
+          ctx.signal,
+          ctx.fetch,
+          key,
+          ctx.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        );
+        if (!res.ok) {
+          // Refused unread: fails the step once, whatever the status and the retry policy.
+          return {
+            kind: "failed",
+            reason: "step_failed",
+            message: `${step.id}: ${res.refusal.code}: ${res.refusal.message}`,
+            expectation: false,
+            detail: { status: res.status, code: res.refusal.code },
+          };
+        }
+        last = check(step, res.status, res.json);
+        if (res.status < 500) return last;
       } catch (err) {
         if (ctx.signal.aborted) throw err;
         const message = err instanceof Error ? err.message : String(err);

@@ -40,6 +40,8 @@ export interface StepContext {
   /** How many times to retry a failed request (the template's `retries`). */
   retries: number;
   fetch: typeof globalThis.fetch;
+  /** The largest response body a step reads (bytes); larger fails the step with `RESPONSE_TOO_LARGE`. */
+  maxResponseBytes?: number | undefined;
   /** When this step first started in this run (epoch ms) — earlier than now when a worker died mid-step. */
   startedAt: number;
   /** The engine's clock (epoch ms). */
@@ -61,5 +63,10 @@ export interface StepType<T extends { id: string; type: string }> {
   effect: "pure" | "gate" | "external" | "timer";
   /** The URLs the step would contact, for the protected-provider check. */
   targets?(step: T): string[];
+  /**
+   * Whether executing the step twice is harmless. An `external` step that is not idempotent is marked in
+   * flight before it runs, and a run re-claimed with the mark set pauses instead of repeating it.
+   */
+  idempotent?(step: T): boolean;
   execute(step: T, ctx: StepContext): Promise<StepOutcome>;
 }

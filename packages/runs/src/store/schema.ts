@@ -75,6 +75,8 @@ export const runs = sqliteTable(
     /** When the step at `step_started_cursor` first started (kept across re-claims, for durable waits). */
     stepStartedAt: integer("step_started_at"),
     stepStartedCursor: integer("step_started_cursor"),
+    /** The non-idempotent step whose request may be on the wire; cleared by the commit that settles it. */
+    inFlightStepId: text("in_flight_step_id"),
     eventSeq: integer("event_seq").notNull(),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),

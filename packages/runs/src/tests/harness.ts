@@ -14,7 +14,8 @@ export const TEST_SECRETS_KEY = Buffer.alloc(32, 7);
 /** A migrated temporary SQLite file and an engine over it. */
 export async function openTestEngine(options: Partial<RunsEngineOptions> = {}) {
   const dir = mkdtempSync(join(tmpdir(), "vetted-runs-"));
-  const client = createClient({ url: `file:${join(dir, "runs.db")}`, timeout: 5000 });
+  const file = join(dir, "runs.db");
+  const client = createClient({ url: `file:${file}`, timeout: 5000 });
   await client.execute("PRAGMA journal_mode = WAL");
   const db = drizzle(client);
   await migrate(db);
@@ -27,7 +28,9 @@ export async function openTestEngine(options: Partial<RunsEngineOptions> = {}) {
   });
   return {
     db,
+    client,
     engine,
+    file,
     async close() {
       await engine.stop();
       client.close();
@@ -91,4 +94,24 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting; last value: ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** A second engine (its own connection, its own worker id) over the database file of another one. */
+export async function openSecondEngine(file: string, options: Partial<RunsEngineOptions> = {}) {
+  const client = createClient({ url: `file:${file}`, timeout: 5000 });
+  const db = drizzle(client);
+  const engine = createRunsEngine({
+    db,
+    secretsKey: TEST_SECRETS_KEY,
+    leaseMs: 1000,
+    pollMs: 50,
+    ...options,
+  });
+  return {
+    engine,
+    async close() {
+      await engine.stop();
+      client.close();
+    },
+  };
 }

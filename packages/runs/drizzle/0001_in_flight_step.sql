@@ -1,0 +1,1 @@
+ALTER TABLE `runs_runs` ADD `in_flight_step_id` text;

@@ -1,0 +1,168 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { FlowInput } from "../domain/flow.js";
+import type { RunsEngineOptions } from "../engine/runs-engine.js";
+import { openTestEngine, waitFor } from "./harness.js";
+import { startSink } from "./sink.js";
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup(options: Partial<RunsEngineOptions> = {}) {
+  const sink = await startSink();
+  const t = await openTestEngine(options);
+  cleanups.push(t.close, sink.close);
+  t.engine.start();
+  return { ...t, sink };
+}
+
+function pay(url: string): FlowInput {
+  return {
+    name: "pay",
+    steps: [{ id: "pay", type: "http", method: "POST", url, body: { amount: 1 }, expect: { status: [200] } }],
+  };
+}
+
+async function runOf(t: Awaited<ReturnType<typeof setup>>, url: string, until: (s: string) => boolean) {
+  const flow = await t.engine.createFlow(pay(url));
+  const run = await t.engine.createRun({ flow_id: flow.id });
+  return waitFor(
+    () => t.engine.getRun(run.id),
+    (r) => until(r.status),
+  );
+}
+
+const settled = (s: string) => s !== "queued" && s !== "running";
+
+describe("the protected provider gate, with 127.0.0.1 protected", () => {
+  it.each([
+    "[::ffff:127.0.0.1]",
+    "[::ffff:7f00:1]",
+    "[0:0:0:0:0:ffff:127.0.0.1]",
+    "localhost",
+    "LOCALHOST.",
+    "2130706433",
+    "0x7f.1",
+    "0177.0.0.1",
+  ])("pauses a request to %s before it reaches the provider", async (host) => {
+    const t = await setup({ protectedDomains: ["127.0.0.1"] });
+    const run = await runOf(t, `http://${host}:${t.sink.port}/pay`, settled);
+    expect(run.status).toBe("waiting_user");
+    expect(run.wait_context).toMatchObject({
+      reason_code: "provider_protected_payment_step",
+      provider_domain: "127.0.0.1",
+      gate_required_by_policy: true,
+    });
+    expect(t.sink.received).toHaveLength(0);
+  });
+
+  it("pauses a request to a name that resolves to the protected address, and sends it there once approved", async () => {
+    const lookups: string[] = [];
+    const t = await setup({
+      protectedDomains: ["127.0.0.1"],
+      outbound: {
+        lookup: async (name) => {
+          lookups.push(name);
+          return [{ address: "::ffff:127.0.0.1", family: 6 }];
+        },
+      },
+    });
+    const run = await runOf(t, `http://shop.invalid:${t.sink.port}/pay`, settled);
+    expect(run).toMatchObject({ status: "waiting_user", wait_context: { provider_domain: "127.0.0.1" } });
+    expect(t.sink.received).toHaveLength(0);
+    await t.engine.resumeRun(run.id, { kind: "approval", approved: true });
+    await waitFor(
+      () => t.engine.getRun(run.id),
+      (r) => r.status === "success",
+    );
+    expect(t.sink.received).toEqual([{ method: "POST", path: "/pay", host: `shop.invalid:${t.sink.port}` }]);
+  });
+});
+
+describe("the outbound allow/deny policy", () => {
+  it("fails the step with OUTBOUND_DENIED, naming host and rule, for a host in a denied CIDR", async () => {
+    const t = await setup({ outbound: { deny: ["127.0.0.0/8"] } });
+    const run = await runOf(t, `http://[::ffff:7f00:1]:${t.sink.port}/pay`, settled);
+    expect(run.status).toBe("failed");
+    expect(run.error).toContain("OUTBOUND_DENIED");
+    expect(run.error).toContain("127.0.0.1");
+    expect(run.error).toContain("127.0.0.0/8");
+    expect(t.sink.received).toHaveLength(0);
+  });
+
+  it("allows only the allow list when one is set", async () => {
+    const t = await setup({ outbound: { allow: ["10.0.0.0/8", "shop.example"] } });
+    const run = await runOf(t, `${t.sink.url}/pay`, settled);
+    expect(run.error).toContain("not in VETTED_HTTP_ALLOW");
+    expect(t.sink.received).toHaveLength(0);
+  });
+
+  it("lets loopback through by default (local sinks)", async () => {
+    const t = await setup();
+    const run = await runOf(t, `${t.sink.url}/pay`, settled);
+    expect(run.status).toBe("success");
+    expect(t.sink.received).toHaveLength(1);
+  });
+
+  it.each([
+    "http://169.254.169.254/latest/meta-data/",
+    "http://[::ffff:169.254.169.254]/latest/meta-data/",
+    "http://2852039166/latest/meta-data/",
+    "http://[fe80::1]/",
+    "http://[fd00:ec2::254]/",
+    "http://metadata.google.internal./computeMetadata/v1/",
+  ])("denies link-local and cloud metadata addresses by default: %s", async (url) => {
+    const lookups: string[] = [];
+    const t = await setup({
+      outbound: {
+        lookup: async (name) => {
+          lookups.push(name);
+          return [{ address: "127.0.0.1", family: 4 }];
+        },
+      },
+    });
+    const run = await runOf(t, url, settled);
+    expect(run.status).toBe("failed");
+    expect(run.error).toContain("OUTBOUND_DENIED");
+    expect(lookups).toEqual([]);
+  });
+
+  it("denies a name that resolves into a denied range", async () => {
+    const t = await setup({
+      outbound: { lookup: async () => [{ address: "169.254.169.254", family: 4 }] },
+    });
+    const run = await runOf(t, "http://innocent.invalid/", settled);
+    expect(run.error).toContain("OUTBOUND_DENIED: requests to innocent.invalid are denied (169.254.0.0/16)");
+  });
+
+  it("denies the server's own listening address and port, but not another port on it", async () => {
+    const t = await setup();
+    t.engine.setServerAddress("127.0.0.1", t.sink.port);
+    const own = await runOf(t, `http://localhost:${t.sink.port}/api/runs`, settled);
+    expect(own.error).toContain("the server's own address and port");
+    expect(t.sink.received).toHaveLength(0);
+    t.engine.setServerAddress("127.0.0.1", t.sink.port + 1);
+    const other = await runOf(t, `${t.sink.url}/pay`, settled);
+    expect(other.status).toBe("success");
+  });
+
+  it("connects to the address it checked, whatever a second lookup would answer (no DNS rebinding)", async () => {
+    let calls = 0;
+    const t = await setup({
+      outbound: {
+        lookup: async () => {
+          calls++;
+          // The first answer passes the policy; any later one would point at the metadata service.
+          return [{ address: calls === 1 ? "127.0.0.1" : "169.254.169.254", family: 4 }];
+        },
+      },
+    });
+    const run = await runOf(t, `http://rebind.invalid:${t.sink.port}/pay`, settled);
+    expect(run.status).toBe("success");
+    expect(calls).toBe(1);
+    expect(t.sink.received).toEqual([
+      { method: "POST", path: "/pay", host: `rebind.invalid:${t.sink.port}` },
+    ]);
+  });
+});
