@@ -13,6 +13,7 @@ import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
 import { requireToken } from "./middleware/auth.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
+import { limitJsonDepth } from "./middleware/json-depth.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
 import { createFlowRoutes } from "./routes/flows.js";
 import { createHealthRoutes } from "./routes/health.js";
@@ -94,6 +95,7 @@ export function createApp(deps: AppDeps) {
     }),
   );
   app.use("/api/*", requireJsonBody());
+  app.use("/api/*", limitJsonDepth());
   app.use(
     methodNotAllowed({
       app,

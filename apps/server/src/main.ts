@@ -1,9 +1,9 @@
-import { serve } from "@hono/node-server";
 import { createRunsEngine } from "@vetted/runs";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { openDatabase } from "./db.js";
 import { createFileorgDeps } from "./fileorg.js";
+import { createHttpServer } from "./http-server.js";
 import { createLogger } from "./logger.js";
 import { createMetrics } from "./metrics.js";
 import { runMigrations } from "./migrate.js";
@@ -65,7 +65,16 @@ async function main(): Promise<void> {
   });
   runs.start();
 
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+  const server = createHttpServer({
+    fetch: app.fetch,
+    hostname: config.host,
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+    logger,
+  });
+  server.listen(config.port, config.host, () => {
+    const info = server.address();
+    if (info === null || typeof info === "string") return;
     const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
     // The first stdout line is the address; tests and scripts read it.
     process.stdout.write(`Vetted server listening on http://${host}:${info.port}\n`);
