@@ -12,6 +12,7 @@ import { ErrorEnvelope, errorResponse, ServerError } from "./errors.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
 import { requireToken } from "./middleware/auth.js";
+import { closeOnUnreadBody } from "./middleware/connection.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
 import { limitJsonDepth } from "./middleware/json-depth.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
@@ -64,6 +65,7 @@ export function createApp(deps: AppDeps) {
 
   app.use(deps.metrics.httpMiddleware);
   app.use(requestId({ headerName: "X-Request-Id" }));
+  app.use(closeOnUnreadBody());
   app.use(async (c, next) => {
     c.set("actor", "local");
     const started = performance.now();
