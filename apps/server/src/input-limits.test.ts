@@ -190,6 +190,22 @@ describe("requests Node itself refuses", () => {
   });
 });
 
+describe("bodies the server never reads", () => {
+  it("answers a body over the limit with Connection: close, so a keep-alive client's next requests succeed", async () => {
+    for (let round = 0; round < 2; round++) {
+      const res = await fetch(`${server.url}/api/flows`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: `"${"a".repeat(1_100_000)}"`,
+      });
+      expect(res.status).toBe(413);
+      expect(res.headers.get("connection")).toBe("close");
+      expect(await res.json()).toMatchObject({ error: { code: "PAYLOAD_TOO_LARGE" } });
+      for (let i = 0; i < 3; i++) expect((await api.get("/api/health")).status).toBe(200);
+    }
+  });
+});
+
 describe("event streams and the request timeout", () => {
   it("keeps a run's event stream open longer than VETTED_REQUEST_TIMEOUT_MS", async () => {
     const flow = await api.post("/api/flows", {

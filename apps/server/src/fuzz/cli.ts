@@ -2,6 +2,21 @@ import { parseArgs } from "node:util";
 import { startFuzzServer } from "./fuzz-server.js";
 import { describeFailure, runFuzz } from "./runner.js";
 
+/** Groups the server's own "unhandled error" log lines by route and message, so causes can be triaged. */
+function summarizeServerErrors(stderr: string): void {
+  const groups = new Map<string, number>();
+  for (const line of stderr.split("\n")) {
+    const route = /unhandled error in (\S+ \S+)/.exec(line)?.[1];
+    if (route === undefined) continue;
+    const message = /"message":"((?:[^"\\]|\\.){0,120})/.exec(line.slice(line.indexOf('"err"')))?.[1] ?? "";
+    const key = `${route} — ${message}`;
+    groups.set(key, (groups.get(key) ?? 0) + 1);
+  }
+  if (groups.size === 0) return;
+  process.stdout.write("the server logged these unhandled errors:\n");
+  for (const [key, n] of groups) process.stdout.write(`  ${n} × ${key}\n`);
+}
+
 /**
  * `pnpm fuzz [--count 10000] [--seed N] [--only I,J]`: fuzzes a fresh real server from its live OpenAPI
  * document, prints the count, the per-status tallies and every failure with its seed; exits 1 on failure.
@@ -53,14 +68,7 @@ async function main(): Promise<number> {
     );
     return report.failures.length === 0 ? 0 : 1;
   } finally {
-    const logged = target.server
-      .stderr()
-      .split("\n")
-      .filter((line) => line.includes("unhandled error"));
-    if (logged.length > 0) {
-      process.stdout.write(`the server logged ${logged.length} unhandled errors; the first ones:\n`);
-      for (const line of logged.slice(0, 10)) process.stdout.write(`  ${line.slice(0, 600)}\n`);
-    }
+    summarizeServerErrors(target.server.stderr());
     await target.close();
   }
 }
