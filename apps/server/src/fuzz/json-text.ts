@@ -23,3 +23,28 @@ export function deepArrayText(depth: number): string {
 export function deepObjectText(depth: number): string {
   return `${'{"a":'.repeat(depth)}0${"}".repeat(depth)}`;
 }
+
+/**
+ * A copy of a (shallow, generated) value with one of its leaves — the `pick`-th, modulo their number —
+ * replaced by `leaf`; a value without leaves becomes `leaf`. Puts deep nesting inside otherwise valid bodies.
+ */
+export function replaceLeaf(value: unknown, pick: number, leaf: RawJson): unknown {
+  const containers: Array<{ holder: Record<string, unknown> | unknown[]; key: string | number }> = [];
+  const copy: unknown = structuredClone(value);
+  const stack: unknown[] = [copy];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (node === null || typeof node !== "object" || node instanceof RawJson) continue;
+    const entries: Array<[string | number, unknown]> = Array.isArray(node)
+      ? node.map((child, i) => [i, child])
+      : Object.entries(node);
+    for (const [key, child] of entries) {
+      if (child !== null && typeof child === "object" && !(child instanceof RawJson)) stack.push(child);
+      else containers.push({ holder: node as Record<string, unknown> | unknown[], key });
+    }
+  }
+  const target = containers[pick % Math.max(containers.length, 1)];
+  if (target === undefined) return leaf;
+  if (Array.isArray(target.holder)) target.holder[Number(target.key)] = leaf;
+  else target.holder[String(target.key)] = leaf;
+  return copy;
+}

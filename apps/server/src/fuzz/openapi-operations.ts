@@ -5,6 +5,7 @@ export interface SchemaNode {
   properties?: Record<string, SchemaNode>;
   required?: string[];
   additionalProperties?: SchemaNode | boolean;
+  propertyNames?: SchemaNode;
   items?: SchemaNode;
   enum?: unknown[];
   const?: unknown;

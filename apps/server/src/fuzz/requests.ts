@@ -6,7 +6,7 @@ import {
   HOSTILE_STRINGS,
   hostileValue,
 } from "./hostile.js";
-import { deepArrayText, deepObjectText, toJsonText } from "./json-text.js";
+import { deepArrayText, deepObjectText, RawJson, replaceLeaf, toJsonText } from "./json-text.js";
 import type { OperationSpec, ParameterSpec } from "./openapi-operations.js";
 import { type ValueContext, valueFor } from "./schema-values.js";
 
@@ -22,6 +22,9 @@ export interface FuzzRequest {
   /** True when a 200 answer is an event stream (the fuzzer reads the head and hangs up). */
   streams: boolean;
 }
+
+/** Just past the limit, or deep enough to overflow a recursive parser or serializer. */
+const DEPTH = fc.oneof(fc.integer({ min: 65, max: 200 }), fc.integer({ min: 3000, max: 8000 }));
 
 const PRINTABLE = /^[\x20-\x7e]*$/;
 
@@ -113,8 +116,26 @@ function body(op: OperationSpec, ctx: ValueContext): fc.Arbitrary<BodyChoice> {
     op.body === undefined
       ? fc.constant(json("{}"))
       : valueFor(op.body, { ...ctx, clean: true }).map((v) => json(toJsonText(v)));
+  const deepInside =
+    op.body === undefined
+      ? fc.constant(json(deepArrayText(100)))
+      : fc
+          .tuple(
+            valueFor(op.body, { ...ctx, clean: true }),
+            fc.nat(),
+            fc.integer({ min: 65, max: 6000 }),
+            fc.boolean(),
+          )
+          .map(([value, pick, depth, arrays]) =>
+            json(
+              toJsonText(
+                replaceLeaf(value, pick, new RawJson(arrays ? deepArrayText(depth) : deepObjectText(depth))),
+              ),
+            ),
+          );
   return fc.oneof(
     { weight: 5, arbitrary: cleanBody },
+    { weight: 2, arbitrary: deepInside },
     { weight: 5, arbitrary: schemaBody },
     {
       weight: op.body === undefined ? 4 : 1,
@@ -191,7 +212,9 @@ export function requestsFor(op: OperationSpec, ctx: ValueContext): fc.Arbitrary<
     });
 }
 
-/** Requests for every operation of the document, each operation about equally often. */
+/** Requests for every operation of the document; operations taking a body come up three times as often. */
 export function anyRequest(ops: readonly OperationSpec[], ctx: ValueContext): fc.Arbitrary<FuzzRequest> {
-  return fc.oneof(...ops.map((op) => requestsFor(op, ctx)));
+  return fc.oneof(
+    ...ops.map((op) => ({ weight: op.body === undefined ? 1 : 3, arbitrary: requestsFor(op, ctx) })),
+  );
 }

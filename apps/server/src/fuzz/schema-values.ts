@@ -63,11 +63,15 @@ function objectFor(node: SchemaNode, ctx: ValueContext, depth: number): fc.Arbit
   const keys = Object.keys(properties);
   if (keys.length === 0) {
     const extra = typeof node.additionalProperties === "object" ? node.additionalProperties : {};
-    return fc.dictionary(
-      fc.constantFrom(...WORDS, "__proto__", ""),
-      valueFor(extra, ctx, depth + 1, "value"),
-      { maxKeys: 3 },
-    );
+    const keyPattern = node.propertyNames?.pattern;
+    const keys =
+      keyPattern === undefined
+        ? fc.constantFrom(...WORDS, "__proto__", "")
+        : fc.oneof(
+            fc.stringMatching(new RegExp(keyPattern)).filter((k) => k.length > 0 && k.length < 40),
+            fc.constantFrom("x", "__proto__", "2026"),
+          );
+    return fc.dictionary(keys, valueFor(extra, ctx, depth + 1, "value"), { maxKeys: 3 });
   }
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const key of keys) {
