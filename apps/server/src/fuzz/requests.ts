@@ -120,12 +120,7 @@ function body(op: OperationSpec, ctx: ValueContext): fc.Arbitrary<BodyChoice> {
     op.body === undefined
       ? fc.constant(json(deepArrayText(100)))
       : fc
-          .tuple(
-            valueFor(op.body, { ...ctx, clean: true }),
-            fc.nat(),
-            fc.integer({ min: 65, max: 6000 }),
-            fc.boolean(),
-          )
+          .tuple(valueFor(op.body, { ...ctx, clean: true }), fc.nat(), DEPTH, fc.boolean())
           .map(([value, pick, depth, arrays]) =>
             json(
               toJsonText(
@@ -146,7 +141,7 @@ function body(op: OperationSpec, ctx: ValueContext): fc.Arbitrary<BodyChoice> {
     {
       weight: 1,
       arbitrary: fc
-        .tuple(fc.integer({ min: 60, max: 8000 }), fc.boolean())
+        .tuple(DEPTH, fc.boolean())
         .map(([depth, arrays]) => json(arrays ? deepArrayText(depth) : deepObjectText(depth))),
     },
     {
