@@ -12,7 +12,9 @@ import { ErrorEnvelope, errorResponse, ServerError } from "./errors.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
 import { requireToken } from "./middleware/auth.js";
+import { closeOnUnreadBody } from "./middleware/connection.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
+import { limitJsonDepth } from "./middleware/json-depth.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
 import { createFlowRoutes } from "./routes/flows.js";
 import { createHealthRoutes } from "./routes/health.js";
@@ -63,6 +65,7 @@ export function createApp(deps: AppDeps) {
 
   app.use(deps.metrics.httpMiddleware);
   app.use(requestId({ headerName: "X-Request-Id" }));
+  app.use(closeOnUnreadBody());
   app.use(async (c, next) => {
     c.set("actor", "local");
     const started = performance.now();
@@ -94,6 +97,7 @@ export function createApp(deps: AppDeps) {
     }),
   );
   app.use("/api/*", requireJsonBody());
+  app.use("/api/*", limitJsonDepth());
   app.use(
     methodNotAllowed({
       app,

@@ -68,4 +68,16 @@ describe("loadConfig", () => {
       /VETTED_FRONTEND_URL must be an absolute URL/,
     );
   });
+
+  it("reads request timeouts tighter than Node's defaults and refuses headers slower than the request", () => {
+    expect(loadConfig({})).toMatchObject({ headersTimeoutMs: 15_000, requestTimeoutMs: 60_000 });
+    expect(loadConfig({ VETTED_HEADERS_TIMEOUT_MS: "500", VETTED_REQUEST_TIMEOUT_MS: "1000" })).toMatchObject(
+      { headersTimeoutMs: 500, requestTimeoutMs: 1000 },
+    );
+    expect(() => loadConfig({ VETTED_REQUEST_TIMEOUT_MS: "Infinity" })).toThrow(/VETTED_REQUEST_TIMEOUT_MS/);
+    expect(() => loadConfig({ VETTED_HEADERS_TIMEOUT_MS: "50" })).toThrow(/at least 100/);
+    expect(() =>
+      loadConfig({ VETTED_HEADERS_TIMEOUT_MS: "5000", VETTED_REQUEST_TIMEOUT_MS: "1000" }),
+    ).toThrow(/must not exceed VETTED_REQUEST_TIMEOUT_MS/);
+  });
 });

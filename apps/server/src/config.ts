@@ -88,8 +88,27 @@ const envSchema = z
       .int()
       .min(100, "VETTED_FILEORG_LEASE_MS must be at least 100")
       .default(30_000),
+    VETTED_HEADERS_TIMEOUT_MS: z.coerce
+      .number({ error: "VETTED_HEADERS_TIMEOUT_MS must be a number" })
+      .int("VETTED_HEADERS_TIMEOUT_MS must be a whole number")
+      .min(100, "VETTED_HEADERS_TIMEOUT_MS must be at least 100")
+      .max(600_000, "VETTED_HEADERS_TIMEOUT_MS must be at most 600000")
+      .default(15_000),
+    VETTED_REQUEST_TIMEOUT_MS: z.coerce
+      .number({ error: "VETTED_REQUEST_TIMEOUT_MS must be a number" })
+      .int("VETTED_REQUEST_TIMEOUT_MS must be a whole number")
+      .min(100, "VETTED_REQUEST_TIMEOUT_MS must be at least 100")
+      .max(3_600_000, "VETTED_REQUEST_TIMEOUT_MS must be at most 3600000")
+      .default(60_000),
   })
   .superRefine((env, ctx) => {
+    if (env.VETTED_HEADERS_TIMEOUT_MS > env.VETTED_REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["VETTED_HEADERS_TIMEOUT_MS"],
+        message: "VETTED_HEADERS_TIMEOUT_MS must not exceed VETTED_REQUEST_TIMEOUT_MS",
+      });
+    }
     if (!isLoopbackHost(env.HOST) && env.VETTED_API_TOKEN === undefined) {
       ctx.addIssue({
         code: "custom",
@@ -134,6 +153,10 @@ export interface Config {
   secretsKey: string | undefined;
   /** How long a running fileorg job stays leased to this process without a heartbeat (VETTED_FILEORG_LEASE_MS). */
   fileorgLeaseMs: number;
+  /** Time to receive a request's headers (VETTED_HEADERS_TIMEOUT_MS); slower clients get a 408. */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request (VETTED_REQUEST_TIMEOUT_MS); responses such as event streams are not limited. */
+  requestTimeoutMs: number;
 }
 
 /** Thrown when the environment holds a value the server cannot start with. */
@@ -190,5 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     journalKey: e.VETTED_JOURNAL_KEY,
     secretsKey: e.VETTED_SECRETS_KEY,
     fileorgLeaseMs: e.VETTED_FILEORG_LEASE_MS,
+    headersTimeoutMs: e.VETTED_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.VETTED_REQUEST_TIMEOUT_MS,
   };
 }

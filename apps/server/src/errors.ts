@@ -19,6 +19,10 @@ export const SERVER_ERROR_CODES = [
   "FORBIDDEN_ORIGIN",
   "BAD_REQUEST",
   "INTERNAL_ERROR",
+  "NESTING_TOO_DEEP",
+  "CURSOR_INVALID",
+  "REQUEST_HEADER_FIELDS_TOO_LARGE",
+  "REQUEST_TIMEOUT",
 ] as const;
 export type ServerErrorCode = (typeof SERVER_ERROR_CODES)[number];
 
@@ -111,6 +115,10 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case "NESTING_TOO_DEEP":
     case "CURSOR_INVALID":
       return 400;
+    case "REQUEST_TIMEOUT":
+      return 408;
+    case "REQUEST_HEADER_FIELDS_TOO_LARGE":
+      return 431;
     case "REGEX_INVALID":
       return 422;
     case "KEY_INVALID":

@@ -1,9 +1,9 @@
-import { serve } from "@hono/node-server";
 import { createRunsEngine, loadSecretsKey } from "@vetted/runs";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { openDatabase } from "./db.js";
 import { createFileorgDeps } from "./fileorg.js";
+import { createHttpServer } from "./http-server.js";
 import { createLogger } from "./logger.js";
 import { createMetrics } from "./metrics.js";
 import { runMigrations } from "./migrate.js";
@@ -65,7 +65,16 @@ async function main(): Promise<void> {
     metrics,
     ...fileorgDeps,
   });
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+  const server = createHttpServer({
+    fetch: app.fetch,
+    hostname: config.host,
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+    logger,
+  });
+  server.listen(config.port, config.host, () => {
+    const info = server.address();
+    if (info === null || typeof info === "string") return;
     // Known before the worker starts: an `http` step may not call this server's own API.
     runs.setServerAddress(info.address, info.port);
     runs.start();

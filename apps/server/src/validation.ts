@@ -38,6 +38,14 @@ export function validationError(target: string, error: z.core.$ZodError): Server
     first === undefined
       ? `The request ${where} is invalid.`
       : `The request ${where} is invalid at ${first.pointer || "/"}: ${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}.`;
+  // A bad cursor is its own, documented answer: the one cursor contract of every list.
+  if (where === "query" && issues.some((issue) => issue.pointer === "/cursor")) {
+    return new ServerError(
+      "CURSOR_INVALID",
+      "The cursor is not one this server made; pass next_cursor of the previous page, or no cursor to start.",
+      { issues },
+    );
+  }
   return new ServerError("VALIDATION_FAILED", summary, { issues });
 }
 

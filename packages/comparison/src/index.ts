@@ -8,6 +8,7 @@
  */
 
 export { CheckComparisonInput, ComparisonCheck, ComparisonIssue, checkComparison } from "./domain/check.js";
+export { MAX_DOCUMENT_DEPTH } from "./domain/depth.js";
 export type {
   FileIssueCode,
   Issue,

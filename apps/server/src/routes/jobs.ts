@@ -32,6 +32,7 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { AppDeps, AppEnv } from "../app.js";
 import { ErrorEnvelope, ServerError } from "../errors.js";
+import { Cursor, SequenceCursor } from "./common.js";
 
 const TAG = ["jobs"];
 const errors = (...codes: number[]) =>
@@ -69,11 +70,11 @@ const Limit = z.coerce.number().int().min(1).max(1000).optional();
 const JobsQuery = z.object({
   kind: z.enum(JOB_KINDS).optional(),
   status: z.enum(JOB_STATUSES).optional(),
-  cursor: z.string().optional(),
+  cursor: Cursor,
   limit: Limit,
 });
 const ManifestQuery = z.object({
-  cursor: z.string().optional(),
+  cursor: Cursor,
   limit: Limit,
   bucket: z.enum(REVIEW_BUCKETS).optional(),
   status: z.enum(ROW_STATUSES).optional(),
@@ -395,7 +396,7 @@ export function createJobRoutes(deps: AppDeps) {
           params: JobIdParam,
           query: z.object({
             status: z.enum(CONFLICT_STATUSES).optional(),
-            cursor: z.string().optional(),
+            cursor: Cursor,
             limit: Limit,
           }),
         },
@@ -498,7 +499,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/audit",
         tags: TAG,
         summary: "A job's hash-chained audit entries and whether the chain verifies",
-        request: { params: JobIdParam, query: z.object({ cursor: z.string().optional(), limit: Limit }) },
+        request: { params: JobIdParam, query: z.object({ cursor: SequenceCursor, limit: Limit }) },
         responses: { 200: json(AuditList, "Audit entries, oldest first"), ...errors(404) },
       }),
       async (c) => {

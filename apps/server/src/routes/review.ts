@@ -12,6 +12,7 @@ import {
 } from "@vetted/fileorg";
 import type { AppDeps, AppEnv } from "../app.js";
 import { ErrorEnvelope } from "../errors.js";
+import { Cursor } from "./common.js";
 
 const errors = (...codes: Array<400 | 404 | 409 | 412>) =>
   Object.fromEntries(
@@ -43,7 +44,7 @@ export function createReviewRoutes(deps: Pick<AppDeps, "review">) {
         tags: ["review"],
         summary:
           "Rows needing attention, highest priority first (bucket, then lowest confidence), with a summary",
-        request: { params: JobParam, query: ReviewQueueQuery },
+        request: { params: JobParam, query: ReviewQueueQuery.extend({ cursor: Cursor }) },
         responses: { ...ok("One page of the queue", ReviewQueuePage), ...errors(400, 404, 409) },
       }),
       async (c) => c.json(await review.queue(c.req.valid("param").job_id, c.req.valid("query")), 200),

@@ -4,6 +4,7 @@ export type Severity = "error" | "warning";
 /** Codes of the schema issues `validate` and `validateText` report. */
 export const SCHEMA_ISSUE_CODES = [
   "INVALID_JSON",
+  "NESTING_TOO_DEEP",
   "INVALID_TYPE",
   "MISSING_FIELD",
   "UNKNOWN_KEY",

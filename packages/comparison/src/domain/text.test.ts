@@ -96,3 +96,36 @@ describe("locateIssues", () => {
     expect(issue).toMatchObject({ line: 2, column: 14 });
   });
 });
+
+describe("validateText on deeply nested text", () => {
+  it("reports NESTING_TOO_DEEP at the first bracket past the limit instead of overflowing the stack", () => {
+    const deep = `{"comparisons":\n${"[".repeat(5000)}${"]".repeat(5000)}}`;
+    const result = validateText(deep, "deep.json");
+    expect(result).toEqual({
+      ok: false,
+      issues: [
+        expect.objectContaining({
+          code: "NESTING_TOO_DEEP",
+          severity: "error",
+          pointer: "",
+          params: { limit: 64, offset: 16 + 63 },
+          line: 2,
+          column: 64,
+          file: "deep.json",
+        }),
+      ],
+    });
+  });
+
+  it("does not count brackets inside strings and accepts text at the limit", () => {
+    const document = createSampleDocument();
+    const first = document.comparisons[0];
+    if (first === undefined) throw new Error("the sample has rows");
+    const inString = JSON.stringify({ ...document, comparisons: [{ ...first, label: "[{".repeat(5000) }] });
+    expect(validateText(inString).ok).toBe(true);
+    const atLimit = `${"[".repeat(64)}${"]".repeat(64)}`;
+    const result = validateText(atLimit);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.issues.map((issue) => issue.code)).not.toContain("NESTING_TOO_DEEP");
+  });
+});

@@ -1,5 +1,6 @@
 import type { Node as JsonNode, ParseError } from "jsonc-parser";
 import { parse, parseTree, printParseErrorCode } from "jsonc-parser";
+import { findTooDeepOffset, MAX_DOCUMENT_DEPTH } from "./depth.js";
 import type { Issue, TextIssue, ValidationResult } from "./issues.js";
 import { parsePointer } from "./issues.js";
 import type { ComparisonDocument } from "./schema.js";
@@ -113,16 +114,33 @@ function syntaxIssue(text: string, error: unknown): TextIssue {
   };
 }
 
+function nestingIssue(text: string, offset: number): TextIssue {
+  const position = new LineIndex(text).position(offset);
+  return {
+    code: "NESTING_TOO_DEEP",
+    severity: "error",
+    pointer: "",
+    message: `The text nests objects and arrays deeper than ${MAX_DOCUMENT_DEPTH} levels at line ${position.line}, column ${position.column}; a comparison document needs far fewer.`,
+    params: { limit: MAX_DOCUMENT_DEPTH, offset },
+    ...position,
+  };
+}
+
 function withFile(issues: TextIssue[], file: string | undefined): TextIssue[] {
   return file === undefined ? issues : issues.map((issue) => ({ ...issue, file }));
 }
 
 /**
  * Parses and validates a JSON text. Every issue carries a line and a column; a syntax error is reported
- * as an `INVALID_JSON` issue at its position. When `filename` is given, each issue carries it as `file`.
+ * as an `INVALID_JSON` issue at its position, and nesting deeper than {@link MAX_DOCUMENT_DEPTH} as a
+ * `NESTING_TOO_DEEP` issue at the first bracket past the limit (found before anything parses the text).
+ * When `filename` is given, each issue carries it as `file`.
  */
 export function validateText(text: string, filename?: string): TextValidationResult {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const tooDeep = findTooDeepOffset(source);
+  if (tooDeep !== undefined)
+    return { ok: false, issues: withFile([nestingIssue(source, tooDeep)], filename) };
   let value: unknown;
   try {
     value = JSON.parse(source);
