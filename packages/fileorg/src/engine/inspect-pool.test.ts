@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -26,7 +26,7 @@ describe("inspect pool", () => {
     symlinkSync(join(dir, "a.txt"), join(dir, "link"));
     pool = createInspectPool(2);
     const paths = ["a.txt", "big.bin", "doc.pdf", "empty", "link", "gone"].map((n) => join(dir ?? "", n));
-    const [text, big, doc, empty, link, gone] = await pool.inspect(paths);
+    const [text, big, doc, empty, link, gone] = await pool.inspect(paths, [dir]);
 
     expect(text).toMatchObject({ size: 11, sha256: sha("plain text\n"), head: null, errorCode: null });
     expect(big).toMatchObject({ size: large.length, sha256: sha(large), errorCode: null });
@@ -38,10 +38,33 @@ describe("inspect pool", () => {
     expect(gone).toBeUndefined(); // vanished since the walk
   });
 
+  it("neither reads nor reports a file whose real parent lies outside the roots", async () => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-inspect-")));
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-outside-")));
+    try {
+      mkdirSync(join(dir, "root"));
+      writeFileSync(join(outside, "secret.txt"), "outside");
+      symlinkSync(outside, join(dir, "root", "sub"));
+      writeFileSync(join(dir, "root", "inside.txt"), "inside");
+      pool = createInspectPool(1);
+      const root = join(dir, "root");
+      const [through, inside] = await pool.inspect(
+        [join(root, "sub", "secret.txt"), join(root, "inside.txt")],
+        [root],
+      );
+      expect(through).toBeUndefined();
+      expect(inside).toMatchObject({ size: 6, sha256: sha("inside") });
+      const [seen] = await pool.stat([join(root, "sub", "secret.txt")], [root]);
+      expect(seen).toEqual({ outside: true });
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it("refuses work once closed", async () => {
     pool = createInspectPool(1);
     await pool.close();
-    await expect(pool.inspect(["/nowhere"])).rejects.toThrow(/stopped/);
+    await expect(pool.inspect(["/nowhere"], ["/"])).rejects.toThrow(/stopped/);
     pool = undefined;
   });
 });

@@ -391,7 +391,9 @@ export interface InternalPatch {
   /** Accept this row's duplicate content (`keep_both` on `duplicate_content`). */
   duplicate_accepted?: boolean | undefined;
   /** Re-read the source (`keep_both` on `source_changed`): new size, mtime and hash. */
-  refresh_source?: { size: number; mtime: number; sha256: string } | undefined;
+  refresh_source?:
+    | { size: number; mtime: number; sha256: string; dev: number; ino: number; ctime: number }
+    | undefined;
   /** A person approves (true) or withdraws approval (false); approval sends the row to `auto_safe`. */
   approved?: boolean | undefined;
 }
@@ -552,6 +554,9 @@ export async function patchRows(
       next.size = patch.refresh_source.size;
       next.mtime = patch.refresh_source.mtime;
       next.sha256 = patch.refresh_source.sha256;
+      next.sourceDev = patch.refresh_source.dev;
+      next.sourceIno = patch.refresh_source.ino;
+      next.sourceCtime = patch.refresh_source.ctime;
       next.sourceChanged = false;
       if (r.status === "failed") {
         next.status = "pending";
@@ -823,8 +828,8 @@ export async function resolveConflicts(
           for (const r of members) ops.push({ row_id: r.id, patch: { duplicate_accepted: true } });
         } else if (res.strategy === "keep_both" && c.kind === "source_changed") {
           for (const r of members) {
-            const info = await stat(r.sourcePath).catch(() => undefined);
-            if (info === undefined) throw notApplicable();
+            const info = await lstat(r.sourcePath).catch(() => undefined);
+            if (info === undefined || !info.isFile()) throw notApplicable();
             ops.push({
               row_id: r.id,
               patch: {
@@ -832,6 +837,9 @@ export async function resolveConflicts(
                   size: info.size,
                   mtime: Math.trunc(info.mtimeMs),
                   sha256: await hashFile(r.sourcePath),
+                  dev: info.dev,
+                  ino: info.ino,
+                  ctime: Math.trunc(info.ctimeMs),
                 },
               },
             });
