@@ -1,5 +1,6 @@
 import { FileorgError, type FileorgErrorCode, ReviewError, type ReviewErrorCode } from "@vetted/fileorg";
 import { RunsError, type RunsErrorCode } from "@vetted/runs";
+import { StoreError, type StoreErrorCode } from "@vetted/store";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -22,7 +23,7 @@ export const SERVER_ERROR_CODES = [
 export type ServerErrorCode = (typeof SERVER_ERROR_CODES)[number];
 
 /** Every code the server can answer with. Packages' codes join this union as they are composed in. */
-export type ErrorCode = ServerErrorCode | RunsErrorCode | FileorgErrorCode | ReviewErrorCode;
+export type ErrorCode = ServerErrorCode | RunsErrorCode | FileorgErrorCode | ReviewErrorCode | StoreErrorCode;
 
 /** An error raised by the HTTP layer (routing, parsing, auth, guards). */
 export class ServerError extends Error {
@@ -107,6 +108,12 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
       return 409;
     case "REVISION_MISMATCH":
       return 412;
+    case "NESTING_TOO_DEEP":
+      return 400;
+    case "REGEX_INVALID":
+      return 422;
+    case "KEY_INVALID":
+      return 500;
   }
 }
 
@@ -140,7 +147,12 @@ export function describeError(err: unknown): Described | undefined {
       ...(err.headers === undefined ? {} : { headers: err.headers }),
     };
   }
-  if (err instanceof RunsError || err instanceof ReviewError || err instanceof FileorgError) {
+  if (
+    err instanceof RunsError ||
+    err instanceof ReviewError ||
+    err instanceof FileorgError ||
+    err instanceof StoreError
+  ) {
     return {
       code: err.code,
       message: err.message,
