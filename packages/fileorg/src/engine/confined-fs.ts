@@ -22,15 +22,20 @@ function isWithin(roots, real) {
   return roots.some((root) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
 }
 
-// The path to act on: the real parent (inside a root) joined with the unresolved basename.
-function confine(roots, target) {
+// The path to act on: the real parent (inside a root) joined with the unresolved basename. A "parents"
+// cache (real path per parent) is only for checks that do not act (a plan's pre-check); acts resolve anew.
+function confine(roots, target, parents) {
   const base = path.basename(target);
   if (base === "" || base === "." || base === ".." || !path.isAbsolute(target)) return { code: "OUTSIDE_ROOT" };
-  let parent;
-  try {
-    parent = fs.realpathSync.native(path.dirname(target));
-  } catch (err) {
-    return { code: err.code === "ENOTDIR" ? "ENOENT" : err.code || "EIO" };
+  const dir = path.dirname(target);
+  let parent = parents && parents.get(dir);
+  if (parent === undefined) {
+    try {
+      parent = fs.realpathSync.native(dir);
+    } catch (err) {
+      return { code: err.code === "ENOTDIR" ? "ENOENT" : err.code || "EIO" };
+    }
+    if (parents) parents.set(dir, parent);
   }
   if (!isWithin(roots, parent)) return { code: "OUTSIDE_ROOT" };
   return { path: path.join(parent, base) };
@@ -58,8 +63,8 @@ function matchesIdentity(expected, facts) {
   return expected.ctime === null || facts.ctime === expected.ctime;
 }
 
-function lstatIn(roots, target) {
-  const at = confine(roots, target);
+function lstatIn(roots, target, parents) {
+  const at = confine(roots, target, parents);
   if (at.code !== undefined) return at;
   try {
     return { path: at.path, facts: identityOf(fs.lstatSync(at.path)) };
@@ -112,13 +117,18 @@ function rmdirIn(roots, target) {
 
 // Unlinks a file inside the roots; with an expected inode, only when the path still is that inode.
 function unlinkIn(roots, target, inode) {
-  const at = lstatIn(roots, target);
-  if (at.code !== undefined) return at;
-  if (at.facts.isDirectory) return { code: "EISDIR" };
-  if (inode && (at.facts.dev !== inode.dev || at.facts.ino !== inode.ino)) return { code: "SOURCE_CHANGED" };
+  const at = confine(roots, target);
+  return at.code !== undefined ? at : unlinkResolved(at.path, inode);
+}
+
+// Unlinks a path this layer just resolved (real parent + basename), only when it still is "inode".
+function unlinkResolved(resolved, inode) {
   try {
-    fs.unlinkSync(at.path);
-    return { path: at.path };
+    const st = fs.lstatSync(resolved);
+    if (st.isDirectory()) return { code: "EISDIR" };
+    if (inode && (st.dev !== inode.dev || st.ino !== inode.ino)) return { code: "SOURCE_CHANGED" };
+    fs.unlinkSync(resolved);
+    return { path: resolved };
   } catch (err) {
     return { code: err.code || "EIO" };
   }
@@ -168,7 +178,8 @@ function linkMoveIn(fromRoots, toRoots, move) {
   } catch (err) {
     return { outcome: "error", code: err.code || "EIO" };
   }
-  const removed = unlinkIn(fromRoots, src.path, src.facts);
+  // The source's real parent was resolved right before the link: the same resolved path is unlinked.
+  const removed = unlinkResolved(src.path, src.facts);
   if (removed.code !== undefined && removed.code !== "SOURCE_CHANGED" && removed.code !== "ENOENT") {
     return { outcome: "error", code: removed.code };
   }

@@ -97,19 +97,22 @@ function inspect(file, scope) {
   }
 }
 
-function statOf(file, scope) {
-  const seen = confinedFs.lstatIn(scope.source, file);
+// A plan's pre-check (the move re-checks right before it acts): real parents are resolved once per batch.
+function statOf(file, scope, parents) {
+  const seen = confinedFs.lstatIn(scope.source, file, parents);
   if (seen.code === "OUTSIDE_ROOT") return { outside: true };
   return seen.code === undefined ? seen.facts : null;
 }
 
 function linkMove(move, scope) {
+  // Never the batch's parents cache: each move resolves its real parents right before it acts.
   return confinedFs.linkMoveIn(scope.source, scope.target, move);
 }
 
 const OPS = { inspect, stat: statOf, link: linkMove };
 parentPort.on("message", ({ id, op, items, scope }) => {
-  parentPort.postMessage({ id, results: items.map((item) => OPS[op](item, scope)) });
+  const parents = new Map();
+  parentPort.postMessage({ id, results: items.map((item) => OPS[op](item, scope, parents)) });
 });
 `;
 

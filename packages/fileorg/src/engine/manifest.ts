@@ -37,9 +37,10 @@ import {
 } from "../domain/template.js";
 import { FileorgError, JobStateError, NotFoundError } from "../errors.js";
 import { conflicts, jobs, rows } from "../store/schema.js";
+import { confineScope } from "./confined-fs.js";
+import { hashConfined } from "./confined-moves.js";
 import type { EngineContext } from "./context.js";
 import { chunk, type Queryable, runTransaction } from "./db.js";
-import { hashFile } from "./hash-file.js";
 import { toKeysetPage } from "./paging.js";
 import {
   type AuditInput,
@@ -777,7 +778,8 @@ export async function resolveConflicts(
   request: ResolveRequest,
   options: Actor & { expectedRevision?: number | undefined },
 ): Promise<{ revision: number; plan_hash: string; conflicts: Conflict[] }> {
-  await requireManifestJob(ctx.db, jobId);
+  const manifestJob = await requireManifestJob(ctx.db, jobId);
+  const sourceRoots = confineScope(ctx.guard.roots, String(manifestJob.params.source_dir ?? ""));
   const ops: Array<{ row_id: string; patch: InternalPatch }> = [];
   const strategies = new Map<string, ResolutionStrategy>();
   const taken = new Set<string>();
@@ -828,21 +830,13 @@ export async function resolveConflicts(
           for (const r of members) ops.push({ row_id: r.id, patch: { duplicate_accepted: true } });
         } else if (res.strategy === "keep_both" && c.kind === "source_changed") {
           for (const r of members) {
-            const info = await lstat(r.sourcePath).catch(() => undefined);
-            if (info === undefined || !info.isFile()) throw notApplicable();
-            ops.push({
-              row_id: r.id,
-              patch: {
-                refresh_source: {
-                  size: info.size,
-                  mtime: Math.trunc(info.mtimeMs),
-                  sha256: await hashFile(r.sourcePath),
-                  dev: info.dev,
-                  ino: info.ino,
-                  ctime: Math.trunc(info.ctimeMs),
-                },
-              },
-            });
+            // Re-read through the confined layer: the very descriptor hashed gives the new identity.
+            const read = await hashConfined(sourceRoots, r.sourcePath);
+            if (!("sha256" in read)) throw notApplicable();
+            const { facts } = read;
+            const refresh = { size: facts.size, mtime: facts.mtime, sha256: read.sha256 };
+            const identity = { dev: facts.dev, ino: facts.ino, ctime: facts.ctime };
+            ops.push({ row_id: r.id, patch: { refresh_source: { ...refresh, ...identity } } });
           }
         } else {
           throw notApplicable();
