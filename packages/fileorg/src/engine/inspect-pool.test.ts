@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -56,6 +65,50 @@ describe("inspect pool", () => {
       expect(inside).toMatchObject({ size: 6, sha256: sha("inside") });
       const [seen] = await pool.stat([join(root, "sub", "secret.txt")], [root]);
       expect(seen).toEqual({ outside: true });
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("moves on the file thread only inside the roots and only the recorded file, checked right before the link", async () => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-move-")));
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-outside-")));
+    try {
+      const src = join(dir, "src");
+      const out = join(dir, "out");
+      mkdirSync(join(src, "real"), { recursive: true });
+      mkdirSync(out);
+      writeFileSync(join(src, "real", "a.txt"), "a");
+      writeFileSync(join(src, "real", "b.txt"), "b");
+      writeFileSync(join(outside, "c.txt"), "outside");
+      symlinkSync(outside, join(src, "away"));
+      symlinkSync(outside, join(out, "away"));
+      const identityOf = (path: string) => {
+        const st = statSync(path);
+        const ms = (n: number) => Math.trunc(n);
+        return { dev: st.dev, ino: st.ino, size: st.size, mtime: ms(st.mtimeMs), ctime: ms(st.ctimeMs) };
+      };
+      const a = identityOf(join(src, "real", "a.txt"));
+      const b = identityOf(join(src, "real", "b.txt"));
+      pool = createInspectPool(1);
+      const outcomes = await pool.linkMoves(
+        [
+          { from: join(src, "away", "c.txt"), to: join(out, "c.txt"), identity: null },
+          { from: join(src, "real", "a.txt"), to: join(out, "away", "a.txt"), identity: a },
+          { from: join(src, "real", "a.txt"), to: join(out, "a.txt"), identity: b },
+          { from: join(src, "real", "b.txt"), to: join(out, "b.txt"), identity: b },
+        ],
+        { source: [src], target: [out] },
+      );
+      expect(outcomes.map((o) => o.outcome)).toEqual([
+        "outside_root",
+        "outside_root",
+        "source_changed",
+        "moved",
+      ]);
+      expect(readdirSync(outside)).toEqual(["c.txt"]);
+      expect(readdirSync(join(src, "real"))).toEqual(["a.txt"]);
+      expect(readdirSync(out).sort()).toEqual(["away", "b.txt"]);
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
