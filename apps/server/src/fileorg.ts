@@ -33,11 +33,13 @@ export interface FileorgDepsOptions {
 /** Builds the file organizer's engines over one database; none is started. */
 export function createFileorgDeps(db: Database, options: FileorgDepsOptions): FileorgDeps {
   const fileorg = createFileorgEngine({ ...options.fileorg, db });
-  const preferences = createPreferencesEngine({ db });
+  // Stored paths (watch folders, output roots) are confined to the core engine's allowed roots.
+  const preferences = createPreferencesEngine({ db, guard: fileorg.guard });
   const review = createReviewEngine({ db, fileorg, preferences });
   const inbox = createInboxEngine<Job>({
     db,
     preferences,
+    guard: fileorg.guard,
     analyzeFiles: (source, files, actor) => review.analyzeInboxFiles(source, files, actor),
     ...(options.inboxRefreshMs === undefined ? {} : { refreshIntervalMs: options.inboxRefreshMs }),
     onWarning: (message, details) => options.logger.warn(message, details),

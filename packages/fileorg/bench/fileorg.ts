@@ -132,9 +132,13 @@ async function main(): Promise<void> {
   for (const [from, to] of targets) await rename(to, from);
   for (const dir of [...made].sort((a, b) => b.length - a.length)) await rmdir(dir).catch(() => undefined);
   rmSync(out, { recursive: true, force: true });
+  // The renames there and back changed every source's ctime: apply would rightly refuse them all as
+  // SOURCE_CHANGED against the first manifest, so it applies a fresh one (not timed).
+  const fresh = await engine.analyze({ source_dir: src, output_dir: out }, actor);
+  await engine.waitForJob(fresh.job_id, 3_600_000);
 
   t = performance.now();
-  const apply = await engine.apply({ job_id: job.job_id }, actor);
+  const apply = await engine.apply({ job_id: fresh.job_id }, actor);
   const applied = await engine.waitForJob(apply.job_id, 3_600_000);
   const applyMs = performance.now() - t;
   if (applied.status !== "succeeded")

@@ -18,6 +18,10 @@ const InboxScan = z
           description: "Derived from the exact set of (path, size, mtime); null when nothing is new",
         }),
         files: z.array(InboxFile),
+        error: z.object({ code: z.string(), message: z.string() }).optional().meta({
+          description:
+            "Why the source was skipped and nothing of it listed: its folder now resolves outside the allowed roots (PATH_OUTSIDE_ROOT) or is gone",
+        }),
       }),
     ),
   })

@@ -185,11 +185,13 @@ describe("views", () => {
 describe("watch sources", () => {
   it("round-trips a watch source and rejects a relative path and an unknown pack", async () => {
     const a = await app();
+    // A folder inside the allowed roots (it need not exist yet).
+    const downloads = join(t?.dir ?? "", "downloads");
     const ok = await a.request(
       "/api/preferences/watch-sources",
       json({
         name: "Downloads",
-        path: "/tmp/downloads",
+        path: downloads,
         enabled: true,
         strategy_pack_id: "receipts",
         ignore: ["*.part"],
@@ -198,7 +200,7 @@ describe("watch sources", () => {
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({
       name: "Downloads",
-      path: "/tmp/downloads",
+      path: downloads,
       strategy_pack_id: "receipts",
     });
     const bad = await a.request(

@@ -11,7 +11,7 @@ import {
 import type { AppDeps, AppEnv } from "../app.js";
 import { ErrorEnvelope } from "../errors.js";
 
-const errors = (...codes: Array<400 | 404 | 409>) =>
+const errors = (...codes: Array<400 | 403 | 404 | 409 | 422>) =>
   Object.fromEntries(
     codes.map((code) => [
       code,
@@ -63,7 +63,8 @@ function itemRoutes<F extends ItemFamily>(deps: Pick<AppDeps, "preferences">, fa
         request: { body: { required: true, content: { "application/json": { schema: input } } } },
         responses: {
           200: { description: "The stored item", content: { "application/json": { schema: stored } } },
-          ...errors(400, 409),
+          // 403 PATH_OUTSIDE_ROOT (a stored path outside the allowed roots), 422 REGEX_INVALID
+          ...errors(400, 403, 409, 422),
         },
       }),
       async (c) =>
@@ -152,7 +153,7 @@ export function createPreferencesRoutes(deps: Pick<AppDeps, "preferences">) {
             description: "The stored settings",
             content: { "application/json": { schema: RuntimeSettingsView } },
           },
-          ...errors(400),
+          ...errors(400, 403),
         },
       }),
       async (c) =>

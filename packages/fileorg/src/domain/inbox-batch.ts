@@ -14,6 +14,11 @@ export interface InboxBatch {
   /** `null` when nothing is new. */
   batch_id: string | null;
   files: InboxFile[];
+  /**
+   * Why the source was skipped (its folder now resolves outside the allowed roots: `PATH_OUTSIDE_ROOT`; or
+   * is missing: `SOURCE_NOT_FOUND`, `NOT_A_DIRECTORY`); nothing of it is listed then.
+   */
+  error?: { code: string; message: string } | undefined;
 }
 
 /** The stability delay used when a watch source names none. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildRow } from "../tests/row-builder.js";
-import { matchesRule, planRules, type RenderTarget, ReviewRule } from "./review-rule.js";
+import { compileConditions, matchesRule, planRules, type RenderTarget, ReviewRule } from "./review-rule.js";
 
 const render: RenderTarget = (row, template) => ({
   ok: true,
@@ -146,5 +146,24 @@ describe("planRules", () => {
       { renderTarget: render },
     );
     expect(plan).toEqual([]);
+  });
+});
+
+describe("user regexes", () => {
+  const ROW_FOR_REGEX = buildRow({ source_path: "/in/x" });
+
+  it("matches a catastrophic pattern for a backtracking engine in linear time", () => {
+    const test = compileConditions({ all: [{ field: "name_regex", regex: "^(a+)+$" }] });
+    const started = performance.now();
+    const name = `${"a".repeat(28)}!`;
+    expect(test({ ...ROW_FOR_REGEX, source_path: `/in/${name}` })).toBe(false);
+    expect(test({ ...ROW_FOR_REGEX, source_path: `/in/${"a".repeat(28)}` })).toBe(true);
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  it("refuses a pattern that needs backtracking with REGEX_INVALID", () => {
+    expect(() => compileConditions({ all: [{ field: "name_regex", regex: "(a)\\1" }] })).toThrow(
+      expect.objectContaining({ code: "REGEX_INVALID" }),
+    );
   });
 });

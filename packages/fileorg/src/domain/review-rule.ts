@@ -1,3 +1,4 @@
+import { compileUserRegex } from "@vetted/store";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { CATEGORIES } from "./manifest.js";
@@ -172,7 +173,8 @@ function compileCondition(c: RuleCondition): Test {
       return (row) => m(basenameOf(row.source_path));
     }
     case "name_regex": {
-      const re = new RegExp(c.regex, c.flags ?? "");
+      // Linear-time (RE2): no pattern can freeze the server; one RE2 cannot run is refused (REGEX_INVALID).
+      const re = compileUserRegex(c.regex, c.flags ?? "");
       return (row) => re.test(basenameOf(row.source_path));
     }
     case "path_glob": {

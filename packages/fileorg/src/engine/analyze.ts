@@ -10,6 +10,7 @@ import { EMPTY_PLAN_ACCUMULATOR, xorDigest } from "../domain/plan-hash.js";
 import { type ParsedTemplate, pathKey, renderTemplate } from "../domain/template.js";
 import { createBulkInserter } from "../store/bulk-insert.js";
 import { jobs, rows } from "../store/schema.js";
+import { confineScope } from "./confined-fs.js";
 import { runTransaction } from "./db.js";
 import { createInspectPool, type InspectedFile, type InspectPool, readerThreadsFor } from "./inspect-pool.js";
 import { digestOf, type RowRecord, recomputeConflicts, reviewOf } from "./manifest.js";
@@ -116,6 +117,7 @@ export interface FileFacts {
   mtime: number;
   dev: number;
   ino: number;
+  ctime: number;
   sha256: string | null;
   sniffedMime: string | undefined;
   error: RowError | null;
@@ -132,6 +134,7 @@ async function factsOf(file: InspectedFile): Promise<FileFacts> {
     mtime: file.mtime,
     dev: file.dev,
     ino: file.ino,
+    ctime: file.ctime,
     sha256: file.sha256,
     sniffedMime: sniffed?.mime,
     error:
@@ -143,11 +146,13 @@ async function factsOf(file: InspectedFile): Promise<FileFacts> {
 
 /**
  * Streams what the pool's reader threads find about `paths`, sent in chunks with a bounded number of chunks
- * in flight (bounded memory), in the order the paths came.
+ * in flight (bounded memory), in the order the paths came. A file whose real parent lies outside `roots`
+ * is neither read nor yielded.
  */
 export async function* inspectAll(
   paths: AsyncIterable<string>,
   pool: InspectPool,
+  roots: readonly string[],
 ): AsyncGenerator<InspectedFile> {
   const iterator = paths[Symbol.asyncIterator]();
   const queue: Array<Promise<Array<InspectedFile | undefined>>> = [];
@@ -165,7 +170,7 @@ export async function* inspectAll(
         part.push(next.value);
       }
       if (part.length === 0) break;
-      const answer = pool.inspect(part);
+      const answer = pool.inspect(part, roots);
       answer.catch(() => undefined); // awaited below; never an unhandled rejection if the walk stops early
       queue.push(answer);
     }
@@ -260,6 +265,9 @@ export async function buildRow(
     targetKey: pathKey(targetPath),
     size: facts.size,
     mtime: facts.mtime,
+    sourceDev: facts.dev,
+    sourceIno: facts.ino,
+    sourceCtime: facts.ctime,
     sha256: facts.sha256,
     mime: cls.mime,
     category: cls.category,
@@ -338,7 +346,8 @@ export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record
     buildRow(await factsOf(file), plan, job.id, 0, ctx.ids("row"), ctx.clock());
   const pool = createInspectPool(readerThreadsFor(plan.concurrency));
   try {
-    for await (const row of mapBounded(inspectAll(files, pool), plan.concurrency, build)) {
+    const roots = confineScope(ctx.guard.roots, plan.sourceDir);
+    for await (const row of mapBounded(inspectAll(files, pool, roots), plan.concurrency, build)) {
       seq++;
       row.seq = seq;
       bytes += row.size;

@@ -1,36 +1,38 @@
-import { lstat, mkdir, realpath, rmdir } from "node:fs/promises";
+import { lstat, realpath } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { JobEventType } from "../domain/job.js";
 import type { RowError } from "../domain/manifest.js";
 import { isInside } from "../domain/template.js";
 import { jobs, journal, rows } from "../store/schema.js";
+import { confinedFs, confineScope, type SourceIdentity } from "./confined-fs.js";
+import { folderScope, identityOfRow, sourceProblem } from "./confined-moves.js";
 import type { EngineContext } from "./context.js";
 import { chunk, runTransaction } from "./db.js";
-import { hashFile } from "./hash-file.js";
 import { createInspectPool, type InspectPool, readerThreadsFor } from "./inspect-pool.js";
 import {
   completeRecords,
   type JournalDraft,
   type JournalRecord,
   type JournalSigner,
-  MoveError,
-  moveNoClobber,
   resolveMoveFromDisk,
-  tempPathFor,
   writeIntents,
 } from "./journal.js";
 import { isLeaseTakeable } from "./lease.js";
 import { type RowRecord, recomputeConflicts } from "./manifest.js";
+import {
+  checkRollback,
+  linkMovesOnThreads,
+  MOVE_CONCURRENCY,
+  type MoveScope,
+  moveOne,
+} from "./move-steps.js";
 import { mapLimit } from "./pool.js";
 import { appendEvent, findJob, type HubMessage, type JobRecord } from "./records.js";
 import type { JobRun } from "./run.js";
 
 /** Rows per group commit. */
 export const GROUP_SIZE = 500;
-
-/** Moves (and pre-checks) in flight at once within a group. */
-const MOVE_CONCURRENCY = 8;
 
 /** Statuses of rows that apply (re)attempts. */
 const APPLICABLE_STATUSES = ["pending", "failed", "skipped", "rolled_back"] as const;
@@ -47,7 +49,17 @@ export interface MoveOptions {
 /** The columns apply and rollback read of a row. */
 type MoveRow = Pick<
   RowRecord,
-  "id" | "seq" | "sourcePath" | "targetPath" | "size" | "mtime" | "sha256" | "status"
+  | "id"
+  | "seq"
+  | "sourcePath"
+  | "targetPath"
+  | "size"
+  | "mtime"
+  | "sourceDev"
+  | "sourceIno"
+  | "sourceCtime"
+  | "sha256"
+  | "status"
 >;
 
 const MOVE_COLUMNS = {
@@ -57,6 +69,9 @@ const MOVE_COLUMNS = {
   targetPath: rows.targetPath,
   size: rows.size,
   mtime: rows.mtime,
+  sourceDev: rows.sourceDev,
+  sourceIno: rows.sourceIno,
+  sourceCtime: rows.sourceCtime,
   sha256: rows.sha256,
   status: rows.status,
 };
@@ -65,6 +80,8 @@ interface PlannedMove {
   row: MoveRow;
   from: string;
   to: string;
+  /** What must still be at `from` right before it moves (checked on the thread that moves it). */
+  identity: SourceIdentity | null;
 }
 
 interface Failure {
@@ -156,6 +173,7 @@ async function completeGroup(
                   error,
                   updatedAt: at,
                   ...(error.code === "TARGET_EXISTS" ? { targetOccupied: true } : {}),
+                  ...(error.code === "SOURCE_CHANGED" ? { sourceChanged: true } : {}),
                 }
               : { error, updatedAt: at },
           )
@@ -166,7 +184,19 @@ async function completeGroup(
     for (let i = 0; i < doneRows.length; i += 500) {
       await tx
         .update(rows)
-        .set({ status: kind === "apply" ? "applied" : "rolled_back", error: null, updatedAt: at })
+        .set(
+          kind === "apply"
+            ? { status: "applied", error: null, updatedAt: at }
+            : // Moved back (its ctime, and across devices its inode, changed): a re-apply checks size and mtime.
+              {
+                status: "rolled_back",
+                error: null,
+                sourceDev: null,
+                sourceIno: null,
+                sourceCtime: null,
+                updatedAt: at,
+              },
+        )
         .where(inArray(rows.id, doneRows.slice(i, i + 500)));
     }
     for (const f of failures) {
@@ -195,70 +225,6 @@ async function completeGroup(
   ctx.publish(messages);
 }
 
-type MoveOutcome =
-  | { record: JournalRecord; state: "done"; error: null }
-  | { record: JournalRecord; state: "failed"; error: RowError };
-
-/** Moves one journaled file on the main thread (link + unlink, or copy + fsync + verify + link). */
-async function moveOne(record: JournalRecord, forceCopy: boolean): Promise<MoveOutcome> {
-  try {
-    await moveNoClobber(
-      record.fromPath ?? "",
-      record.toPath,
-      record.sha256,
-      tempPathFor(record.toPath, record.id),
-      forceCopy,
-    );
-    return { record, state: "done", error: null };
-  } catch (err) {
-    const error: RowError =
-      err instanceof MoveError
-        ? { code: err.code, message: err.message }
-        : { code: "IO_ERROR", message: err instanceof Error ? err.message : String(err) };
-    return { record, state: "failed", error };
-  }
-}
-
-/**
- * Moves journaled files by link + unlink on the file threads (synchronous calls, no thread-pool round trip
- * per call); a file whose link is refused (another device…) takes the copy + verify path here.
- */
-async function linkMovesOnThreads(
-  files: InspectPool,
-  records: readonly JournalRecord[],
-): Promise<MoveOutcome[]> {
-  const parts = chunk(records, Math.max(1, Math.ceil(records.length / files.threads)));
-  const answers = await Promise.all(
-    parts.map((part) => files.linkMoves(part.map((r) => ({ from: r.fromPath ?? "", to: r.toPath })))),
-  );
-  return mapLimit(
-    parts.flatMap((part, p) => part.map((record, i) => ({ record, answer: answers[p]?.[i] }))),
-    MOVE_CONCURRENCY,
-    async ({ record, answer }): Promise<MoveOutcome> => {
-      const from = record.fromPath ?? "";
-      const failed = (code: RowError["code"], message: string): MoveOutcome => ({
-        record,
-        state: "failed",
-        error: { code, message },
-      });
-      switch (answer?.outcome) {
-        case "moved":
-          return { record, state: "done", error: null };
-        case "target_exists":
-          return failed("TARGET_EXISTS", `Something already exists at ${record.toPath}.`);
-        case "source_missing":
-          return failed("SOURCE_MISSING", `${from} is gone.`);
-        case "copy":
-          return moveOne(record, true);
-        case "error":
-          return failed("IO_ERROR", `Cannot move ${from} to ${record.toPath} (${answer.code}).`);
-        default:
-          return failed("IO_ERROR", `No answer for the move of ${from}.`);
-      }
-    },
-  );
-}
-
 /** Executes planned moves as one journaled group: intents committed first, then the moves, then completions. */
 async function executeGroup(
   run: JobRun,
@@ -268,8 +234,15 @@ async function executeGroup(
   mkdirs: readonly string[],
   failures: readonly Failure[],
   progress: number,
+  scope: MoveScope,
   files?: InspectPool,
-): Promise<{ moved: number; bytes: number; failed: number; occupied: string[] }> {
+): Promise<{
+  moved: number;
+  bytes: number;
+  failed: number;
+  occupied: string[];
+  byCode: Record<string, number>;
+}> {
   const { ctx, job } = run;
   const at = ctx.clock();
   const drafts: JournalDraft[] = [
@@ -308,27 +281,30 @@ async function executeGroup(
   let bytes = 0;
   let failed = failures.length;
   const occupied: string[] = [];
+  const byCode: Record<string, number> = {};
   for (const record of records) {
     if (record.op !== "mkdir") continue;
-    try {
-      await mkdir(record.toPath);
-      outcomes.push({ record, state: "done", error: null });
-    } catch (err) {
-      // EEXIST: someone else made it; it is not ours to remove later
-      const code = (err as NodeJS.ErrnoException).code ?? "EIO";
-      outcomes.push({
-        record,
-        state: code === "EEXIST" ? "not_done" : "failed",
-        error: { code, message: code },
-      });
-    }
+    const made = confinedFs.mkdirIn(folderScope(scope.allowed, scope.folders, record.toPath), record.toPath);
+    // EEXIST: someone else made it; it is not ours to remove later
+    outcomes.push(
+      made.code === undefined
+        ? { record, state: "done", error: null }
+        : {
+            record,
+            state: made.code === "EEXIST" ? "not_done" : "failed",
+            error: { code: made.code, message: made.code },
+          },
+    );
   }
   const moveRecords = records.filter((r) => r.op === "move");
+  const identities = new Map(moves.map((m) => [m.row.id, m.identity]));
   // Moves of one group touch distinct paths, so they run a few at a time.
   const moveOutcomes =
     files === undefined || options.forceCopy
-      ? await mapLimit(moveRecords, MOVE_CONCURRENCY, (record) => moveOne(record, options.forceCopy))
-      : await linkMovesOnThreads(files, moveRecords);
+      ? await mapLimit(moveRecords, MOVE_CONCURRENCY, (record) =>
+          moveOne(record, identities.get(record.rowId ?? "") ?? null, scope, options.forceCopy),
+        )
+      : await linkMovesOnThreads(files, moveRecords, identities, scope);
   for (const o of moveOutcomes) {
     outcomes.push(o);
     if (o.state === "done") {
@@ -336,11 +312,13 @@ async function executeGroup(
       bytes += o.record.size ?? 0;
     } else {
       failed++;
-      if (o.error.code === "TARGET_EXISTS" && o.record.rowId !== null) occupied.push(o.record.rowId);
+      byCode[o.error.code] = (byCode[o.error.code] ?? 0) + 1;
+      const reopens = o.error.code === "TARGET_EXISTS" || o.error.code === "SOURCE_CHANGED";
+      if (reopens && o.record.rowId !== null) occupied.push(o.record.rowId);
     }
   }
   await completeGroup(ctx, job, kind, outcomes, failures, progress);
-  return { moved, bytes, failed, occupied };
+  return { moved, bytes, failed, occupied, byCode };
 }
 
 /** Runs an apply job: journaled group commits over the eligible rows of the manifest. */
@@ -349,6 +327,13 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
   const manifest = await findJob(ctx.db, job.manifestJobId);
   if (manifest === undefined) throw new Error(`manifest job ${job.manifestJobId} is gone`);
   const outputDir = String(manifest.params.output_dir ?? "");
+  const allowed = ctx.guard.roots;
+  const scope: MoveScope = {
+    source: confineScope(allowed, String(manifest.params.source_dir ?? "")),
+    target: confineScope(allowed, outputDir),
+    allowed,
+    folders: outputDir,
+  };
   const dryRun = job.params.dry_run === true;
   const eligible = and(
     eq(rows.jobId, manifest.id),
@@ -382,7 +367,10 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
       const failures: Failure[] = [];
       const mkdirs: string[] = [];
       const plannedTargets = new Set<string>();
-      const sources = await files.stat(group.map((row) => row.sourcePath));
+      const sources = await files.stat(
+        group.map((row) => row.sourcePath),
+        scope.source,
+      );
       const occupiedNow = dryRun
         ? await mapLimit(
             group,
@@ -391,21 +379,17 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
           )
         : [];
       for (const [i, row] of group.entries()) {
-        const src = sources[i];
-        let error: RowError | undefined;
-        if (src === undefined || src === null || !src.isFile) {
-          error = { code: "SOURCE_MISSING", message: `${row.sourcePath} is gone since analyze.` };
-        } else if (src.size !== row.size || src.mtime !== row.mtime) {
-          error = {
-            code: "SOURCE_CHANGED",
-            message: `${row.sourcePath} changed since analyze (size or mtime).`,
-          };
-        } else if (!isInside(outputDir, row.targetPath) || !(await confined(dirname(row.targetPath)))) {
+        let error: RowError | undefined = sourceProblem(sources[i], row);
+        if (
+          error === undefined &&
+          (!isInside(outputDir, row.targetPath) || !(await confined(dirname(row.targetPath))))
+        ) {
           error = {
             code: "OUTSIDE_ROOT",
             message: `${row.targetPath} is outside the output directory (symlinks resolved).`,
           };
-        } else if (plannedTargets.has(row.targetPath) || occupiedNow[i] === true) {
+        }
+        if (error === undefined && (plannedTargets.has(row.targetPath) || occupiedNow[i] === true)) {
           error = {
             code: "TARGET_EXISTS",
             message: `Something already exists at ${row.targetPath}; nothing was overwritten.`,
@@ -424,7 +408,7 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
             mkdirs.push(dir);
           }
         }
-        moves.push({ row, from: row.sourcePath, to: row.targetPath });
+        moves.push({ row, from: row.sourcePath, to: row.targetPath, identity: identityOfRow(row) });
       }
       done += group.length;
       if (dryRun) {
@@ -440,15 +424,14 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
           mkdirs,
           failures,
           total === 0 ? 1 : done / total,
+          scope,
           files,
         );
         totals.moved += outcome.moved;
         totals.bytes += outcome.bytes;
         totals.failed += outcome.failed;
         changedRowIds.push(...outcome.occupied);
-        if (outcome.occupied.length > 0) {
-          byError.TARGET_EXISTS = (byError.TARGET_EXISTS ?? 0) + outcome.occupied.length;
-        }
+        for (const [code, n] of Object.entries(outcome.byCode)) byError[code] = (byError[code] ?? 0) + n;
       }
       if (await run.isCancelled()) return { ...summary(), cancelled: true };
     }
@@ -516,7 +499,17 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
   const target = String(job.targetJobId ?? "");
   const only = Array.isArray(job.params.row_ids) ? new Set(job.params.row_ids.map(String)) : undefined;
   const manifest = await findJob(ctx.db, job.manifestJobId);
-  const confined = createConfinement(String(manifest?.params.source_dir ?? "/"));
+  const sourceDir = String(manifest?.params.source_dir ?? "/");
+  const outputDir = String(manifest?.params.output_dir ?? "/");
+  const confined = createConfinement(sourceDir);
+  const allowed = ctx.guard.roots;
+  // Files go back from the output to the source; folders are recreated under the source.
+  const scope: MoveScope = {
+    source: confineScope(allowed, outputDir),
+    target: confineScope(allowed, sourceDir),
+    allowed,
+    folders: sourceDir,
+  };
   await run.phase("planning");
   const done = (
     await ctx.db
@@ -543,29 +536,15 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
     const moves: PlannedMove[] = [];
     const failures: Failure[] = [];
     const mkdirs: string[] = [];
-    const checks = await mapLimit(group, MOVE_CONCURRENCY, async (record): Promise<RowError | undefined> => {
-      if (!options.signer.verify(record)) {
-        return {
-          code: "JOURNAL_TAMPERED",
-          message: "The journal record of this move does not verify; left alone.",
-        };
-      }
-      if ((await lstatOrUndefined(record.fromPath ?? "")) !== undefined) {
-        return { code: "SOURCE_OCCUPIED", message: `Something now occupies ${record.fromPath}; left alone.` };
-      }
-      if ((await hashFile(record.toPath).catch(() => null)) !== record.sha256) {
-        return {
-          code: "HASH_MISMATCH",
-          message: `${record.toPath} no longer has the recorded SHA-256; left alone.`,
-        };
-      }
-      return undefined;
-    });
+    const checks = await mapLimit(group, MOVE_CONCURRENCY, (record) =>
+      checkRollback(record, options.signer, scope),
+    );
     for (const [i, record] of group.entries()) {
       const row = rowById.get(record.rowId ?? "");
       if (row === undefined || row.status !== "applied") continue;
+      const check = checks[i];
       const error: RowError | undefined =
-        checks[i] ??
+        (check !== undefined && "error" in check ? check.error : undefined) ??
         ((await confined(dirname(record.fromPath ?? "")))
           ? undefined
           : {
@@ -581,7 +560,9 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
         known.add(dir);
         mkdirs.push(dir);
       }
-      moves.push({ row, from: record.toPath, to: record.fromPath ?? "" });
+      // The file moves back only if it still is the inode whose content was just verified.
+      const identity = check !== undefined && "identity" in check ? check.identity : null;
+      moves.push({ row, from: record.toPath, to: record.fromPath ?? "", identity });
     }
     processed += group.length;
     const outcome = await executeGroup(
@@ -592,6 +573,7 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
       mkdirs,
       failures,
       moveRecords.length === 0 ? 1 : (0.95 * processed) / moveRecords.length,
+      scope,
     );
     totals.moved += outcome.moved;
     totals.failed += outcome.failed;
@@ -629,13 +611,13 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
     const outcomes: Array<{ record: JournalRecord; state: JournalRecord["state"]; error: RowError | null }> =
       [];
     for (const record of records) {
-      try {
-        await rmdir(record.toPath);
+      // Through the confined layer: a folder whose real parent left the output (a symlink swapped in) stays.
+      const gone = confinedFs.rmdirIn(folderScope(allowed, outputDir, record.toPath), record.toPath);
+      if (gone.code === undefined) {
         removed++;
         outcomes.push({ record, state: "done", error: null });
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code ?? "EIO";
-        outcomes.push({ record, state: "not_done", error: { code, message: code } });
+      } else {
+        outcomes.push({ record, state: "not_done", error: { code: gone.code, message: gone.code } });
       }
     }
     await completeGroup(ctx, job, "rollback", outcomes, [], undefined);
@@ -707,7 +689,7 @@ export async function recoverInterruptedJobs(
         continue;
       }
       if (record.op === "move") {
-        const verdict = await resolveMoveFromDisk(record);
+        const verdict = await resolveMoveFromDisk(record, ctx.guard.roots);
         if (verdict.state === "done") resolved.done++;
         else if (verdict.state === "not_done") resolved.not_done++;
         else resolved.missing++;

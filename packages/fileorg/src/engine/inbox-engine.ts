@@ -1,5 +1,5 @@
 import type { Dirent, Stats } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
+import { lstat, readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
 import { eq } from "drizzle-orm";
@@ -11,9 +11,12 @@ import {
   type InboxFile,
   inboxBatchId,
 } from "../domain/inbox-batch.js";
+import { FileorgError } from "../errors.js";
 import { ReviewError } from "../review-errors.js";
 import { inboxSeen } from "../store/review-schema.js";
+import { confinedFs } from "./confined-fs.js";
 import { runTransaction } from "./db.js";
+import { createPathGuard, defaultAllowedRoots, type PathGuard } from "./path-guard.js";
 import type { PreferencesEngine, Stored } from "./preferences-engine.js";
 import type { Clock } from "./review-ids.js";
 
@@ -41,6 +44,11 @@ export interface InboxEngineOptions<J extends { job_id: string }> {
   refreshIntervalMs?: number;
   /** Creates the watchers (default: chokidar's `watch`); tests wrap it to simulate the OS refusing watches. */
   watch?: typeof watch;
+  /**
+   * The allowed roots a watched folder must lie in, checked when its watcher starts and before each scan (a
+   * source that resolves outside is skipped, never listed). Default: the home and system temp directories.
+   */
+  guard?: PathGuard;
   /** Called when a watcher reports an error or falls back to polling. */
   onWarning?: (message: string, details: Record<string, unknown>) => void;
 }
@@ -55,6 +63,10 @@ interface Observed {
 interface Watched {
   key: string;
   source: WatchSource;
+  /** The watched folder's real path, checked inside the allowed roots (`undefined` while refused). */
+  root: string | undefined;
+  /** Why the source is skipped (it resolves outside the roots, or is gone). */
+  refused: FileorgError | undefined;
   watcher: FSWatcher | undefined;
   polling: boolean;
   files: Map<string, Observed>;
@@ -80,6 +92,7 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
   const { db, preferences } = options;
   const clock = options.clock ?? Date.now;
   const warn = options.onWarning ?? (() => {});
+  const guard = options.guard ?? createPathGuard(defaultAllowedRoots());
   const watched = new Map<string, Watched>();
   let started = false;
   let refreshTimer: NodeJS.Timeout | undefined;
@@ -94,8 +107,10 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
 
   function createWatcher(w: Watched, polling: boolean): void {
     const { source } = w;
+    const root = w.root;
+    if (root === undefined) return;
     const ignored = createIgnoreMatcher(source.ignore ?? []);
-    const watcher = (options.watch ?? watch)(source.path, {
+    const watcher = (options.watch ?? watch)(root, {
       persistent: true,
       ignoreInitial: false,
       alwaysStat: true,
@@ -104,7 +119,7 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
       usePolling: polling,
       interval: options.pollIntervalMs ?? 1000,
       binaryInterval: options.pollIntervalMs ?? 1000,
-      ignored: (path: string) => ignored(relative(source.path, path).split(sep).join("/")),
+      ignored: (path: string) => ignored(relative(root, path).split(sep).join("/")),
     });
     w.watcher = watcher;
     w.polling = polling;
@@ -117,7 +132,7 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
         if (st.isFile()) observe(w, path, st);
         return;
       }
-      stat(path).then(
+      lstat(path).then(
         (s) => {
           if (s.isFile()) observe(w, path, s);
         },
@@ -143,12 +158,12 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
     });
   }
 
-  async function walk(w: Watched): Promise<void> {
+  async function walk(w: Watched, root: string): Promise<void> {
     const { source } = w;
     const ignored = createIgnoreMatcher(source.ignore ?? []);
     const now = clock();
     const seen = new Set<string>();
-    const stack: string[] = [source.path];
+    const stack: string[] = [root];
     while (stack.length > 0 && seen.size < MAX_WALK_FILES) {
       const dir = stack.pop() as string;
       let entries: Dirent[];
@@ -159,12 +174,12 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
       }
       for (const entry of entries) {
         const path = join(dir, entry.name);
-        if (ignored(relative(source.path, path).split(sep).join("/"))) continue;
+        if (ignored(relative(root, path).split(sep).join("/"))) continue;
         if (entry.isDirectory()) {
           if (source.recursive !== false) stack.push(path);
         } else if (entry.isFile()) {
           try {
-            observe(w, path, await stat(path), now);
+            observe(w, path, await lstat(path), now);
             seen.add(path);
           } catch {
             // Vanished between readdir and stat.
@@ -192,13 +207,17 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
       const w: Watched = {
         key: sourceKey(source),
         source,
+        root: undefined,
+        refused: undefined,
         watcher: undefined,
         polling: false,
         files: new Map(),
         ready: Promise.resolve(),
       };
       watched.set(id, w);
-      if (started) createWatcher(w, options.usePolling ?? false);
+      // Checked before its watcher starts: a folder outside the roots is never watched.
+      if ((await confirmRoot(w)) && started && w.watcher === undefined)
+        createWatcher(w, options.usePolling ?? false);
     }
   }
 
@@ -209,9 +228,53 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
     return refreshing;
   }
 
+  /**
+   * Resolves the source's folder and checks it lies inside the allowed roots. A source that now resolves
+   * elsewhere (its folder, or a parent, swapped for a symlink) or is gone is refused: its watcher stops and
+   * nothing it saw is kept. Answers whether the source may be scanned.
+   */
+  async function confirmRoot(w: Watched): Promise<boolean> {
+    let root: string;
+    try {
+      root = await guard.resolveDirectory(w.source.path);
+    } catch (err) {
+      if (!(err instanceof FileorgError)) throw err;
+      if (w.refused === undefined) {
+        warn("inbox skips a watch source", { watch_source_id: w.source.id, code: err.code });
+      }
+      w.refused = err;
+      await w.watcher?.close();
+      w.watcher = undefined;
+      w.root = undefined;
+      w.files.clear();
+      return false;
+    }
+    w.refused = undefined;
+    if (w.root !== root) {
+      await w.watcher?.close();
+      w.watcher = undefined;
+      w.files.clear();
+      w.root = root;
+    }
+    return true;
+  }
+
   async function currentBatch(w: Watched): Promise<InboxBatch> {
-    if (w.watcher === undefined) await walk(w);
-    else await w.ready;
+    const root = (await confirmRoot(w)) ? w.root : undefined;
+    if (root === undefined) {
+      return {
+        watch_source_id: w.source.id,
+        batch_id: null,
+        files: [],
+        ...(w.refused ? { error: { code: w.refused.code, message: w.refused.message } } : {}),
+      };
+    }
+    if (w.watcher === undefined) {
+      await walk(w, root);
+      if (started) createWatcher(w, options.usePolling ?? false);
+    } else {
+      await w.ready;
+    }
     const stabilityMs = w.source.stability_ms ?? DEFAULT_STABILITY_MS;
     const seenRows = await db
       .select({ path: inboxSeen.path, size: inboxSeen.size, mtime: inboxSeen.mtime })
@@ -223,18 +286,16 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
       const s = seen.get(path);
       return s === undefined || s.size !== o.size || s.mtime !== o.mtime;
     });
-    await Promise.all(
-      candidates.map(async ([path]) => {
-        // Look again now: an event may not have arrived yet for a file still being written.
-        try {
-          const st = await stat(path);
-          if (!st.isFile()) return;
-          observe(w, path, st);
-        } catch {
-          w.files.delete(path);
-        }
-      }),
-    );
+    for (const [path] of candidates) {
+      // Look again now (an event may not have arrived yet for a file still being written), through the
+      // confined layer: a file whose real parent left the watched folder (a symlink swapped in) is dropped.
+      const seenNow = confinedFs.lstatIn([root], path);
+      if (seenNow.code === undefined && seenNow.facts.isFile) {
+        observe(w, path, { size: seenNow.facts.size, mtimeMs: seenNow.facts.mtime });
+      } else {
+        w.files.delete(path);
+      }
+    }
     const now = clock();
     for (const [path] of candidates) {
       const o = w.files.get(path);
@@ -254,7 +315,7 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
       started = true;
       await refreshOnce();
       for (const w of watched.values())
-        if (w.watcher === undefined) createWatcher(w, options.usePolling ?? false);
+        if (w.watcher === undefined && (await confirmRoot(w))) createWatcher(w, options.usePolling ?? false);
       refreshTimer = setInterval(() => {
         refreshOnce().catch((err: unknown) => warn("inbox refresh failed", { error: String(err) }));
       }, options.refreshIntervalMs ?? 5000);
@@ -301,6 +362,7 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
         throw new ReviewError("WATCH_SOURCE_NOT_FOUND", `The watch source ${watchSourceId} is disabled.`);
       }
       const batch = await currentBatch(w);
+      if (w.refused !== undefined) throw w.refused;
       if (batch.batch_id === null) {
         throw new ReviewError(
           "INBOX_EMPTY",

@@ -1,5 +1,6 @@
-import { lstat, open, realpath } from "node:fs/promises";
+import { close, read } from "node:fs";
 import { posix } from "node:path";
+import { promisify } from "node:util";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { imageSize } from "image-size";
 import { z } from "zod";
@@ -8,6 +9,7 @@ import { ManifestRow } from "../domain/manifest.js";
 import { isInside } from "../domain/template.js";
 import { NotFoundError } from "../errors.js";
 import { conflicts, jobs, journal, rows } from "../store/schema.js";
+import { confinedFs } from "./confined-fs.js";
 import type { EngineContext } from "./context.js";
 import { loadRows, planHashOfJob, requireManifestJob, toManifestRow } from "./manifest.js";
 import { findJob } from "./records.js";
@@ -133,6 +135,9 @@ export const RowPreview = z
 /** A row's metadata and a safe preview. */
 export type RowPreview = z.infer<typeof RowPreview>;
 
+const readAsync = promisify(read);
+const closeAsync = promisify(close);
+
 const TEXT_BYTES = 4096;
 const TEXT_LINES = 40;
 const PDF_SCAN_BYTES = 4 << 20;
@@ -148,11 +153,15 @@ export async function previewRow(ctx: EngineContext, jobId: string, rowId: strin
     throw new NotFoundError("ROW_NOT_FOUND", `No row ${rowId} in ${jobId}.`, { row_id: rowId });
   const path = row.status === "applied" ? row.targetPath : row.sourcePath;
   const base = { row: toManifestRow(row), path };
-  const info = await lstat(path).catch(() => undefined);
-  if (info === undefined || !info.isFile()) return { ...base, exists: info !== undefined, kind: "none" };
-  const real = await realpath(path).catch(() => "");
-  if (!ctx.guard.isAllowed(real)) return { ...base, exists: true, kind: "none" };
-  const handle = await open(path, "r");
+  // Through the confined layer: real parent inside the allowed roots, opened with O_NOFOLLOW.
+  const opened = confinedFs.openReadIn(ctx.guard.roots, path);
+  if (opened.code !== undefined) return { ...base, exists: opened.code !== "ENOENT", kind: "none" };
+  const info = opened.facts;
+  const handle = {
+    read: (buffer: Buffer, offset: number, length: number, position: number) =>
+      readAsync(opened.fd, buffer, offset, length, position),
+    close: () => closeAsync(opened.fd),
+  };
   try {
     const headSize = Math.min(info.size, Math.max(TEXT_BYTES, 64 * 1024));
     const head = Buffer.alloc(headSize);

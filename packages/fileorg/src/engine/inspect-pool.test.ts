@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -26,7 +35,7 @@ describe("inspect pool", () => {
     symlinkSync(join(dir, "a.txt"), join(dir, "link"));
     pool = createInspectPool(2);
     const paths = ["a.txt", "big.bin", "doc.pdf", "empty", "link", "gone"].map((n) => join(dir ?? "", n));
-    const [text, big, doc, empty, link, gone] = await pool.inspect(paths);
+    const [text, big, doc, empty, link, gone] = await pool.inspect(paths, [dir]);
 
     expect(text).toMatchObject({ size: 11, sha256: sha("plain text\n"), head: null, errorCode: null });
     expect(big).toMatchObject({ size: large.length, sha256: sha(large), errorCode: null });
@@ -38,10 +47,77 @@ describe("inspect pool", () => {
     expect(gone).toBeUndefined(); // vanished since the walk
   });
 
+  it("neither reads nor reports a file whose real parent lies outside the roots", async () => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-inspect-")));
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-outside-")));
+    try {
+      mkdirSync(join(dir, "root"));
+      writeFileSync(join(outside, "secret.txt"), "outside");
+      symlinkSync(outside, join(dir, "root", "sub"));
+      writeFileSync(join(dir, "root", "inside.txt"), "inside");
+      pool = createInspectPool(1);
+      const root = join(dir, "root");
+      const [through, inside] = await pool.inspect(
+        [join(root, "sub", "secret.txt"), join(root, "inside.txt")],
+        [root],
+      );
+      expect(through).toBeUndefined();
+      expect(inside).toMatchObject({ size: 6, sha256: sha("inside") });
+      const [seen] = await pool.stat([join(root, "sub", "secret.txt")], [root]);
+      expect(seen).toEqual({ outside: true });
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("moves on the file thread only inside the roots and only the recorded file, checked right before the link", async () => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-move-")));
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-outside-")));
+    try {
+      const src = join(dir, "src");
+      const out = join(dir, "out");
+      mkdirSync(join(src, "real"), { recursive: true });
+      mkdirSync(out);
+      writeFileSync(join(src, "real", "a.txt"), "a");
+      writeFileSync(join(src, "real", "b.txt"), "b");
+      writeFileSync(join(outside, "c.txt"), "outside");
+      symlinkSync(outside, join(src, "away"));
+      symlinkSync(outside, join(out, "away"));
+      const identityOf = (path: string) => {
+        const st = statSync(path);
+        const ms = (n: number) => Math.trunc(n);
+        return { dev: st.dev, ino: st.ino, size: st.size, mtime: ms(st.mtimeMs), ctime: ms(st.ctimeMs) };
+      };
+      const a = identityOf(join(src, "real", "a.txt"));
+      const b = identityOf(join(src, "real", "b.txt"));
+      pool = createInspectPool(1);
+      const outcomes = await pool.linkMoves(
+        [
+          { from: join(src, "away", "c.txt"), to: join(out, "c.txt"), identity: null },
+          { from: join(src, "real", "a.txt"), to: join(out, "away", "a.txt"), identity: a },
+          { from: join(src, "real", "a.txt"), to: join(out, "a.txt"), identity: b },
+          { from: join(src, "real", "b.txt"), to: join(out, "b.txt"), identity: b },
+        ],
+        { source: [src], target: [out] },
+      );
+      expect(outcomes.map((o) => o.outcome)).toEqual([
+        "outside_root",
+        "outside_root",
+        "source_changed",
+        "moved",
+      ]);
+      expect(readdirSync(outside)).toEqual(["c.txt"]);
+      expect(readdirSync(join(src, "real"))).toEqual(["a.txt"]);
+      expect(readdirSync(out).sort()).toEqual(["away", "b.txt"]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it("refuses work once closed", async () => {
     pool = createInspectPool(1);
     await pool.close();
-    await expect(pool.inspect(["/nowhere"])).rejects.toThrow(/stopped/);
+    await expect(pool.inspect(["/nowhere"], ["/"])).rejects.toThrow(/stopped/);
     pool = undefined;
   });
 });

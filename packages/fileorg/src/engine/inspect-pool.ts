@@ -1,5 +1,11 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import {
+  CONFINED_FS_SOURCE,
+  type ConfinedMoveOutcome,
+  type FileFacts,
+  type SourceIdentity,
+} from "./confined-fs.js";
 
 /** What a reader thread tells about one file; `undefined` when it vanished or is not a regular file. */
 export interface InspectedFile {
@@ -8,6 +14,8 @@ export interface InspectedFile {
   mtime: number;
   dev: number;
   ino: number;
+  /** Status change time, ms since the epoch (truncated). */
+  ctime: number;
   sha256: string | null;
   /** The first bytes, only when magic-byte sniffing can tell more than the extension. */
   head: Uint8Array | null;
@@ -16,7 +24,9 @@ export interface InspectedFile {
 }
 
 /**
- * The reader threads' code. Plain JavaScript over Node built-ins only, evaluated as the worker's script,
+ * The reader threads' code. Plain JavaScript over Node built-ins only (and the confined file-system layer's
+ * source, so every read and move checks its real parent right before it acts, on the thread that acts),
+ * evaluated as the worker's script,
  * so it runs the same from sources (tests, tsx) and from the bundle. Each file is read through one
  * descriptor with synchronous calls (open, fstat, read, close: no thread-pool round trip per call) and its
  * content is hashed as it is read: the reading and hashing overlap with the main thread's classification
@@ -25,9 +35,9 @@ export interface InspectedFile {
 const READER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
 const fs = require("node:fs");
+const path = require("node:path");
 const { createHash } = require("node:crypto");
-// Never follow a symlink swapped in since the walk, never block on a FIFO.
-const FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+${CONFINED_FS_SOURCE}
 const HEAD = 4100;
 const TEXT_MAGIC = ["%PDF", "{\\\\rtf", "%!", "<?xml", "<svg", "#!"];
 const buffer = Buffer.allocUnsafe(1 << 20);
@@ -42,28 +52,24 @@ function isPlainText(head) {
   return !TEXT_MAGIC.some((m) => start.startsWith(m));
 }
 
-function factsOf(path, info) {
-  return { path, size: info.size, mtime: Math.trunc(info.mtimeMs), dev: info.dev, ino: info.ino };
+function factsOf(file, info) {
+  return { path: file, size: info.size, mtime: info.mtime, dev: info.dev, ino: info.ino, ctime: info.ctime };
 }
 
-function inspect(path) {
-  let fd;
-  try {
-    fd = fs.openSync(path, FLAGS);
-  } catch (openError) {
-    let info;
-    try {
-      info = fs.lstatSync(path);
-    } catch {
-      return undefined; // vanished since the walk saw it
-    }
-    if (!info.isFile()) return undefined;
-    return { ...factsOf(path, info), sha256: null, head: null, errorCode: openError.code || "EIO" };
+// Reads one file through the confined layer: its real parent must lie inside the roots, the file is opened
+// with O_NOFOLLOW (never a symlink swapped in since the walk) and O_NONBLOCK (never blocking on a FIFO).
+function inspect(file, scope) {
+  const opened = confinedFs.openReadIn(scope.source, file);
+  if (opened.code !== undefined) {
+    if (opened.code === "OUTSIDE_ROOT" || opened.code === "NOT_A_FILE" || opened.code === "ENOENT") return undefined;
+    const seen = confinedFs.lstatIn(scope.source, file);
+    if (seen.code !== undefined || !seen.facts.isFile) return undefined;
+    return { ...factsOf(file, seen.facts), sha256: null, head: null, errorCode: opened.code };
   }
+  const fd = opened.fd;
   try {
-    const info = fs.fstatSync(fd);
-    if (!info.isFile()) return undefined;
-    const facts = factsOf(path, info);
+    const info = opened.facts;
+    const facts = factsOf(file, info);
     try {
       const hash = createHash("sha256");
       let head = null;
@@ -91,50 +97,40 @@ function inspect(path) {
   }
 }
 
-function statOf(path) {
-  try {
-    const info = fs.lstatSync(path);
-    return { isFile: info.isFile(), size: info.size, mtime: Math.trunc(info.mtimeMs) };
-  } catch {
-    return null;
-  }
+// A plan's pre-check (the move re-checks right before it acts): real parents are resolved once per batch.
+function statOf(file, scope, parents) {
+  const seen = confinedFs.lstatIn(scope.source, file, parents);
+  if (seen.code === "OUTSIDE_ROOT") return { outside: true };
+  return seen.code === undefined ? seen.facts : null;
 }
 
-// A hard link then an unlink: never replaces what is at the target (link fails with EEXIST).
-function linkMove({ from, to }) {
-  try {
-    fs.linkSync(from, to);
-    fs.unlinkSync(from);
-    return { outcome: "moved" };
-  } catch (err) {
-    const code = err.code || "EIO";
-    if (code === "EEXIST") return { outcome: "target_exists" };
-    if (code === "ENOENT" && statOf(from) === null) return { outcome: "source_missing" };
-    if (["EXDEV", "EPERM", "ENOTSUP", "EMLINK", "ENOSYS"].includes(code)) return { outcome: "copy", code };
-    return { outcome: "error", code };
-  }
+function linkMove(move, scope) {
+  // Never the batch's parents cache: each move resolves its real parents right before it acts.
+  return confinedFs.linkMoveIn(scope.source, scope.target, move);
 }
 
 const OPS = { inspect, stat: statOf, link: linkMove };
-parentPort.on("message", ({ id, op, items }) => {
-  parentPort.postMessage({ id, results: items.map(OPS[op]) });
+parentPort.on("message", ({ id, op, items, scope }) => {
+  const parents = new Map();
+  parentPort.postMessage({ id, results: items.map((item) => OPS[op](item, scope, parents)) });
 });
 `;
 
-/** What a file thread's lstat tells (`null` when nothing is there). */
-export interface PathStat {
-  isFile: boolean;
-  size: number;
-  mtime: number;
-}
+/** What a file thread's lstat tells: the facts, `{ outside: true }` when the real parent is outside the roots, `null` when nothing is there. */
+export type PathStat = FileFacts | { outside: true } | null;
 
 /**
  * How a link + unlink move ended: moved; the target was occupied (nothing replaced); the source was gone;
- * `copy` when links are refused there (another device…): the caller copies instead; another error.
+ * outside the roots or not the recorded file (nothing touched); `copy` when links are refused there
+ * (another device…): the caller copies instead; another error.
  */
-export type LinkMoveOutcome =
-  | { outcome: "moved" | "target_exists" | "source_missing" }
-  | { outcome: "copy" | "error"; code: string };
+export type LinkMoveOutcome = ConfinedMoveOutcome;
+
+/** The real roots a call is confined to: sources (reads, stats, the side a move leaves) and targets. */
+export interface PoolScope {
+  source: readonly string[];
+  target: readonly string[];
+}
 
 interface Pending {
   resolve(results: unknown[]): void;
@@ -146,12 +142,18 @@ interface Pending {
  * no thread-pool round trip per call, and the work overlaps the main thread's database writes.
  */
 export interface InspectPool {
-  /** Inspects `paths` on one thread; results keep the input order. */
-  inspect(paths: readonly string[]): Promise<Array<InspectedFile | undefined>>;
-  /** lstat of each path, in order. */
-  stat(paths: readonly string[]): Promise<Array<PathStat | null>>;
-  /** Moves each file by hard link + unlink (never clobbering), one after the other, in order. */
-  linkMoves(moves: ReadonlyArray<{ from: string; to: string }>): Promise<LinkMoveOutcome[]>;
+  /** Inspects `paths` (confined to `roots`) on one thread; results keep the input order. */
+  inspect(paths: readonly string[], roots: readonly string[]): Promise<Array<InspectedFile | undefined>>;
+  /** lstat of each path (confined to `roots`), in order. */
+  stat(paths: readonly string[], roots: readonly string[]): Promise<PathStat[]>;
+  /**
+   * Moves each file by hard link + unlink (never clobbering, only the recorded file), one after the other,
+   * in order; sources confined to `scope.source`, targets to `scope.target`.
+   */
+  linkMoves(
+    moves: ReadonlyArray<{ from: string; to: string; identity: SourceIdentity | null }>,
+    scope: PoolScope,
+  ): Promise<LinkMoveOutcome[]>;
   /** How many reader threads run. */
   readonly threads: number;
   /** Stops the reader threads (pending calls are rejected). */
@@ -187,20 +189,25 @@ export function createInspectPool(threads: number): InspectPool {
     });
     return worker;
   });
-  const call = <R>(op: "inspect" | "stat" | "link", items: readonly unknown[]): Promise<R[]> => {
+  const call = <R>(
+    op: "inspect" | "stat" | "link",
+    items: readonly unknown[],
+    scope: PoolScope,
+  ): Promise<R[]> => {
     if (failure !== undefined) return Promise.reject(failure);
     const id = nextId++;
     const worker = workers[id % workers.length];
     return new Promise<R[]>((resolve, reject) => {
       pending.set(id, { resolve: resolve as (results: unknown[]) => void, reject });
-      worker?.postMessage({ id, op, items });
+      worker?.postMessage({ id, op, items, scope });
     });
   };
   return {
     threads,
-    inspect: (paths) => call<InspectedFile | undefined>("inspect", paths),
-    stat: (paths) => call<PathStat | null>("stat", paths),
-    linkMoves: (moves) => call<LinkMoveOutcome>("link", moves),
+    inspect: (paths, roots) =>
+      call<InspectedFile | undefined>("inspect", paths, { source: roots, target: [] }),
+    stat: (paths, roots) => call<PathStat>("stat", paths, { source: roots, target: [] }),
+    linkMoves: (moves, scope) => call<LinkMoveOutcome>("link", moves, scope),
     async close() {
       failure ??= new Error("The file reader threads were stopped.");
       await Promise.all(workers.map((w) => w.terminate()));

@@ -1,12 +1,11 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { constants } from "node:fs";
-import { copyFile, link, lstat, open, unlink, utimes } from "node:fs/promises";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { closeSync, readSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { inArray, sql } from "drizzle-orm";
 import { createBulkInserter } from "../store/bulk-insert.js";
 import { journal } from "../store/schema.js";
+import { confinedFs } from "./confined-fs.js";
 import type { Queryable } from "./db.js";
-import { hashFile } from "./hash-file.js";
 
 /** A journal record as stored. */
 export type JournalRecord = typeof journal.$inferSelect;
@@ -100,92 +99,17 @@ export function tempPathFor(target: string, id: number): string {
 /** Why a move did not happen. */
 export class MoveError extends Error {
   constructor(
-    readonly code: "TARGET_EXISTS" | "HASH_MISMATCH" | "SOURCE_MISSING" | "IO_ERROR",
+    readonly code:
+      | "TARGET_EXISTS"
+      | "HASH_MISMATCH"
+      | "SOURCE_MISSING"
+      | "SOURCE_CHANGED"
+      | "OUTSIDE_ROOT"
+      | "IO_ERROR",
     message: string,
   ) {
     super(message);
   }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * Moves a file without ever replacing what is at `to`: a hard link (atomic, fails when `to` exists) then
- * unlink of `from`. Across devices (or where links are unsupported) the file is copied to a temp name,
- * fsynced, verified against `sha256`, linked into place (still no-clobber), and only then is `from` removed.
- */
-export async function moveNoClobber(
-  from: string,
-  to: string,
-  sha256: string | null,
-  tempPath: string,
-  forceCopy = false,
-): Promise<"renamed" | "copied"> {
-  if (!forceCopy) {
-    try {
-      await link(from, to);
-      await unlink(from);
-      return "renamed";
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "EEXIST") throw new MoveError("TARGET_EXISTS", `Something already exists at ${to}.`);
-      if (code === "ENOENT" && !(await exists(from)))
-        throw new MoveError("SOURCE_MISSING", `${from} is gone.`);
-      if (
-        code !== "EXDEV" &&
-        code !== "EPERM" &&
-        code !== "ENOTSUP" &&
-        code !== "EMLINK" &&
-        code !== "ENOSYS"
-      ) {
-        throw new MoveError("IO_ERROR", `Cannot move ${from} to ${to} (${code ?? "error"}).`);
-      }
-    }
-  }
-  try {
-    await copyFile(from, tempPath, constants.COPYFILE_EXCL);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" && !(await exists(from))) throw new MoveError("SOURCE_MISSING", `${from} is gone.`);
-    throw new MoveError("IO_ERROR", `Cannot copy ${from} to ${to} (${code ?? "error"}).`);
-  }
-  try {
-    // Keep the file's times, as a rename would (copyFile already keeps the mode).
-    const times = await lstat(from);
-    await utimes(tempPath, times.atime, times.mtime);
-    await fsyncPath(tempPath);
-    if (sha256 !== null && (await hashFile(tempPath)) !== sha256) {
-      throw new MoveError("HASH_MISMATCH", `The copy of ${from} does not have the recorded SHA-256.`);
-    }
-    try {
-      await link(tempPath, to);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "EEXIST") throw new MoveError("TARGET_EXISTS", `Something already exists at ${to}.`);
-      throw new MoveError("IO_ERROR", `Cannot place ${to} (${code ?? "error"}).`);
-    }
-  } finally {
-    await unlink(tempPath).catch(() => undefined);
-  }
-  await fsyncPath(dirname(to)).catch(() => undefined);
-  await unlink(from);
-  return "copied";
 }
 
 /** What the disk says about an interrupted move. */
@@ -194,25 +118,49 @@ export type DiskVerdict =
   | { state: "not_done" }
   | { state: "failed"; code: "FILE_MISSING" };
 
+async function hashThrough(roots: readonly string[], path: string): Promise<string> {
+  const opened = confinedFs.openReadIn(roots, path);
+  if (opened.code !== undefined) return "";
+  try {
+    const hash = createHash("sha256");
+    const buffer = Buffer.allocUnsafe(1 << 20);
+    for (let n = readSync(opened.fd, buffer); n > 0; n = readSync(opened.fd, buffer)) {
+      hash.update(buffer.subarray(0, n));
+    }
+    return hash.digest("hex");
+  } catch {
+    return "";
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
 /**
- * Resolves an interrupted move from the disk: removes our temp copy, finishes a move whose target is
- * complete (same inode, or same verified content), and otherwise leaves the source where it is.
+ * Resolves an interrupted move from the disk, through the confined layer (real parents inside `roots`):
+ * removes our temp copy, finishes a move whose target is complete (same inode, or same verified content),
+ * and otherwise leaves the source where it is.
  */
-export async function resolveMoveFromDisk(record: JournalRecord): Promise<DiskVerdict> {
+export async function resolveMoveFromDisk(
+  record: JournalRecord,
+  roots: readonly string[],
+): Promise<DiskVerdict> {
   const from = record.fromPath ?? "";
   const to = record.toPath;
-  await unlink(tempPathFor(to, record.id)).catch(() => undefined);
-  const [f, t] = await Promise.all([lstat(from).catch(() => undefined), lstat(to).catch(() => undefined)]);
+  confinedFs.unlinkIn(roots, tempPathFor(to, record.id));
+  const seenFrom = confinedFs.lstatIn(roots, from);
+  const seenTo = confinedFs.lstatIn(roots, to);
+  const f = seenFrom.code === undefined ? seenFrom.facts : undefined;
+  const t = seenTo.code === undefined ? seenTo.facts : undefined;
   if (f !== undefined && t !== undefined) {
     const sameFile = f.ino === t.ino && f.dev === t.dev;
     const sameContent =
       !sameFile &&
       record.sha256 !== null &&
       f.size === t.size &&
-      (await hashFile(to).catch(() => "")) === record.sha256 &&
-      (await hashFile(from).catch(() => "")) === record.sha256;
+      (await hashThrough(roots, to)) === record.sha256 &&
+      (await hashThrough(roots, from)) === record.sha256;
     if (sameFile || sameContent) {
-      await unlink(from);
+      confinedFs.unlinkIn(roots, from, f);
       return { state: "done" };
     }
     return { state: "not_done" };

@@ -37,9 +37,10 @@ import {
 } from "../domain/template.js";
 import { FileorgError, JobStateError, NotFoundError } from "../errors.js";
 import { conflicts, jobs, rows } from "../store/schema.js";
+import { confineScope } from "./confined-fs.js";
+import { hashConfined } from "./confined-moves.js";
 import type { EngineContext } from "./context.js";
 import { chunk, type Queryable, runTransaction } from "./db.js";
-import { hashFile } from "./hash-file.js";
 import { toKeysetPage } from "./paging.js";
 import {
   type AuditInput,
@@ -391,7 +392,9 @@ export interface InternalPatch {
   /** Accept this row's duplicate content (`keep_both` on `duplicate_content`). */
   duplicate_accepted?: boolean | undefined;
   /** Re-read the source (`keep_both` on `source_changed`): new size, mtime and hash. */
-  refresh_source?: { size: number; mtime: number; sha256: string } | undefined;
+  refresh_source?:
+    | { size: number; mtime: number; sha256: string; dev: number; ino: number; ctime: number }
+    | undefined;
   /** A person approves (true) or withdraws approval (false); approval sends the row to `auto_safe`. */
   approved?: boolean | undefined;
 }
@@ -552,6 +555,9 @@ export async function patchRows(
       next.size = patch.refresh_source.size;
       next.mtime = patch.refresh_source.mtime;
       next.sha256 = patch.refresh_source.sha256;
+      next.sourceDev = patch.refresh_source.dev;
+      next.sourceIno = patch.refresh_source.ino;
+      next.sourceCtime = patch.refresh_source.ctime;
       next.sourceChanged = false;
       if (r.status === "failed") {
         next.status = "pending";
@@ -772,7 +778,8 @@ export async function resolveConflicts(
   request: ResolveRequest,
   options: Actor & { expectedRevision?: number | undefined },
 ): Promise<{ revision: number; plan_hash: string; conflicts: Conflict[] }> {
-  await requireManifestJob(ctx.db, jobId);
+  const manifestJob = await requireManifestJob(ctx.db, jobId);
+  const sourceRoots = confineScope(ctx.guard.roots, String(manifestJob.params.source_dir ?? ""));
   const ops: Array<{ row_id: string; patch: InternalPatch }> = [];
   const strategies = new Map<string, ResolutionStrategy>();
   const taken = new Set<string>();
@@ -823,18 +830,13 @@ export async function resolveConflicts(
           for (const r of members) ops.push({ row_id: r.id, patch: { duplicate_accepted: true } });
         } else if (res.strategy === "keep_both" && c.kind === "source_changed") {
           for (const r of members) {
-            const info = await stat(r.sourcePath).catch(() => undefined);
-            if (info === undefined) throw notApplicable();
-            ops.push({
-              row_id: r.id,
-              patch: {
-                refresh_source: {
-                  size: info.size,
-                  mtime: Math.trunc(info.mtimeMs),
-                  sha256: await hashFile(r.sourcePath),
-                },
-              },
-            });
+            // Re-read through the confined layer: the very descriptor hashed gives the new identity.
+            const read = await hashConfined(sourceRoots, r.sourcePath);
+            if (!("sha256" in read)) throw notApplicable();
+            const { facts } = read;
+            const refresh = { size: facts.size, mtime: facts.mtime, sha256: read.sha256 };
+            const identity = { dev: facts.dev, ino: facts.ino, ctime: facts.ctime };
+            ops.push({ row_id: r.id, patch: { refresh_source: { ...refresh, ...identity } } });
           }
         } else {
           throw notApplicable();

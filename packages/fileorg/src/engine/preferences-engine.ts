@@ -18,7 +18,7 @@ import {
   ViewItem,
   WatchSourceItem,
 } from "../domain/preferences.js";
-import { ReviewRule } from "../domain/review-rule.js";
+import { compileConditions, ReviewRule } from "../domain/review-rule.js";
 import { findStrategyPack, STRATEGY_PACKS, type StrategyPack } from "../domain/strategy-packs.js";
 import {
   type FieldIssue,
@@ -28,6 +28,8 @@ import {
 } from "../review-errors.js";
 import { preferences, preferenceVersions } from "../store/review-schema.js";
 import { runTransaction } from "./db.js";
+import { createPathGuard, defaultAllowedRoots, type PathGuard } from "./path-guard.js";
+import { boundedDepth, checkStoredPaths, checkStoredRuntime } from "./preference-guards.js";
 import { type Clock, type IdGenerator, randomIds } from "./review-ids.js";
 
 /** The item families saved as lists (`runtime` is a single object). */
@@ -66,6 +68,11 @@ export interface PreferencesEngineOptions {
   db: LibSQLDatabase;
   clock?: Clock;
   ids?: IdGenerator;
+  /**
+   * The allowed roots every stored path (watch folders, output roots) must lie in (PATH_OUTSIDE_ROOT
+   * otherwise). Default: the home directory and the system temp directory, like the core engine.
+   */
+  guard?: PathGuard;
 }
 
 /** Who saves: recorded with each version. */
@@ -106,6 +113,7 @@ export function createPreferencesEngine(options: PreferencesEngineOptions) {
   const { db } = options;
   const clock = options.clock ?? Date.now;
   const ids = options.ids ?? randomIds;
+  const guard = options.guard ?? createPathGuard(defaultAllowedRoots());
 
   function parseItem<F extends ItemFamily>(family: F, input: unknown): ItemOf<F> {
     const parsed = ITEM_SCHEMAS[family].safeParse(input);
@@ -214,7 +222,10 @@ export function createPreferencesEngine(options: PreferencesEngineOptions) {
      * PREFERENCE_INVALID with every offending field, or PREFERENCE_NAME_TAKEN when another item has the name.
      */
     async save<F extends ItemFamily>(family: F, input: unknown, opts: SaveOptions = {}): Promise<Stored<F>> {
-      const item = parseItem(family, input);
+      const item = parseItem(family, boundedDepth(input, family));
+      // A user regex runs in linear time or is refused (REGEX_INVALID); a stored path lies inside the roots.
+      if ("conditions" in item) compileConditions(item.conditions);
+      await checkStoredPaths(guard, item);
       const id = item.id ?? ids(ID_PREFIX[family]);
       const now = clock();
       const data = { ...item, id } as Record<string, unknown>;
@@ -307,8 +318,9 @@ export function createPreferencesEngine(options: PreferencesEngineOptions) {
      * field). An `api_key` left out, or sent back exactly as masked, keeps the stored key.
      */
     async saveRuntime(input: unknown, opts: SaveOptions = {}): Promise<RuntimeSettingsView> {
-      const parsed = RuntimeSettingsInput.safeParse(input);
+      const parsed = RuntimeSettingsInput.safeParse(boundedDepth(input, "runtime"));
       if (!parsed.success) throw new PreferenceInvalidError("runtime", toIssues(parsed.error));
+      await checkStoredRuntime(guard, parsed.data);
       const now = clock();
       const { settings, version } = await runTransaction(db, async (tx) => {
         const [row] = await tx

@@ -52,6 +52,10 @@ export const rows = sqliteTable(
     targetKey: text("target_key").notNull(),
     size: integer("size").notNull(),
     mtime: integer("mtime").notNull(),
+    /** The source's identity when analyzed (with size and mtime): device, inode, status change time (ms). */
+    sourceDev: integer("source_dev"),
+    sourceIno: integer("source_ino"),
+    sourceCtime: integer("source_ctime"),
     sha256: text("sha256"),
     mime: text("mime"),
     category: text("category", { enum: CATEGORIES }).notNull(),

@@ -11,7 +11,8 @@ const CHILD = fileURLToPath(new URL("./crash-child.ts", import.meta.url));
 const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
- * Bundles the child once with tsup (dependencies stay external and resolve from the package), so each trial
+ * Bundles the child once with tsup (dependencies stay external and resolve from the package; the workspace's
+ * own packages are bundled from their sources, as they may not be built), so each trial
  * starts a plain `node` process instead of paying for a TypeScript loader: trials stay fast and light.
  */
 async function bundleChild(): Promise<string> {
@@ -27,6 +28,7 @@ async function bundleChild(): Promise<string> {
     bundle: true,
     splitting: false,
     silent: true,
+    noExternal: [/^@vetted\//],
     esbuildOptions(options) {
       options.conditions = ["@vetted/source"];
     },
