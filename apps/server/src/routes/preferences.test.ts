@@ -108,6 +108,20 @@ describe("naming templates", () => {
     expect(res.status).toBe(409);
     expect(((await res.json()) as ErrorBody).error.code).toBe("PREFERENCE_NAME_TAKEN");
   });
+  it("saves an item again under the id of one that was deleted, continuing its version history", async () => {
+    const a = await app();
+    const body = { id: "tpl_again", name: "Again", template: "{category}/{name}{ext}" };
+    expect((await a.request("/api/preferences/naming-templates", json(body))).status).toBe(200);
+    const del = await a.request("/api/preferences/naming-templates?id=tpl_again", {
+      method: "DELETE",
+      headers: LOCAL,
+    });
+    expect(del.status).toBe(204);
+    const again = await a.request("/api/preferences/naming-templates", json(body));
+    expect(again.status).toBe(200);
+    // Version 1 was saved, version 2 recorded the deletion: the new save is version 3.
+    expect(await again.json()).toMatchObject({ id: "tpl_again", version: 3 });
+  });
 });
 
 describe("review rules", () => {

@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { and, asc, eq, ne } from "drizzle-orm";
+import { and, asc, eq, max, ne } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { z } from "zod";
 import type { PreferenceFamily } from "../domain/preference-family.js";
@@ -247,7 +247,15 @@ export function createPreferencesEngine(options: PreferencesEngineOptions) {
           .select({ version: preferences.version, createdAt: preferences.createdAt })
           .from(preferences)
           .where(and(eq(preferences.family, family), eq(preferences.id, id)));
-        const version = (existing?.version ?? 0) + 1;
+        // A deleted item's history stays: saving its id again continues after its last recorded version.
+        const [history] =
+          existing === undefined
+            ? await tx
+                .select({ last: max(preferenceVersions.version) })
+                .from(preferenceVersions)
+                .where(and(eq(preferenceVersions.family, family), eq(preferenceVersions.id, id)))
+            : [];
+        const version = (existing?.version ?? history?.last ?? 0) + 1;
         const values = {
           family,
           id,
