@@ -1,7 +1,5 @@
 import { compileUserRegex } from "@vetted/store";
 import type { RunsErrorCode } from "../errors.js";
-import type { Step } from "../steps/registry.js";
-import type { GateRequest, StepOutcome } from "../steps/step-type.js";
 import { references } from "./interpolate.js";
 import type { ResumeRequest, WaitContext } from "./run.js";
 import {
@@ -12,6 +10,7 @@ import {
   type ResumeKind,
   type RunStatus,
 } from "./status.js";
+import type { GateRequest, Step, StepOutcome } from "./steps.js";
 import type { Policies } from "./template.js";
 
 /** Values gates handed to the run: the last one-time code, typed text, steps approved under policy. */
