@@ -23,7 +23,7 @@ export const GateTimeout = z
   .max(30 * 86_400)
   .optional();
 
-/** `http`: one request with global fetch; `expect` checks status and JSON values, `extract` fills vars. */
+/** `http`: one HTTP request; `expect` checks status and JSON values, `extract` fills vars. */
 export const HttpStep = z
   .object({
     id: StepId,
