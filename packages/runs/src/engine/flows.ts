@@ -30,72 +30,67 @@ export async function flowAt(
   return { version: row.version, steps: row.steps };
 }
 
-/** The flow verbs: create, get, update (a new version), list. */
-export function createFlows(r: RunsResources) {
-  /** Stores a new flow at version 1. @throws FLOW_INVALID */
-  async function createFlow(input: FlowInput): Promise<Flow> {
-    assertJsonDepth(input, "The flow");
-    const flow = parseInput(FlowInput, input, "FLOW_INVALID", "The flow");
-    assertStepPatterns(flow.steps);
-    const at = r.now();
-    const id = r.newId("flow");
-    const row = { id, name: flow.name, version: 1, steps: flow.steps, createdAt: at, updatedAt: at };
-    await r.write(async (tx) => {
-      await tx.insert(flows).values(row);
-      await tx
-        .insert(flowVersions)
-        .values({ flowId: id, version: 1, name: flow.name, steps: flow.steps, createdAt: at });
-    });
-    return toFlow(row);
-  }
+/** Stores a new flow at version 1. @throws FLOW_INVALID */
+export async function createFlow(r: RunsResources, input: FlowInput): Promise<Flow> {
+  assertJsonDepth(input, "The flow");
+  const flow = parseInput(FlowInput, input, "FLOW_INVALID", "The flow");
+  assertStepPatterns(flow.steps);
+  const at = r.now();
+  const id = r.newId("flow");
+  const row = { id, name: flow.name, version: 1, steps: flow.steps, createdAt: at, updatedAt: at };
+  await r.write(async (tx) => {
+    await tx.insert(flows).values(row);
+    await tx
+      .insert(flowVersions)
+      .values({ flowId: id, version: 1, name: flow.name, steps: flow.steps, createdAt: at });
+  });
+  return toFlow(row);
+}
 
-  /** The flow at its latest version. @throws FLOW_NOT_FOUND */
-  async function getFlow(flowId: string): Promise<Flow> {
-    const [row] = await r.db.select().from(flows).where(eq(flows.id, flowId)).limit(1);
+/** The flow at its latest version. @throws FLOW_NOT_FOUND */
+export async function getFlow(r: RunsResources, flowId: string): Promise<Flow> {
+  const [row] = await r.db.select().from(flows).where(eq(flows.id, flowId)).limit(1);
+  if (row === undefined) throw new FlowNotFoundError(flowId);
+  return toFlow(row);
+}
+
+/** Changes a flow and bumps its version (older versions stay for pinned templates). @throws FLOW_NOT_FOUND, VERSION_MISMATCH */
+export async function updateFlow(r: RunsResources, flowId: string, patch: FlowPatch): Promise<Flow> {
+  assertJsonDepth(patch, "The flow");
+  const p = parseInput(FlowPatch, patch, "FLOW_INVALID", "The flow");
+  assertStepPatterns(p.steps ?? []);
+  const at = r.now();
+  return r.write(async (tx) => {
+    const [row] = await tx.select().from(flows).where(eq(flows.id, flowId)).limit(1);
     if (row === undefined) throw new FlowNotFoundError(flowId);
-    return toFlow(row);
-  }
+    if (p.expected_version !== undefined && p.expected_version !== row.version) {
+      throw new VersionConflictError(`The flow is at version ${row.version}, not ${p.expected_version}.`, {
+        version: row.version,
+      });
+    }
+    const next = {
+      name: p.name ?? row.name,
+      steps: p.steps ?? row.steps,
+      version: row.version + 1,
+      updatedAt: at,
+    };
+    const [updated] = await tx.update(flows).set(next).where(eq(flows.id, flowId)).returning();
+    if (updated === undefined) throw new FlowNotFoundError(flowId);
+    await tx
+      .insert(flowVersions)
+      .values({ flowId, version: next.version, name: next.name, steps: next.steps, createdAt: at });
+    return toFlow(updated);
+  });
+}
 
-  /** Changes a flow and bumps its version (older versions stay for pinned templates). @throws FLOW_NOT_FOUND, VERSION_MISMATCH */
-  async function updateFlow(flowId: string, patch: FlowPatch): Promise<Flow> {
-    assertJsonDepth(patch, "The flow");
-    const p = parseInput(FlowPatch, patch, "FLOW_INVALID", "The flow");
-    assertStepPatterns(p.steps ?? []);
-    const at = r.now();
-    return r.write(async (tx) => {
-      const [row] = await tx.select().from(flows).where(eq(flows.id, flowId)).limit(1);
-      if (row === undefined) throw new FlowNotFoundError(flowId);
-      if (p.expected_version !== undefined && p.expected_version !== row.version) {
-        throw new VersionConflictError(`The flow is at version ${row.version}, not ${p.expected_version}.`, {
-          version: row.version,
-        });
-      }
-      const next = {
-        name: p.name ?? row.name,
-        steps: p.steps ?? row.steps,
-        version: row.version + 1,
-        updatedAt: at,
-      };
-      const [updated] = await tx.update(flows).set(next).where(eq(flows.id, flowId)).returning();
-      if (updated === undefined) throw new FlowNotFoundError(flowId);
-      await tx
-        .insert(flowVersions)
-        .values({ flowId, version: next.version, name: next.name, steps: next.steps, createdAt: at });
-      return toFlow(updated);
-    });
-  }
-
-  /** Flows, newest first. @throws CURSOR_INVALID */
-  async function listFlows(query: ListQuery = {}): Promise<KeysetPage<Flow>> {
-    const limit = pageLimit(query.limit);
-    const rows = await r.db
-      .select()
-      .from(flows)
-      .where(newestFirstAfter(flows, "flows", query.cursor))
-      .orderBy(desc(flows.createdAt), desc(flows.id))
-      .limit(limit + 1);
-    return newestFirstPage(rows, limit, "flows", toFlow);
-  }
-
-  return { createFlow, getFlow, updateFlow, listFlows };
+/** Flows, newest first. @throws CURSOR_INVALID */
+export async function listFlows(r: RunsResources, query: ListQuery = {}): Promise<KeysetPage<Flow>> {
+  const limit = pageLimit(query.limit);
+  const rows = await r.db
+    .select()
+    .from(flows)
+    .where(newestFirstAfter(flows, "flows", query.cursor))
+    .orderBy(desc(flows.createdAt), desc(flows.id))
+    .limit(limit + 1);
+  return newestFirstPage(rows, limit, "flows", toFlow);
 }

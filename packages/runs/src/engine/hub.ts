@@ -40,19 +40,34 @@ interface Watched {
 const PAGE = 500;
 
 /** Creates the hub of one engine. */
-export function createEventHub(options: {
+export function createEventHub(options: HubOptions): EventHub {
+  const hub = new Hub(options);
+  return {
+    subscribe: (runId, after, listener) => hub.subscribe(runId, after, listener),
+    announce: (runId) => hub.announce(runId),
+    size: () => hub.watched.size,
+    close: () => hub.close(),
+  };
+}
+
+/** What the hub reads from and how often it catches up. */
+export interface HubOptions {
   db: LibSQLDatabase;
   catchUpMs: number;
   onError?: (err: unknown) => void;
-}): EventHub {
-  const { db } = options;
-  const watched = new Map<string, Watched>();
-  let timer: ReturnType<typeof setInterval> | undefined;
+}
 
-  async function fetchAfter(runId: string, after: number, upTo?: number): Promise<RunEvent[]> {
+class Hub {
+  readonly watched = new Map<string, Watched>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly options: HubOptions) {}
+
+  /** The run's events after `after` (up to `upTo`), oldest first, read in pages. */
+  private async fetchAfter(runId: string, after: number, upTo?: number): Promise<RunEvent[]> {
     const out: RunEvent[] = [];
     for (let from = after; ; ) {
-      const rows = await db
+      const rows = await this.options.db
         .select()
         .from(events)
         .where(and(eq(events.runId, runId), gt(events.seq, from)))
@@ -65,87 +80,87 @@ export function createEventHub(options: {
     }
   }
 
-  function deliver(sub: Subscriber, batch: RunEvent[]): void {
-    const news = batch.filter((e) => e.id > sub.sent);
-    const last = news[news.length - 1];
-    if (last !== undefined) sub.sent = last.id;
-    if (news.length > 0 || sub.fresh) {
-      sub.fresh = false;
-      sub.listener(news);
-    }
-  }
-
-  async function drain(runId: string, w: Watched): Promise<void> {
+  private async drain(runId: string, w: Watched): Promise<void> {
     w.pending = false;
     // A subscriber that joined behind the others first gets its own backlog up to where they are.
     for (const sub of w.subs) {
-      if (sub.sent < w.seq) deliver(sub, await fetchAfter(runId, sub.sent, w.seq));
+      if (sub.sent < w.seq) deliver(sub, await this.fetchAfter(runId, sub.sent, w.seq));
     }
-    const batch = await fetchAfter(runId, w.seq);
+    const batch = await this.fetchAfter(runId, w.seq);
     const last = batch[batch.length - 1];
     if (last !== undefined) w.seq = last.id;
     for (const sub of w.subs) deliver(sub, batch);
   }
 
-  function schedule(runId: string, w: Watched): void {
+  private schedule(runId: string, w: Watched): void {
     if (w.pending) return;
     w.pending = true;
-    w.chain = w.chain.then(() => drain(runId, w)).catch((err: unknown) => options.onError?.(err));
+    w.chain = w.chain.then(() => this.drain(runId, w)).catch((err: unknown) => this.options.onError?.(err));
   }
 
   /** One query for every watched run: which ones have events the hub has not fetched yet. */
-  async function catchUp(): Promise<void> {
-    const ids = [...watched.keys()];
+  private async catchUp(): Promise<void> {
+    const ids = [...this.watched.keys()];
     if (ids.length === 0) return;
-    const rows = await db
+    const rows = await this.options.db
       .select({ runId: events.runId, seq: max(events.seq) })
       .from(events)
       .where(inArray(events.runId, ids))
       .groupBy(events.runId);
     for (const row of rows) {
-      const w = watched.get(row.runId);
-      if (w !== undefined && (row.seq ?? 0) > w.seq) schedule(row.runId, w);
+      const w = this.watched.get(row.runId);
+      if (w !== undefined && (row.seq ?? 0) > w.seq) this.schedule(row.runId, w);
     }
   }
 
-  function startTimer(): void {
-    if (timer !== undefined) return;
-    timer = setInterval(() => {
-      catchUp().catch((err: unknown) => options.onError?.(err));
-    }, options.catchUpMs);
-    timer.unref?.();
+  private startTimer(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setInterval(() => {
+      this.catchUp().catch((err: unknown) => this.options.onError?.(err));
+    }, this.options.catchUpMs);
+    this.timer.unref?.();
   }
 
-  return {
-    subscribe(runId, after, listener) {
-      const sub: Subscriber = { listener, sent: after, fresh: true };
-      let w = watched.get(runId);
-      if (w === undefined) {
-        w = { subs: new Set(), seq: after, chain: Promise.resolve(), pending: false };
-        watched.set(runId, w);
-      }
-      w.subs.add(sub);
-      startTimer();
-      schedule(runId, w);
-      const mine = w;
-      return () => {
-        mine.subs.delete(sub);
-        if (mine.subs.size === 0 && watched.get(runId) === mine) watched.delete(runId);
-        if (watched.size === 0 && timer !== undefined) {
-          clearInterval(timer);
-          timer = undefined;
-        }
-      };
-    },
-    announce(runId) {
-      const w = watched.get(runId);
-      if (w !== undefined) schedule(runId, w);
-    },
-    size: () => watched.size,
-    close() {
-      watched.clear();
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-    },
-  };
+  private stopTimer(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  subscribe(runId: string, after: number, listener: EventListener): () => void {
+    const sub: Subscriber = { listener, sent: after, fresh: true };
+    let w = this.watched.get(runId);
+    if (w === undefined) {
+      w = { subs: new Set(), seq: after, chain: Promise.resolve(), pending: false };
+      this.watched.set(runId, w);
+    }
+    w.subs.add(sub);
+    this.startTimer();
+    this.schedule(runId, w);
+    const mine = w;
+    return () => {
+      mine.subs.delete(sub);
+      if (mine.subs.size === 0 && this.watched.get(runId) === mine) this.watched.delete(runId);
+      if (this.watched.size === 0) this.stopTimer();
+    };
+  }
+
+  announce(runId: string): void {
+    const w = this.watched.get(runId);
+    if (w !== undefined) this.schedule(runId, w);
+  }
+
+  close(): void {
+    this.watched.clear();
+    this.stopTimer();
+  }
+}
+
+function deliver(sub: Subscriber, batch: RunEvent[]): void {
+  const news = batch.filter((e) => e.id > sub.sent);
+  const last = news[news.length - 1];
+  if (last !== undefined) sub.sent = last.id;
+  if (news.length > 0 || sub.fresh) {
+    sub.fresh = false;
+    sub.listener(news);
+  }
 }

@@ -99,150 +99,149 @@ function queuedRow(
   };
 }
 
-/** The verbs that change runs: create, resume, submit a one-time code, cancel. */
-export function createRunVerbs(r: RunsResources) {
-  /**
-   * Queues a run of a template (params validated, secrets split off) or of a bare flow, snapshotting the
-   * flow's steps and the policies. A repeated `idempotencyKey` answers the first run.
-   * @throws TEMPLATE_NOT_FOUND, FLOW_NOT_FOUND, PARAMS_INVALID, IDEMPOTENCY_KEY_REUSED
-   */
-  async function createRun(input: CreateRunInput, opts: IdempotencyOptions = {}): Promise<Run> {
-    assertJsonDepth(input, "The run request");
-    const body = parseInput(CreateRunInput, input, "REQUEST_INVALID", "The run request");
-    const hash = hashRequest(r.vault, body);
-    const at = r.now();
-    const run = await r.write(async (tx) => {
-      const replayed = await replay(tx, "create", opts.idempotencyKey, hash);
-      if (replayed !== undefined) return replayed;
-      const src = await sourceOf(tx, body);
-      const flow = await flowAt(tx, src.flowId, src.flowVersion);
-      const id = r.newId("run");
-      // Secret params are encrypted before they are written: no plain copy reaches the file or its WAL.
-      const row = queuedRow(id, src, flow, r.vault.sealParams(id, src.secrets), at);
-      await tx.insert(runs).values(row);
-      const data = { flow_id: src.flowId, flow_version: flow.version, template_id: src.templateId };
-      await appendEvents(tx, id, 0, [{ type: "run_created", data }], at);
-      const view = toRun(row);
-      await remember(tx, "create", opts.idempotencyKey, hash, view, at);
-      return view;
+/**
+ * Queues a run of a template (params validated, secrets split off) or of a bare flow, snapshotting the
+ * flow's steps and the policies. A repeated `idempotencyKey` answers the first run.
+ * @throws TEMPLATE_NOT_FOUND, FLOW_NOT_FOUND, PARAMS_INVALID, IDEMPOTENCY_KEY_REUSED
+ */
+export async function createRun(
+  r: RunsResources,
+  input: CreateRunInput,
+  opts: IdempotencyOptions = {},
+): Promise<Run> {
+  assertJsonDepth(input, "The run request");
+  const body = parseInput(CreateRunInput, input, "REQUEST_INVALID", "The run request");
+  const hash = hashRequest(r.vault, body);
+  const at = r.now();
+  const run = await r.write(async (tx) => {
+    const replayed = await replay(tx, "create", opts.idempotencyKey, hash);
+    if (replayed !== undefined) return replayed;
+    const src = await sourceOf(tx, body);
+    const flow = await flowAt(tx, src.flowId, src.flowVersion);
+    const id = r.newId("run");
+    // Secret params are encrypted before they are written: no plain copy reaches the file or its WAL.
+    const row = queuedRow(id, src, flow, r.vault.sealParams(id, src.secrets), at);
+    await tx.insert(runs).values(row);
+    const data = { flow_id: src.flowId, flow_version: flow.version, template_id: src.templateId };
+    await appendEvents(tx, id, 0, [{ type: "run_created", data }], at);
+    const view = toRun(row);
+    await remember(tx, "create", opts.idempotencyKey, hash, view, at);
+    return view;
+  });
+  r.kick();
+  return run;
+}
+
+/**
+ * Resumes a paused run: a compare-and-set on the paused state, so exactly one concurrent resume wins.
+ * @throws RUN_NOT_FOUND, RUN_NOT_WAITING, VERSION_MISMATCH, RESUME_KIND_NOT_ALLOWED, INPUT_INVALID,
+ *   IDEMPOTENCY_KEY_REUSED
+ */
+export async function resumeRun(
+  r: RunsResources,
+  runId: string,
+  request: ResumeRequest,
+  opts: IdempotencyOptions = {},
+): Promise<Run> {
+  const body = parseInput(ResumeRequest, request, "REQUEST_INVALID", "The resume request");
+  return resumeWith(r, runId, body, hashRequest(r.vault, { resume: body }), opts.idempotencyKey);
+}
+
+/** Decides a resume on the run as read (no lock held), then commits it only if the run has not moved. */
+async function resumeWith(
+  r: RunsResources,
+  runId: string,
+  request: ResumeRequest,
+  hash: string,
+  key: string | undefined,
+): Promise<Run> {
+  const scope = `resume:${runId}`;
+  const earlier = await replay(r.db, scope, key, hash);
+  if (earlier !== undefined) return earlier;
+  const at = r.now();
+  const row = await loadRun(r.db, runId);
+  const decision = decideResume(stateOf(row), row.steps, request, at);
+  if (!decision.ok) {
+    const { code, message } = decision.refusal;
+    const details = { status: row.status, version: row.version };
+    if (code === "RUN_NOT_WAITING") throw new RunStateError(code, message, details);
+    if (code === "VERSION_MISMATCH") throw new VersionConflictError(message, details);
+    throw new ResumeRefusedError(code, message, {
+      allowed_resume_kinds: row.waitContext?.allowed_resume_kinds ?? [],
     });
-    r.kick();
-    return run;
   }
-
-  /**
-   * Resumes a paused run: a compare-and-set on the paused state, so exactly one concurrent resume wins.
-   * @throws RUN_NOT_FOUND, RUN_NOT_WAITING, VERSION_MISMATCH, RESUME_KIND_NOT_ALLOWED, INPUT_INVALID,
-   *   IDEMPOTENCY_KEY_REUSED
-   */
-  async function resumeRun(
-    runId: string,
-    request: ResumeRequest,
-    opts: IdempotencyOptions = {},
-  ): Promise<Run> {
-    const body = parseInput(ResumeRequest, request, "REQUEST_INVALID", "The resume request");
-    return resumeWith(runId, body, hashRequest(r.vault, { resume: body }), opts.idempotencyKey);
+  let resolved = false;
+  const run = await r.write(async (tx) => {
+    const replayed = await replay(tx, scope, key, hash);
+    if (replayed !== undefined) return replayed;
+    // The compare-and-set: the write lands only on the version the decision was made on.
+    const updated = await persist(r, tx, row, decision.transition, at, { extra: { resumedAt: at } });
+    if (updated === undefined) throw new RunStateError("RUN_NOT_WAITING", "Another resume won the race.");
+    resolved = true;
+    const view = toRun(updated);
+    await remember(tx, scope, key, hash, view, at);
+    return view;
+  });
+  if (resolved) {
+    const opened = row.waitContext === null ? at : Date.parse(row.waitContext.opened_at);
+    r.observer.gateResolved?.({ kind: request.kind, waitedSeconds: Math.max(0, (at - opened) / 1000) });
   }
+  r.kick();
+  return run;
+}
 
-  /** Decides a resume on the run as read (no lock held), then commits it only if the run has not moved. */
-  async function resumeWith(
-    runId: string,
-    request: ResumeRequest,
-    hash: string,
-    key: string | undefined,
-  ): Promise<Run> {
-    const scope = `resume:${runId}`;
-    const earlier = await replay(r.db, scope, key, hash);
-    if (earlier !== undefined) return earlier;
-    const at = r.now();
-    const row = await loadRun(r.db, runId);
-    const decision = decideResume(stateOf(row), row.steps, request, at);
-    if (!decision.ok) {
-      const { code, message } = decision.refusal;
-      const details = { status: row.status, version: row.version };
-      if (code === "RUN_NOT_WAITING") throw new RunStateError(code, message, details);
-      if (code === "VERSION_MISMATCH") throw new VersionConflictError(message, details);
-      throw new ResumeRefusedError(code, message, {
-        allowed_resume_kinds: row.waitContext?.allowed_resume_kinds ?? [],
+/** The code to resume with: the one sent, or one taken from the OTP source. @throws RUN_NOT_WAITING, OTP_UNAVAILABLE */
+async function codeFor(r: RunsResources, runId: string, sent: string | undefined): Promise<string> {
+  if (sent !== undefined) return sent;
+  const row = await loadRun(r.db, runId);
+  if (row.status !== "waiting_otp" && !(row.waitContext?.allowed_resume_kinds.includes("otp") ?? false)) {
+    throw new RunStateError("RUN_NOT_WAITING", `The run is ${row.status}, not waiting for a one-time code.`);
+  }
+  if (row.policies.otp.source !== "inbound_messages") {
+    throw new OtpUnavailableError("This run has no OTP source configured: send otp_code.");
+  }
+  const since = row.waitContext === null ? row.createdAt : Date.parse(row.waitContext.opened_at);
+  const code = await r.otpSource.takeCode({ run_id: runId, since });
+  if (code === undefined) {
+    throw new OtpUnavailableError("No one-time code has arrived for this run yet; try again shortly.");
+  }
+  return code;
+}
+
+/**
+ * The v2 OTP submission: resumes with `otp_code`, or with a code taken from the OTP source.
+ * @throws OTP_UNAVAILABLE and everything {@link resumeRun} throws
+ */
+export async function submitOtp(
+  r: RunsResources,
+  runId: string,
+  request: RunOtpSubmitRequest,
+  opts: IdempotencyOptions = {},
+): Promise<Run> {
+  const body = parseInput(RunOtpSubmitRequest, request, "REQUEST_INVALID", "The OTP request");
+  const hash = hashRequest(r.vault, { otp: body });
+  const replayed = await replay(r.db, `resume:${runId}`, opts.idempotencyKey, hash);
+  if (replayed !== undefined) return replayed;
+  const code = await codeFor(r, runId, body.otp_code);
+  const expected = body.expected_version === undefined ? {} : { expected_version: body.expected_version };
+  return resumeWith(r, runId, { kind: "otp", otp_code: code, ...expected }, hash, opts.idempotencyKey);
+}
+
+/** Cancels a run from any non-terminal status and aborts its running step. @throws RUN_NOT_FOUND, RUN_FINISHED */
+export async function cancel(r: RunsResources, runId: string): Promise<Run> {
+  const at = r.now();
+  const run = await r.write(async (tx) => {
+    const row = await loadRun(tx, runId);
+    const t = cancelRun(stateOf(row));
+    if (t === undefined) {
+      throw new RunStateError("RUN_FINISHED", `The run already ended (${row.status}).`, {
+        status: row.status,
       });
     }
-    let resolved = false;
-    const run = await r.write(async (tx) => {
-      const replayed = await replay(tx, scope, key, hash);
-      if (replayed !== undefined) return replayed;
-      // The compare-and-set: the write lands only on the version the decision was made on.
-      const updated = await persist(r, tx, row, decision.transition, at, { extra: { resumedAt: at } });
-      if (updated === undefined) throw new RunStateError("RUN_NOT_WAITING", "Another resume won the race.");
-      resolved = true;
-      const view = toRun(updated);
-      await remember(tx, scope, key, hash, view, at);
-      return view;
-    });
-    if (resolved) {
-      const opened = row.waitContext === null ? at : Date.parse(row.waitContext.opened_at);
-      r.observer.gateResolved?.({ kind: request.kind, waitedSeconds: Math.max(0, (at - opened) / 1000) });
-    }
-    r.kick();
-    return run;
-  }
-
-  /** The code to resume with: the one sent, or one taken from the OTP source. @throws RUN_NOT_WAITING, OTP_UNAVAILABLE */
-  async function codeFor(runId: string, sent: string | undefined): Promise<string> {
-    if (sent !== undefined) return sent;
-    const row = await loadRun(r.db, runId);
-    if (row.status !== "waiting_otp" && !(row.waitContext?.allowed_resume_kinds.includes("otp") ?? false)) {
-      throw new RunStateError(
-        "RUN_NOT_WAITING",
-        `The run is ${row.status}, not waiting for a one-time code.`,
-      );
-    }
-    if (row.policies.otp.source !== "inbound_messages") {
-      throw new OtpUnavailableError("This run has no OTP source configured: send otp_code.");
-    }
-    const since = row.waitContext === null ? row.createdAt : Date.parse(row.waitContext.opened_at);
-    const code = await r.otpSource.takeCode({ run_id: runId, since });
-    if (code === undefined) {
-      throw new OtpUnavailableError("No one-time code has arrived for this run yet; try again shortly.");
-    }
-    return code;
-  }
-
-  /**
-   * The v2 OTP submission: resumes with `otp_code`, or with a code taken from the OTP source.
-   * @throws OTP_UNAVAILABLE and everything {@link resumeRun} throws
-   */
-  async function submitOtp(
-    runId: string,
-    request: RunOtpSubmitRequest,
-    opts: IdempotencyOptions = {},
-  ): Promise<Run> {
-    const body = parseInput(RunOtpSubmitRequest, request, "REQUEST_INVALID", "The OTP request");
-    const hash = hashRequest(r.vault, { otp: body });
-    const replayed = await replay(r.db, `resume:${runId}`, opts.idempotencyKey, hash);
-    if (replayed !== undefined) return replayed;
-    const code = await codeFor(runId, body.otp_code);
-    const expected = body.expected_version === undefined ? {} : { expected_version: body.expected_version };
-    return resumeWith(runId, { kind: "otp", otp_code: code, ...expected }, hash, opts.idempotencyKey);
-  }
-
-  /** Cancels a run from any non-terminal status and aborts its running step. @throws RUN_NOT_FOUND, RUN_FINISHED */
-  async function cancel(runId: string): Promise<Run> {
-    const at = r.now();
-    const run = await r.write(async (tx) => {
-      const row = await loadRun(tx, runId);
-      const t = cancelRun(stateOf(row));
-      if (t === undefined) {
-        throw new RunStateError("RUN_FINISHED", `The run already ended (${row.status}).`, {
-          status: row.status,
-        });
-      }
-      const updated = await persist(r, tx, row, t, at);
-      if (updated === undefined) throw new RunStateError("RUN_FINISHED", "The run changed meanwhile; retry.");
-      return toRun(updated);
-    });
-    r.controllers.get(runId)?.abort(new LeaseLost("cancelled"));
-    return run;
-  }
-
-  return { createRun, resumeRun, submitOtp, cancelRun: cancel };
+    const updated = await persist(r, tx, row, t, at);
+    if (updated === undefined) throw new RunStateError("RUN_FINISHED", "The run changed meanwhile; retry.");
+    return toRun(updated);
+  });
+  r.controllers.get(runId)?.abort(new LeaseLost("cancelled"));
+  return run;
 }

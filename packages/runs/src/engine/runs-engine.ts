@@ -1,10 +1,11 @@
-import { createFlows } from "./flows.js";
-import { createGates } from "./gates.js";
-import { createResources, LeaseLost, type RunsEngineOptions } from "./resources.js";
-import { createRunQueries } from "./run-queries.js";
-import { createRunVerbs } from "./run-verbs.js";
-import { createTemplates } from "./templates.js";
-import { createLeases, execute } from "./worker.js";
+import { createFlow, getFlow, listFlows, updateFlow } from "./flows.js";
+import { createResources, type RunsEngineOptions } from "./resources.js";
+import { countRunsByStatus, getRun, listEvents, listRuns } from "./run-queries.js";
+import { cancel, createRun, resumeRun, submitOtp } from "./run-verbs.js";
+import { Scheduler } from "./scheduler.js";
+import { createTemplate, getTemplate, listTemplates, updateTemplate } from "./templates.js";
+
+type Tail<F> = F extends (r: never, ...rest: infer A) => infer R ? (...rest: A) => R : never;
 
 /**
  * Creates the run engine: flows, templates and durable runs over one database, composed of one module per
@@ -13,93 +14,43 @@ import { createLeases, execute } from "./worker.js";
  */
 export function createRunsEngine(options: RunsEngineOptions) {
   const r = createResources(options);
-  const leases = createLeases(r);
-  const gates = createGates(r);
-  const executions = new Set<Promise<void>>();
-  const tokens = new Map<string, string>();
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let pumping = false;
-  let pumpAgain = false;
-  let started = false;
-
-  function launch(row: NonNullable<Awaited<ReturnType<typeof leases.claim>>>): void {
-    if (row.leaseOwner !== null) tokens.set(row.id, row.leaseOwner);
-    const p: Promise<void> = execute(r, leases, row).finally(() => {
-      executions.delete(p);
-      if (tokens.get(row.id) === row.leaseOwner) tokens.delete(row.id);
-      r.kick();
-    });
-    executions.add(p);
-  }
-
-  /** One round of the worker: expire what is due, then claim and launch runs up to the concurrency. */
-  async function pump(): Promise<void> {
-    if (!started) return;
-    if (pumping) {
-      pumpAgain = true;
-      return;
-    }
-    pumping = true;
-    try {
-      do {
-        pumpAgain = false;
-        await gates.sweep();
-        while (started && executions.size < r.concurrency) {
-          const row = await leases.claim();
-          if (row === undefined) break;
-          launch(row);
-        }
-      } while (pumpAgain && started);
-    } catch (err) {
-      r.observer.error?.("the run worker failed a round", err);
-    } finally {
-      pumping = false;
-    }
-  }
-
-  r.kick = () => {
-    if (started) setImmediate(() => void pump());
-  };
-
-  /** Starts this process's worker: polls, claims, executes, expires gates. Idempotent. */
-  function start(): void {
-    if (started) return;
-    started = true;
-    timer = setInterval(() => void pump(), r.pollMs);
-    r.kick();
-  }
-
-  /** Stops the worker, aborts running steps and hands their leases back; closes the event hub. */
-  async function stop(): Promise<void> {
-    r.hub.close();
-    if (!started) return;
-    started = false;
-    if (timer !== undefined) clearInterval(timer);
-    const held = [...tokens.values()];
-    for (const c of r.controllers.values()) c.abort(new LeaseLost("worker stopping"));
-    await Promise.allSettled([...executions]);
-    try {
-      await leases.handBack(held);
-    } catch (err) {
-      r.observer.error?.("could not hand the leases back; they expire on their own", err);
-    }
-  }
-
+  const scheduler = new Scheduler(r);
+  const bind =
+    <F extends (res: typeof r, ...rest: never[]) => unknown>(verb: F) =>
+    (...rest: Parameters<Tail<F>>) =>
+      verb(r, ...(rest as never[])) as ReturnType<F>;
   return {
     workerId: r.workerId,
     /** Tells the outbound policy where this server listens, so `http` steps cannot call its own API. */
     setServerAddress: (address: string, port: number) => r.outbound.setServerAddress(address, port),
-    ...createFlows(r),
-    ...createTemplates(r),
-    ...createRunVerbs(r),
-    ...createRunQueries(r),
+    createFlow: bind(createFlow),
+    getFlow: bind(getFlow),
+    updateFlow: bind(updateFlow),
+    listFlows: bind(listFlows),
+    createTemplate: bind(createTemplate),
+    getTemplate: bind(getTemplate),
+    updateTemplate: bind(updateTemplate),
+    listTemplates: bind(listTemplates),
+    createRun: bind(createRun),
+    getRun: bind(getRun),
+    listRuns: bind(listRuns),
+    resumeRun: bind(resumeRun),
+    submitOtp: bind(submitOtp),
+    cancelRun: bind(cancel),
+    listEvents: bind(listEvents),
+    countRunsByStatus: bind(countRunsByStatus),
     /**
      * Streams the run's events after `after` (its backlog first, then each commit, from this process at once
      * and from other processes sharing the database within `catchUpMs`). Returns the unsubscribe.
      */
     subscribe: r.hub.subscribe,
-    start,
-    stop,
+    /** Starts this process's worker: polls, claims, executes, expires gates. Idempotent. */
+    start: () => scheduler.start(),
+    /** Stops the worker, aborts running steps, hands their leases back, and ends every subscription. */
+    stop: async () => {
+      r.hub.close();
+      await scheduler.stop();
+    },
   };
 }
 

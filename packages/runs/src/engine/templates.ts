@@ -31,90 +31,89 @@ function mergePatch(row: TemplateRow, p: z.output<typeof TemplatePatch>): z.outp
   );
 }
 
-/** The template verbs: create, get, update (a new version), list. */
-export function createTemplates(r: RunsResources) {
-  /** Stores a template over an existing flow (and version, when pinned). @throws TEMPLATE_INVALID, FLOW_NOT_FOUND */
-  async function createTemplate(input: TemplateInput): Promise<Template> {
-    assertJsonDepth(input, "The template");
-    const t = parseInput(TemplateInput, input, "TEMPLATE_INVALID", "The template");
-    assertParamPatterns(t.params_schema);
-    const at = r.now();
-    const id = r.newId("tpl");
-    return r.write(async (tx) => {
-      await flowAt(tx, t.flow_id, t.flow_version ?? null);
-      const [row] = await tx
-        .insert(templates)
-        .values({
-          id,
-          name: t.name,
-          flowId: t.flow_id,
-          flowVersion: t.flow_version ?? null,
-          paramsSchema: t.params_schema,
-          defaults: t.defaults,
-          policies: t.policies,
-          version: 1,
-          createdAt: at,
-          updatedAt: at,
-        })
-        .returning();
-      if (row === undefined) throw new TemplateNotFoundError(id);
-      return toTemplate(row);
-    });
-  }
-
-  /** One template. @throws TEMPLATE_NOT_FOUND */
-  async function getTemplate(templateId: string): Promise<Template> {
-    const [row] = await r.db.select().from(templates).where(eq(templates.id, templateId)).limit(1);
-    if (row === undefined) throw new TemplateNotFoundError(templateId);
+/** Stores a template over an existing flow (and version, when pinned). @throws TEMPLATE_INVALID, FLOW_NOT_FOUND */
+export async function createTemplate(r: RunsResources, input: TemplateInput): Promise<Template> {
+  assertJsonDepth(input, "The template");
+  const t = parseInput(TemplateInput, input, "TEMPLATE_INVALID", "The template");
+  assertParamPatterns(t.params_schema);
+  const at = r.now();
+  const id = r.newId("tpl");
+  return r.write(async (tx) => {
+    await flowAt(tx, t.flow_id, t.flow_version ?? null);
+    const [row] = await tx
+      .insert(templates)
+      .values({
+        id,
+        name: t.name,
+        flowId: t.flow_id,
+        flowVersion: t.flow_version ?? null,
+        paramsSchema: t.params_schema,
+        defaults: t.defaults,
+        policies: t.policies,
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+      })
+      .returning();
+    if (row === undefined) throw new TemplateNotFoundError(id);
     return toTemplate(row);
-  }
+  });
+}
 
-  /** Changes a template and bumps its version. @throws TEMPLATE_NOT_FOUND, VERSION_MISMATCH, TEMPLATE_INVALID */
-  async function updateTemplate(templateId: string, patch: TemplatePatch): Promise<Template> {
-    assertJsonDepth(patch, "The template");
-    const p = parseInput(TemplatePatch, patch, "TEMPLATE_INVALID", "The template");
-    assertParamPatterns(p.params_schema ?? []);
-    const at = r.now();
-    return r.write(async (tx) => {
-      const [row] = await tx.select().from(templates).where(eq(templates.id, templateId)).limit(1);
-      if (row === undefined) throw new TemplateNotFoundError(templateId);
-      if (p.expected_version !== undefined && p.expected_version !== row.version) {
-        throw new VersionConflictError(
-          `The template is at version ${row.version}, not ${p.expected_version}.`,
-          { version: row.version },
-        );
-      }
-      const merged = mergePatch(row, p);
-      await flowAt(tx, merged.flow_id, merged.flow_version ?? null);
-      const [updated] = await tx
-        .update(templates)
-        .set({
-          name: merged.name,
-          flowVersion: merged.flow_version ?? null,
-          paramsSchema: merged.params_schema,
-          defaults: merged.defaults,
-          policies: merged.policies,
-          version: row.version + 1,
-          updatedAt: at,
-        })
-        .where(eq(templates.id, templateId))
-        .returning();
-      if (updated === undefined) throw new TemplateNotFoundError(templateId);
-      return toTemplate(updated);
-    });
-  }
+/** One template. @throws TEMPLATE_NOT_FOUND */
+export async function getTemplate(r: RunsResources, templateId: string): Promise<Template> {
+  const [row] = await r.db.select().from(templates).where(eq(templates.id, templateId)).limit(1);
+  if (row === undefined) throw new TemplateNotFoundError(templateId);
+  return toTemplate(row);
+}
 
-  /** Templates, newest first. @throws CURSOR_INVALID */
-  async function listTemplates(query: ListQuery = {}): Promise<KeysetPage<Template>> {
-    const limit = pageLimit(query.limit);
-    const rows = await r.db
-      .select()
-      .from(templates)
-      .where(newestFirstAfter(templates, "templates", query.cursor))
-      .orderBy(desc(templates.createdAt), desc(templates.id))
-      .limit(limit + 1);
-    return newestFirstPage(rows, limit, "templates", toTemplate);
-  }
+/** Changes a template and bumps its version. @throws TEMPLATE_NOT_FOUND, VERSION_MISMATCH, TEMPLATE_INVALID */
+export async function updateTemplate(
+  r: RunsResources,
+  templateId: string,
+  patch: TemplatePatch,
+): Promise<Template> {
+  assertJsonDepth(patch, "The template");
+  const p = parseInput(TemplatePatch, patch, "TEMPLATE_INVALID", "The template");
+  assertParamPatterns(p.params_schema ?? []);
+  const at = r.now();
+  return r.write(async (tx) => {
+    const [row] = await tx.select().from(templates).where(eq(templates.id, templateId)).limit(1);
+    if (row === undefined) throw new TemplateNotFoundError(templateId);
+    if (p.expected_version !== undefined && p.expected_version !== row.version) {
+      throw new VersionConflictError(
+        `The template is at version ${row.version}, not ${p.expected_version}.`,
+        { version: row.version },
+      );
+    }
+    const merged = mergePatch(row, p);
+    await flowAt(tx, merged.flow_id, merged.flow_version ?? null);
+    const [updated] = await tx
+      .update(templates)
+      .set({
+        name: merged.name,
+        flowVersion: merged.flow_version ?? null,
+        paramsSchema: merged.params_schema,
+        defaults: merged.defaults,
+        policies: merged.policies,
+        version: row.version + 1,
+        updatedAt: at,
+      })
+      .where(eq(templates.id, templateId))
+      .returning();
+    if (updated === undefined) throw new TemplateNotFoundError(templateId);
+    return toTemplate(updated);
+  });
+}
 
-  return { createTemplate, getTemplate, updateTemplate, listTemplates };
+/** Templates, newest first. @throws CURSOR_INVALID */
+export async function listTemplates(r: RunsResources, query: ListQuery = {}): Promise<KeysetPage<Template>> {
+  const limit = pageLimit(query.limit);
+  const rows = await r.db
+    .select()
+    .from(templates)
+    .where(newestFirstAfter(templates, "templates", query.cursor))
+    .orderBy(desc(templates.createdAt), desc(templates.id))
+    .limit(limit + 1);
+  return newestFirstPage(rows, limit, "templates", toTemplate);
 }

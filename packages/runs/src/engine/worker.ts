@@ -24,17 +24,23 @@ export function isClaimable(row: Pick<RunRow, "status" | "leaseExpiresAt">, at: 
  * The leases: claiming a run (each claim under its own lease token), the heartbeat, and the worker's
  * writes, which land only while the run's lease token is still the one this claim got.
  */
-export function createLeases(r: RunsResources) {
-  let claims = 0;
-  const crash: CrashDeps = {
-    write: r.write,
-    workerId: r.workerId,
-    now: r.now,
-    persist: (tx, row, t, at) => persist(r, tx, row, t, at),
-  };
+export class Leases {
+  private claims = 0;
+  /** What failing a run on an unexpected error needs. */
+  readonly crash: CrashDeps;
+
+  constructor(private readonly r: RunsResources) {
+    this.crash = {
+      write: r.write,
+      workerId: r.workerId,
+      now: r.now,
+      persist: (tx, row, t, at) => persist(r, tx, row, t, at),
+    };
+  }
 
   /** Claims `runId` if it is still claimable, and runs its instant steps, in one transaction. */
-  async function claimById(runId: string, at: number): Promise<RunRow | undefined> {
+  async claimById(runId: string, at: number): Promise<RunRow | undefined> {
+    const r = this.r;
     return r.write(async (tx) => {
       const [row] = await tx.select().from(runs).where(eq(runs.id, runId)).limit(1);
       if (row === undefined || !isClaimable(row, at)) return undefined;
@@ -49,9 +55,9 @@ export function createLeases(r: RunsResources) {
       );
       // Instant steps run inside the claim's transaction: a flow without I/O completes in one commit.
       const ahead = await advanceInstant(r, { ...row, status: "running" }, claimed);
-      claims += 1;
+      this.claims += 1;
       const extra = {
-        leaseOwner: leaseToken(r.workerId, claims),
+        leaseOwner: leaseToken(r.workerId, this.claims),
         leaseExpiresAt: at + r.leaseMs,
         resumedAt: null,
       };
@@ -63,7 +69,8 @@ export function createLeases(r: RunsResources) {
   }
 
   /** The oldest claimable run's id, by a cheap read that takes no write lock (most polls find nothing). */
-  async function findClaimable(at: number): Promise<string | undefined> {
+  async findClaimable(at: number): Promise<string | undefined> {
+    const r = this.r;
     const [row] = await r.db
       .select({ id: runs.id })
       .from(runs)
@@ -74,18 +81,19 @@ export function createLeases(r: RunsResources) {
   }
 
   /** Claims the oldest claimable run; an error is that run's alone (it fails, the round goes on). */
-  async function claim(): Promise<RunRow | undefined> {
+  async claim(): Promise<RunRow | undefined> {
+    const r = this.r;
     // Another process may claim the run between the read and the claim: then try the next one (a few times).
     for (let attempt = 0; attempt < 3; attempt++) {
       const at = r.now();
-      const id = await findClaimable(at);
+      const id = await this.findClaimable(at);
       if (id === undefined) return undefined;
       try {
-        const claimed = await claimById(id, at);
+        const claimed = await this.claimById(id, at);
         if (claimed !== undefined) return claimed;
       } catch (err) {
         r.observer.error?.(`run ${id} failed on an unexpected error`, err);
-        if (!(await failRunOnError(crash, id, err))) throw err;
+        if (!(await failRunOnError(this.crash, id, err))) throw err;
         r.kick();
         return undefined;
       }
@@ -94,7 +102,8 @@ export function createLeases(r: RunsResources) {
   }
 
   /** The heartbeat: extends this claim's lease while the run is still running and leased to it. */
-  async function renewLease(runId: string, token: string): Promise<boolean> {
+  async renewLease(runId: string, token: string): Promise<boolean> {
+    const r = this.r;
     const at = r.now();
     const updated = await r.write((tx) =>
       tx
@@ -107,7 +116,8 @@ export function createLeases(r: RunsResources) {
   }
 
   /** Commits a transition of a claimed run, only while the run is still leased to this claim. */
-  async function commit(row: RunRow, t: Transition): Promise<RunRow | undefined> {
+  async commit(row: RunRow, t: Transition): Promise<RunRow | undefined> {
+    const r = this.r;
     const token = row.leaseOwner;
     if (token === null) return undefined;
     const at = r.now();
@@ -115,7 +125,8 @@ export function createLeases(r: RunsResources) {
   }
 
   /** Marks a step that takes time started (and in flight, when it may not be repeated), under a live lease. */
-  async function recordStepStart(row: RunRow, step: Step, inFlight: boolean): Promise<RunRow | undefined> {
+  async recordStepStart(row: RunRow, step: Step, inFlight: boolean): Promise<RunRow | undefined> {
+    const r = this.r;
     const token = row.leaseOwner;
     if (token === null) return undefined;
     const at = r.now();
@@ -149,7 +160,8 @@ export function createLeases(r: RunsResources) {
   }
 
   /** Hands this worker's leases back so another process picks the runs up at once. */
-  async function handBack(tokens: readonly string[]): Promise<void> {
+  async handBack(tokens: readonly string[]): Promise<void> {
+    const r = this.r;
     if (tokens.length === 0) return;
     await r.write((tx) =>
       tx
@@ -158,12 +170,7 @@ export function createLeases(r: RunsResources) {
         .where(and(inArray(runs.leaseOwner, [...tokens]), eq(runs.status, "running"))),
     );
   }
-
-  return { claim, claimById, findClaimable, renewLease, commit, recordStepStart, handBack, crash };
 }
-
-/** The leases of one engine. */
-export type Leases = ReturnType<typeof createLeases>;
 
 /**
  * Advances a claimed run by one commit: the instant steps ahead of it, or else one step that takes time

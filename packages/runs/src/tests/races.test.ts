@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { completeStep } from "../domain/transitions.js";
 import { createResources } from "../engine/resources.js";
 import { stateOf } from "../engine/views.js";
-import { createLeases } from "../engine/worker.js";
+import { Leases } from "../engine/worker.js";
 import { events, runs } from "../store/schema.js";
 import { openTestEngine, TEST_SECRETS_KEY, waitFor } from "./harness.js";
 
@@ -63,7 +63,7 @@ function contender(file: string, clockOffsetMs = 0) {
     leaseMs: 1000,
     clock: { now: () => Date.now() + clockOffsetMs },
   });
-  return { r, leases: createLeases(r) };
+  return { r, leases: new Leases(r) };
 }
 
 describe("race guards, across connections and processes", { timeout: 60_000 }, () => {
