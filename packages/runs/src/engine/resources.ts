@@ -98,14 +98,19 @@ export function createResources(options: RunsEngineOptions): RunsResources {
   const clock = options.clock;
   const now = clock === undefined ? () => Date.now() : () => clock.now();
   const newId = options.ids ?? randomIds;
-  const hub = createEventHub({ db, catchUpMs: options.catchUpMs ?? 1000 });
+  const observer = options.observer ?? {};
+  const hub = createEventHub({
+    db,
+    catchUpMs: options.catchUpMs ?? 1000,
+    onError: (err) => observer.error?.("the event hub could not read new events", err),
+  });
   const resources: RunsResources = {
     db,
     now,
     newId,
     vault: createRunVault(options.secretsKey),
     outbound: createOutboundPolicy(options.outbound),
-    observer: options.observer ?? {},
+    observer,
     otpSource:
       options.otpSource ??
       createInboundMessagesOtpSource({ db, secretsKey: options.secretsKey, ...(clock ? { clock } : {}) }),
