@@ -16,5 +16,3 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener("abort", onAbort, { once: true });
   });
 }
-
-export { GateTimeout, Prompt, StepId } from "../domain/steps.js";
