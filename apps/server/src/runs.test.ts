@@ -364,6 +364,30 @@ describe("flows, templates and runs", { timeout: 30_000 }, () => {
   });
 });
 
+describe("runs lists", { timeout: 30_000 }, () => {
+  it("pages with next_cursor and answers 400 CURSOR_INVALID to a malformed or foreign cursor on every list", async () => {
+    const run = await startRun(await createTemplate(checkoutSteps()), { sku: "L1" });
+    const flows = await api.get("/api/flows?limit=1");
+    const flowCursor = (flows.json as { next_cursor: string | null }).next_cursor;
+    expect(typeof flowCursor).toBe("string");
+    const lists = ["/api/flows", "/api/templates", "/api/runs", `/api/runs/${run.id}/events`];
+    for (const list of lists) {
+      for (const cursor of ["garbage", "1e309", flowCursor]) {
+        if (list === "/api/flows" && cursor === flowCursor) continue;
+        const res = await api.get(`${list}?cursor=${cursor}`);
+        expect(res.status, `${list}?cursor=${cursor}`).toBe(400);
+        expect(res.json).toMatchObject({ error: { code: "CURSOR_INVALID" } });
+      }
+    }
+    const first = await api.get(`/api/runs/${run.id}/events?limit=1`);
+    const next = (first.json as { next_cursor: string | null }).next_cursor;
+    expect(typeof next).toBe("string");
+    const second = await api.get(`/api/runs/${run.id}/events?limit=1&cursor=${next}`);
+    expect(second.status).toBe(200);
+    expect((second.json as { items: Array<{ id: number }> }).items.map((e) => e.id)).toEqual([2]);
+  });
+});
+
 describe("live event streams", { timeout: 30_000 }, () => {
   it("streams a waiting run's events as they happen and ends when it succeeds", async () => {
     const run = await startRun(await createTemplate(checkoutSteps()));

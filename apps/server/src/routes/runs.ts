@@ -7,7 +7,9 @@ import {
   Run,
   RunEvent,
   RunOtpSubmitRequest,
+  type RunsEngine,
 } from "@vetted/runs";
+import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { AppDeps, AppEnv } from "../app.js";
 import { errorResponse, IdempotencyHeaders, jsonBody, jsonResponse, PageQuery, pageOf } from "./common.js";
@@ -93,6 +95,7 @@ const events = createRoute({
   request: {
     params: RunParams,
     query: z.object({
+      cursor: z.string().min(1).optional().meta({ description: "A next_cursor of this list" }),
       after: z.coerce.number().int().min(0).optional().meta({ description: "Only events with a greater id" }),
       limit: z.coerce.number().int().min(1).max(500).optional(),
     }),
@@ -114,7 +117,6 @@ const stream = createRoute({
   },
 });
 
-const STREAM_POLL_MS = 250;
 const HEARTBEAT_MS = 15_000;
 
 /** Every `/api/runs` route. */
@@ -154,31 +156,63 @@ export function createRunRoutes(deps: AppDeps) {
     })
     .openapi(stream, async (c) => {
       const runId = c.req.valid("param").run_id;
-      await runs.getRun(runId); // 404 before the stream starts
+      const run = await runs.getRun(runId); // 404 before the stream starts
       const lastId = Number.parseInt(c.req.header("Last-Event-ID") ?? "0", 10);
-      let after = Number.isFinite(lastId) && lastId > 0 ? lastId : 0;
-      return streamSSE(c, async (sse) => {
-        let lastWrite = Date.now();
-        while (!sse.aborted && !sse.closed) {
-          const page = await runs.listEvents(runId, { after, limit: 200 });
-          for (const event of page.items) {
-            await sse.writeSSE({ id: String(event.id), event: event.type, data: JSON.stringify(event) });
-            after = event.id;
-            lastWrite = Date.now();
-          }
-          if (page.next_cursor !== null) continue;
-          const run = await runs.getRun(runId);
-          if (isTerminal(run.status)) {
-            const tail = await runs.listEvents(runId, { after, limit: 200 });
-            if (tail.items.length === 0) break;
-            continue;
-          }
-          if (Date.now() - lastWrite >= HEARTBEAT_MS) {
-            await sse.write(": heartbeat\n\n");
-            lastWrite = Date.now();
-          }
-          await sse.sleep(STREAM_POLL_MS);
-        }
-      });
+      const after = Number.isFinite(lastId) && lastId > 0 ? lastId : 0;
+      return streamRunEvents(c, runs, runId, after, isTerminal(run.status));
     });
+}
+
+/** Whether the event ends its run's stream (the run reached a terminal status). */
+function endsRun(event: RunEvent): boolean {
+  const to = event.data.to;
+  return (
+    event.type === "status_changed" &&
+    typeof to === "string" &&
+    (RUN_STATUSES as readonly string[]).includes(to) &&
+    isTerminal(to as Run["status"])
+  );
+}
+
+/**
+ * A run's events as server-sent events, fed by the engine's event hub (no polling per client): `id:` is
+ * the event id, `Last-Event-ID` resumes after it, a heartbeat comment goes out after 15 s of silence, and
+ * the stream ends once the run has ended and every event was sent.
+ */
+function streamRunEvents(c: Context<AppEnv>, runs: RunsEngine, runId: string, after: number, ended: boolean) {
+  return streamSSE(c, async (sse) => {
+    const queue: RunEvent[][] = [];
+    let wake: (() => void) | undefined;
+    const unsubscribe = runs.subscribe(runId, after, (batch) => {
+      queue.push(batch);
+      wake?.();
+    });
+    sse.onAbort(() => wake?.());
+    // The first batch is the backlog: a run that had already ended ends the stream right after it.
+    let done = false;
+    let backlog = true;
+    try {
+      while (!done && !sse.aborted && !sse.closed) {
+        const batch = queue.shift();
+        if (batch === undefined) {
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const timedOut = await new Promise<boolean>((resolve) => {
+            wake = () => resolve(false);
+            timer = setTimeout(() => resolve(true), HEARTBEAT_MS);
+          });
+          clearTimeout(timer);
+          wake = undefined;
+          if (timedOut && !sse.aborted) await sse.write(": heartbeat\n\n");
+          continue;
+        }
+        for (const event of batch) {
+          await sse.writeSSE({ id: String(event.id), event: event.type, data: JSON.stringify(event) });
+        }
+        done = batch.some(endsRun) || (backlog && ended);
+        backlog = false;
+      }
+    } finally {
+      unsubscribe();
+    }
+  });
 }

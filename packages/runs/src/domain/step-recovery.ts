@@ -1,7 +1,7 @@
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from "@vetted/store";
-import type { Step } from "../steps/registry.js";
 import type { WaitContext } from "./run.js";
 import { canTransition, type EndReason, isTerminal } from "./status.js";
+import type { Step } from "./steps.js";
 import type { Policies } from "./template.js";
 import type { EventDraft, RunState, Transition } from "./transitions.js";
 
