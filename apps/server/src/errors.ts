@@ -88,6 +88,7 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case "REQUEST_INVALID":
       return 422;
     case "INTERNAL_ERROR":
+    case "ILLEGAL_TRANSITION":
       return 500;
     case "NOT_A_DIRECTORY":
     case "INVALID_TEMPLATE":

@@ -14,6 +14,7 @@ export const RUNS_ERROR_CODES = [
   "OTP_UNAVAILABLE",
   "INPUT_INVALID",
   "REQUEST_INVALID",
+  "ILLEGAL_TRANSITION",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */
@@ -110,5 +111,13 @@ export class OtpUnavailableError extends RunsError {
   override readonly name = "OtpUnavailableError";
   constructor(message: string) {
     super("OTP_UNAVAILABLE", message);
+  }
+}
+
+/** A status change the run state machine does not allow (a bug in the caller, never bad input). */
+export class IllegalTransitionError extends RunsError {
+  override readonly name = "IllegalTransitionError";
+  constructor(from: string, to: string) {
+    super("ILLEGAL_TRANSITION", `A run cannot move from ${from} to ${to}.`, { from, to });
   }
 }

@@ -2,7 +2,7 @@
  * The gate transitions: opening a gate (a gate step, a protected provider), deciding a resume (the
  * compare-and-set on the paused state). Pure, like every module of `domain/`.
  */
-import { compileUserRegex } from "@vetted/store";
+import { compileUserRegex } from "@vetted/store/limits";
 import type { RunsErrorCode } from "../errors.js";
 import { references } from "./interpolate.js";
 import type { ResumeRequest, WaitContext } from "./run.js";

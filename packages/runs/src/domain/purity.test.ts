@@ -13,6 +13,7 @@ const FORBIDDEN: Array<[string, RegExp]> = [
   ["imports the store", /from\s+["']\.\.\/store\//],
   ["imports a node: module", /from\s+["']node:/],
   ["imports a driver or HTTP client", /from\s+["'](drizzle-orm|@libsql\/client|undici)/],
+  ["imports @vetted/store's I/O half (use @vetted/store/limits)", /from\s+["']@vetted\/store["']/],
   ["calls fetch", /\bfetch\s*\(/],
   ["uses a timer", /\b(setTimeout|setInterval|setImmediate)\s*\(/],
 ];

@@ -1,3 +1,4 @@
+import { IllegalTransitionError } from "../errors.js";
 import type { WaitContext } from "./run.js";
 import { canTransition, type EndReason, type RunStatus } from "./status.js";
 import type { Step } from "./steps.js";
@@ -66,7 +67,7 @@ export function moveTo(
 ) {
   if (prev.status !== next.status) {
     if (!canTransition(prev.status, next.status)) {
-      throw new Error(`illegal transition ${prev.status} → ${next.status}`);
+      throw new IllegalTransitionError(prev.status, next.status);
     }
     events.push({ type: "status_changed", data: { from: prev.status, to: next.status, ...detail } });
   }

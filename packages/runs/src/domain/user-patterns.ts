@@ -1,4 +1,4 @@
-import { compileUserRegex } from "@vetted/store";
+import { compileUserRegex } from "@vetted/store/limits";
 import type { Step } from "./steps.js";
 import type { ParamSpec } from "./template.js";
 
