@@ -28,54 +28,31 @@ import {
   RowPatch,
   RowPreview,
 } from "@vetted/fileorg";
-import type { Context } from "hono";
-import { streamSSE } from "hono/streaming";
+import { MAX_PAGE_LIMIT } from "@vetted/store";
 import type { AppDeps, AppEnv } from "../app.js";
-import { ErrorEnvelope, ServerError } from "../errors.js";
-import { Cursor, SequenceCursor } from "./common.js";
+import { ServerError } from "../errors.js";
+import { streamEvents } from "../sse.js";
+import {
+  actorOf,
+  bodyOf,
+  errorResponses as errors,
+  JobIdParams,
+  jsonResponse,
+  PageLimit,
+  PageQuery,
+  RowIdParams,
+  SequencePageQuery,
+  sseResponses,
+} from "./common.js";
 
 const TAG = ["jobs"];
-const errors = (...codes: number[]) =>
-  Object.fromEntries(
-    codes.map((code) => [
-      code,
-      { description: "Error envelope", content: { "application/json": { schema: ErrorEnvelope } } },
-    ]),
-  );
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { "application/json": { schema } }, required: true },
-});
-const sse = (description: string) => ({
-  200: { description, content: { "text/event-stream": { schema: z.string() } } },
-  ...errors(404),
-});
+const json = <T extends z.ZodType>(schema: T, description: string) => jsonResponse(description, schema);
 
-const JobIdParam = z.object({
-  job_id: z
-    .string()
-    .min(1)
-    .meta({ param: { name: "job_id", in: "path" } }),
-});
-const RowParam = JobIdParam.extend({
-  row_id: z
-    .string()
-    .min(1)
-    .meta({ param: { name: "row_id", in: "path" } }),
-});
-const Limit = z.coerce.number().int().min(1).max(1000).optional();
-const JobsQuery = z.object({
+const JobsQuery = PageQuery.extend({
   kind: z.enum(JOB_KINDS).optional(),
   status: z.enum(JOB_STATUSES).optional(),
-  cursor: Cursor,
-  limit: Limit,
 });
-const ManifestQuery = z.object({
-  cursor: Cursor,
-  limit: Limit,
+const ManifestQuery = PageQuery.extend({
   bucket: z.enum(REVIEW_BUCKETS).optional(),
   status: z.enum(ROW_STATUSES).optional(),
   category: z.enum(CATEGORIES).optional(),
@@ -89,7 +66,7 @@ const EventsQuery = z.object({
     .min(0)
     .optional()
     .meta({ description: "Only events with a greater sequence" }),
-  limit: Limit,
+  limit: PageLimit,
 });
 const ResolveResult = z
   .object({ revision: z.number().int(), plan_hash: z.string(), conflicts: z.array(Conflict) })
@@ -111,80 +88,22 @@ function parseIfMatch(value: string | undefined): number | undefined {
   return n;
 }
 
-const actorOf = (c: Context<AppEnv>) => ({ actor: c.get("actor"), requestId: c.get("requestId") });
-
-const HEARTBEAT_MS = 15_000;
-
-/**
- * Streams hub messages as SSE: replays what is stored after the client's `Last-Event-ID` (or `after`), then
- * live messages, with a heartbeat comment every 15 s; stops when the client goes away or `until` says so.
- */
-function streamEvents(
-  c: Context<AppEnv>,
-  engine: FileorgEngine,
-  options: {
-    idOf: (m: HubMessage) => number;
-    replay: (afterId: number) => Promise<HubMessage[]>;
-    matches: (m: HubMessage) => boolean;
-    send: (stream: Parameters<Parameters<typeof streamSSE>[1]>[0], m: HubMessage) => Promise<void>;
-    isLast?: (m: HubMessage) => boolean;
-    after?: number | undefined;
-  },
-) {
-  const header = Number(c.req.header("Last-Event-ID"));
-  const start = Number.isSafeInteger(header) && header >= 0 ? header : (options.after ?? 0);
-  return streamSSE(c, async (stream) => {
-    let lastId = start;
-    const queue: HubMessage[] = [];
-    let wake: (() => void) | undefined;
-    let closed = false;
-    const off = engine.subscribe((m) => {
-      if (!options.matches(m)) return;
-      queue.push(m);
-      wake?.();
-    });
-    stream.onAbort(() => {
-      closed = true;
-      wake?.();
-    });
-    try {
-      const emit = async (m: HubMessage) => {
-        const id = options.idOf(m);
-        if (id <= lastId) return false;
-        lastId = id;
-        await options.send(stream, m);
-        return options.isLast?.(m) === true;
-      };
-      for (;;) {
-        const stored = await options.replay(lastId);
-        for (const m of stored) if (await emit(m)) return;
-        if (stored.length < 500) break;
-      }
-      while (!closed) {
-        const next = queue.shift();
-        if (next !== undefined) {
-          if (await emit(next)) return;
-          continue;
-        }
-        const beat = await new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => resolve(true), HEARTBEAT_MS);
-          wake = () => {
-            clearTimeout(timer);
-            resolve(false);
-          };
-        });
-        wake = undefined;
-        if (beat && !closed) await stream.write(": heartbeat\n\n");
-      }
-    } finally {
-      off();
-    }
-  });
+/** One job's stored events after a sequence number, as hub messages (the source of its streams). */
+function jobEventSource(engine: FileorgEngine, jobId: string) {
+  return {
+    replay: async (after: number): Promise<HubMessage[]> =>
+      (await engine.listEvents(jobId, after, MAX_PAGE_LIMIT)).items.map((event) => ({
+        id: event.seq,
+        event,
+      })),
+    subscribe: (listener: (m: HubMessage) => void) => engine.subscribe(listener),
+  };
 }
 
 /** Every `/api/jobs` route: jobs, manifests, conflicts, apply/rollback, streams, audit and reports. */
 export function createJobRoutes(deps: AppDeps) {
   const engine = deps.fileorg;
+  const heartbeatMs = deps.sseHeartbeatMs;
   return new OpenAPIHono<AppEnv>()
     .openapi(
       createRoute({
@@ -214,21 +133,19 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/stream",
         tags: TAG,
         summary: "SSE of job changes (event `job`: a snapshot; `id:` is a global event id)",
-        responses: sse("An event stream"),
+        responses: sseResponses("An event stream"),
       }),
       (c) =>
-        streamEvents(c, engine, {
+        streamEvents(c, {
+          source: { replay: (after) => engine.eventsSince(after), subscribe: (l) => engine.subscribe(l) },
+          heartbeatMs,
           idOf: (m) => m.id,
-          replay: (after) => engine.eventsSince(after),
-          matches: () => true,
-          send: async (stream, m) => {
-            const job = await engine.getJob(m.event.job_id);
-            await stream.writeSSE({
-              id: String(m.id),
+          frames: async (m) => [
+            {
               event: "job",
-              data: JSON.stringify({ job, event: m.event }),
-            });
-          },
+              data: JSON.stringify({ job: await engine.getJob(m.event.job_id), event: m.event }),
+            },
+          ],
         }),
     )
     .openapi(
@@ -237,7 +154,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/analyze",
         tags: TAG,
         summary: "Analyze a folder into a manifest of proposed moves",
-        request: body(AnalyzeRequest),
+        request: bodyOf(AnalyzeRequest),
         responses: { 202: json(Job, "The queued analyze job"), ...errors(400, 403, 404) },
       }),
       async (c) => c.json(await engine.analyze(c.req.valid("json"), actorOf(c)), 202),
@@ -248,7 +165,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/apply",
         tags: TAG,
         summary: "Apply an analyze job's manifest (journaled; `dry_run` touches nothing)",
-        request: body(ApplyRequest),
+        request: bodyOf(ApplyRequest),
         responses: { 202: json(Job, "The queued apply job"), ...errors(400, 404, 409) },
       }),
       async (c) => c.json(await engine.apply(c.req.valid("json"), actorOf(c)), 202),
@@ -259,7 +176,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/rollback",
         tags: TAG,
         summary: "Roll back an apply job (all rows, or `row_ids`)",
-        request: body(RollbackRequest),
+        request: bodyOf(RollbackRequest),
         responses: { 202: json(Job, "The queued rollback job"), ...errors(400, 404, 409) },
       }),
       async (c) => c.json(await engine.rollback(c.req.valid("json"), actorOf(c)), 202),
@@ -270,7 +187,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}",
         tags: TAG,
         summary: "One job",
-        request: { params: JobIdParam },
+        request: { params: JobIdParams },
         responses: { 200: json(Job, "The job"), ...errors(404) },
       }),
       async (c) => c.json(await engine.getJob(c.req.valid("param").job_id), 200),
@@ -281,7 +198,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/events",
         tags: TAG,
         summary: "A job's events after a sequence number",
-        request: { params: JobIdParam, query: EventsQuery },
+        request: { params: JobIdParams, query: EventsQuery },
         responses: { 200: json(JobEventList, "Events, oldest first"), ...errors(404) },
       }),
       async (c) => {
@@ -298,20 +215,19 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/events/stream",
         tags: TAG,
         summary: "SSE of a job's events (`id:` is the sequence; honours Last-Event-ID and `after`)",
-        request: { params: JobIdParam, query: EventsQuery.pick({ after: true }) },
-        responses: sse("An event stream"),
+        request: { params: JobIdParams, query: EventsQuery.pick({ after: true }) },
+        responses: sseResponses("An event stream"),
       }),
       async (c) => {
         const jobId = c.req.valid("param").job_id;
         await engine.getJob(jobId);
-        return streamEvents(c, engine, {
+        return streamEvents(c, {
+          source: jobEventSource(engine, jobId),
+          heartbeatMs,
           after: c.req.valid("query").after,
           idOf: (m) => m.event.seq,
-          replay: async (after) =>
-            (await engine.listEvents(jobId, after, 500)).items.map((event) => ({ id: event.seq, event })),
           matches: (m) => m.event.job_id === jobId,
-          send: (stream, m) =>
-            stream.writeSSE({ id: String(m.event.seq), event: m.event.type, data: JSON.stringify(m.event) }),
+          frames: (m) => [{ event: m.event.type, data: JSON.stringify(m.event) }],
           isLast: (m) => m.event.type === "finished",
         });
       },
@@ -322,26 +238,22 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/stream",
         tags: TAG,
         summary: "SSE of a job's events plus a `job` snapshot after each (closes when the job finishes)",
-        request: { params: JobIdParam, query: EventsQuery.pick({ after: true }) },
-        responses: sse("An event stream"),
+        request: { params: JobIdParams, query: EventsQuery.pick({ after: true }) },
+        responses: sseResponses("An event stream"),
       }),
       async (c) => {
         const jobId = c.req.valid("param").job_id;
         await engine.getJob(jobId);
-        return streamEvents(c, engine, {
+        return streamEvents(c, {
+          source: jobEventSource(engine, jobId),
+          heartbeatMs,
           after: c.req.valid("query").after,
           idOf: (m) => m.event.seq,
-          replay: async (after) =>
-            (await engine.listEvents(jobId, after, 500)).items.map((event) => ({ id: event.seq, event })),
           matches: (m) => m.event.job_id === jobId,
-          send: async (stream, m) => {
-            await stream.writeSSE({
-              id: String(m.event.seq),
-              event: m.event.type,
-              data: JSON.stringify(m.event),
-            });
-            await stream.writeSSE({ event: "job", data: JSON.stringify(await engine.getJob(jobId)) });
-          },
+          frames: async (m) => [
+            { event: m.event.type, data: JSON.stringify(m.event) },
+            { event: "job", data: JSON.stringify(await engine.getJob(jobId)) },
+          ],
           isLast: (m) => m.event.type === "finished",
         });
       },
@@ -352,7 +264,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/manifest",
         tags: TAG,
         summary: "A page of an analyze job's manifest, filtered",
-        request: { params: JobIdParam, query: ManifestQuery },
+        request: { params: JobIdParams, query: ManifestQuery },
         responses: { 200: json(ManifestPage, "A page of rows"), ...errors(404, 409) },
       }),
       async (c) => {
@@ -367,7 +279,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/manifest/batch",
         tags: TAG,
         summary: "Apply field patches to rows atomically (one revision bump); honours If-Match",
-        request: { params: JobIdParam, headers: IfMatch, ...body(BatchEditRequest) },
+        request: { params: JobIdParams, headers: IfMatch, ...bodyOf(BatchEditRequest) },
         responses: {
           200: json(EditResult, "The new revision and the rows"),
           ...errors(400, 403, 404, 409, 412),
@@ -393,12 +305,8 @@ export function createJobRoutes(deps: AppDeps) {
         tags: TAG,
         summary: "A manifest's conflicts",
         request: {
-          params: JobIdParam,
-          query: z.object({
-            status: z.enum(CONFLICT_STATUSES).optional(),
-            cursor: Cursor,
-            limit: Limit,
-          }),
+          params: JobIdParams,
+          query: PageQuery.extend({ status: z.enum(CONFLICT_STATUSES).optional() }),
         },
         responses: { 200: json(ConflictList, "Conflicts"), ...errors(404, 409) },
       }),
@@ -410,7 +318,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/manifest/conflicts/resolve",
         tags: TAG,
         summary: "Resolve conflicts (rename, skip, keep_both, manual) atomically",
-        request: { params: JobIdParam, headers: IfMatch, ...body(ResolveRequest) },
+        request: { params: JobIdParams, headers: IfMatch, ...bodyOf(ResolveRequest) },
         responses: {
           200: json(ResolveResult, "The conflicts after resolution"),
           ...errors(400, 403, 404, 409, 412),
@@ -431,7 +339,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/manifest/rows/{row_id}",
         tags: TAG,
         summary: "Edit one row, field by field; `If-Match: <revision>` → 412 when stale",
-        request: { params: RowParam, headers: IfMatch, ...body(RowPatch) },
+        request: { params: RowIdParams, headers: IfMatch, ...bodyOf(RowPatch) },
         responses: { 200: json(ManifestRow, "The row as it now is"), ...errors(400, 403, 404, 409, 412) },
       }),
       async (c) => {
@@ -452,7 +360,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/manifest/view",
         tags: TAG,
         summary: "Grouped view: the target folder tree with counts, and summaries per bucket/category/status",
-        request: { params: JobIdParam },
+        request: { params: JobIdParams },
         responses: { 200: json(ManifestView, "The grouped view"), ...errors(404, 409) },
       }),
       async (c) => c.json(await engine.viewManifest(c.req.valid("param").job_id), 200),
@@ -463,7 +371,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/manifest/{row_id}/preview",
         tags: TAG,
         summary: "A row's metadata and a safe preview (text lines, image size, PDF pages)",
-        request: { params: RowParam },
+        request: { params: RowIdParams },
         responses: { 200: json(RowPreview, "The preview"), ...errors(404, 409) },
       }),
       async (c) => {
@@ -477,7 +385,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/cancel",
         tags: TAG,
         summary: "Cancel a job (cooperative; a finished job is returned unchanged)",
-        request: { params: JobIdParam },
+        request: { params: JobIdParams },
         responses: { 200: json(Job, "The job"), ...errors(404) },
       }),
       async (c) => c.json(await engine.cancel(c.req.valid("param").job_id, actorOf(c)), 200),
@@ -488,7 +396,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/retry",
         tags: TAG,
         summary: "Retry a failed or cancelled job as a new job (`retry_of`)",
-        request: { params: JobIdParam },
+        request: { params: JobIdParams },
         responses: { 202: json(Job, "The new job"), ...errors(404, 409) },
       }),
       async (c) => c.json(await engine.retry(c.req.valid("param").job_id, actorOf(c)), 202),
@@ -499,7 +407,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/audit",
         tags: TAG,
         summary: "A job's hash-chained audit entries and whether the chain verifies",
-        request: { params: JobIdParam, query: z.object({ cursor: SequenceCursor, limit: Limit }) },
+        request: { params: JobIdParams, query: SequencePageQuery },
         responses: { 200: json(AuditList, "Audit entries, oldest first"), ...errors(404) },
       }),
       async (c) => {
@@ -513,7 +421,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/report",
         tags: TAG,
         summary: "A job's report: totals, counts, duplicates, conflicts, bytes moved, durations",
-        request: { params: JobIdParam },
+        request: { params: JobIdParams },
         responses: { 200: json(JobReport, "The report"), ...errors(404) },
       }),
       async (c) => c.json(await engine.report(c.req.valid("param").job_id), 200),
