@@ -30,7 +30,6 @@ import {
 import { createManifestRoutes } from "./manifest.js";
 
 const TAG = ["jobs"];
-const json = <T extends z.ZodType>(schema: T, description: string) => jsonResponse(description, schema);
 
 const JobsQuery = PageQuery.extend({
   kind: z.enum(JOB_KINDS).optional(),
@@ -69,7 +68,7 @@ export function createJobRoutes(deps: AppDeps) {
         tags: TAG,
         summary: "Jobs, newest first",
         request: { query: JobsQuery },
-        responses: { 200: json(JobList, "A page of jobs") },
+        responses: { 200: jsonResponse("A page of jobs", JobList) },
       }),
       async (c) => c.json(await engine.listJobs(c.req.valid("query")), 200),
     )
@@ -80,7 +79,7 @@ export function createJobRoutes(deps: AppDeps) {
         tags: TAG,
         summary: "Finished jobs, newest first",
         request: { query: JobsQuery.omit({ status: true }) },
-        responses: { 200: json(JobList, "A page of finished jobs") },
+        responses: { 200: jsonResponse("A page of finished jobs", JobList) },
       }),
       async (c) => c.json(await engine.listJobs({ ...c.req.valid("query"), finished: true }), 200),
     )
@@ -112,7 +111,7 @@ export function createJobRoutes(deps: AppDeps) {
         tags: TAG,
         summary: "Analyze a folder into a manifest of proposed moves",
         request: bodyOf(AnalyzeRequest),
-        responses: { 202: json(Job, "The queued analyze job"), ...errors(400, 403, 404) },
+        responses: { 202: jsonResponse("The queued analyze job", Job), ...errors(400, 403, 404) },
       }),
       async (c) => c.json(await engine.analyze(c.req.valid("json"), actorOf(c)), 202),
     )
@@ -123,7 +122,7 @@ export function createJobRoutes(deps: AppDeps) {
         tags: TAG,
         summary: "Apply an analyze job's manifest (journaled; `dry_run` touches nothing)",
         request: bodyOf(ApplyRequest),
-        responses: { 202: json(Job, "The queued apply job"), ...errors(400, 404, 409) },
+        responses: { 202: jsonResponse("The queued apply job", Job), ...errors(400, 404, 409) },
       }),
       async (c) => c.json(await engine.apply(c.req.valid("json"), actorOf(c)), 202),
     )
@@ -134,7 +133,7 @@ export function createJobRoutes(deps: AppDeps) {
         tags: TAG,
         summary: "Roll back an apply job (all rows, or `row_ids`)",
         request: bodyOf(RollbackRequest),
-        responses: { 202: json(Job, "The queued rollback job"), ...errors(400, 404, 409) },
+        responses: { 202: jsonResponse("The queued rollback job", Job), ...errors(400, 404, 409) },
       }),
       async (c) => c.json(await engine.rollback(c.req.valid("json"), actorOf(c)), 202),
     )
@@ -145,7 +144,7 @@ export function createJobRoutes(deps: AppDeps) {
         tags: TAG,
         summary: "One job",
         request: { params: JobIdParams },
-        responses: { 200: json(Job, "The job"), ...errors(404) },
+        responses: { 200: jsonResponse("The job", Job), ...errors(404) },
       }),
       async (c) => c.json(await engine.getJob(c.req.valid("param").job_id), 200),
     )
@@ -156,7 +155,7 @@ export function createJobRoutes(deps: AppDeps) {
         tags: TAG,
         summary: "A job's events after a sequence number",
         request: { params: JobIdParams, query: EventsQuery },
-        responses: { 200: json(JobEventList, "Events, oldest first"), ...errors(404) },
+        responses: { 200: jsonResponse("Events, oldest first", JobEventList), ...errors(404) },
       }),
       async (c) => {
         const q = c.req.valid("query");
@@ -222,7 +221,7 @@ export function createJobRoutes(deps: AppDeps) {
         tags: TAG,
         summary: "Cancel a job (cooperative; a finished job is returned unchanged)",
         request: { params: JobIdParams },
-        responses: { 200: json(Job, "The job"), ...errors(404) },
+        responses: { 200: jsonResponse("The job", Job), ...errors(404) },
       }),
       async (c) => c.json(await engine.cancel(c.req.valid("param").job_id, actorOf(c)), 200),
     )
@@ -233,7 +232,7 @@ export function createJobRoutes(deps: AppDeps) {
         tags: TAG,
         summary: "Retry a failed or cancelled job as a new job (`retry_of`)",
         request: { params: JobIdParams },
-        responses: { 202: json(Job, "The new job"), ...errors(404, 409) },
+        responses: { 202: jsonResponse("The new job", Job), ...errors(404, 409) },
       }),
       async (c) => c.json(await engine.retry(c.req.valid("param").job_id, actorOf(c)), 202),
     )
@@ -244,7 +243,7 @@ export function createJobRoutes(deps: AppDeps) {
         tags: TAG,
         summary: "A job's hash-chained audit entries and whether the chain verifies",
         request: { params: JobIdParams, query: SequencePageQuery },
-        responses: { 200: json(AuditList, "Audit entries, oldest first"), ...errors(404) },
+        responses: { 200: jsonResponse("Audit entries, oldest first", AuditList), ...errors(404) },
       }),
       async (c) => {
         const q = c.req.valid("query");
@@ -258,7 +257,7 @@ export function createJobRoutes(deps: AppDeps) {
         tags: TAG,
         summary: "A job's report: totals, counts, duplicates, conflicts, bytes moved, durations",
         request: { params: JobIdParams },
-        responses: { 200: json(JobReport, "The report"), ...errors(404) },
+        responses: { 200: jsonResponse("The report", JobReport), ...errors(404) },
       }),
       async (c) => c.json(await engine.report(c.req.valid("param").job_id), 200),
     )

@@ -29,7 +29,6 @@ import {
 } from "./common.js";
 
 const TAG = ["jobs"];
-const json = <T extends z.ZodType>(schema: T, description: string) => jsonResponse(description, schema);
 
 const ManifestQuery = PageQuery.extend({
   bucket: z.enum(REVIEW_BUCKETS).optional(),
@@ -69,7 +68,7 @@ export function createManifestRoutes(deps: Pick<AppDeps, "fileorg">) {
         tags: TAG,
         summary: "A page of an analyze job's manifest, filtered",
         request: { params: JobIdParams, query: ManifestQuery },
-        responses: { 200: json(ManifestPage, "A page of rows"), ...errors(404, 409) },
+        responses: { 200: jsonResponse("A page of rows", ManifestPage), ...errors(404, 409) },
       }),
       async (c) => {
         const page = await engine.listRows(c.req.valid("param").job_id, c.req.valid("query"));
@@ -85,7 +84,7 @@ export function createManifestRoutes(deps: Pick<AppDeps, "fileorg">) {
         summary: "Apply field patches to rows atomically (one revision bump); honours If-Match",
         request: { params: JobIdParams, headers: IfMatch, ...bodyOf(BatchEditRequest) },
         responses: {
-          200: json(EditResult, "The new revision and the rows"),
+          200: jsonResponse("The new revision and the rows", EditResult),
           ...errors(400, 403, 404, 409, 412),
         },
       }),
@@ -112,7 +111,7 @@ export function createManifestRoutes(deps: Pick<AppDeps, "fileorg">) {
           params: JobIdParams,
           query: PageQuery.extend({ status: z.enum(CONFLICT_STATUSES).optional() }),
         },
-        responses: { 200: json(ConflictList, "Conflicts"), ...errors(404, 409) },
+        responses: { 200: jsonResponse("Conflicts", ConflictList), ...errors(404, 409) },
       }),
       async (c) => c.json(await engine.listConflicts(c.req.valid("param").job_id, c.req.valid("query")), 200),
     )
@@ -124,7 +123,7 @@ export function createManifestRoutes(deps: Pick<AppDeps, "fileorg">) {
         summary: "Resolve conflicts (rename, skip, keep_both, manual) atomically",
         request: { params: JobIdParams, headers: IfMatch, ...bodyOf(ResolveRequest) },
         responses: {
-          200: json(ResolveResult, "The conflicts after resolution"),
+          200: jsonResponse("The conflicts after resolution", ResolveResult),
           ...errors(400, 403, 404, 409, 412),
         },
       }),
@@ -144,7 +143,10 @@ export function createManifestRoutes(deps: Pick<AppDeps, "fileorg">) {
         tags: TAG,
         summary: "Edit one row, field by field; `If-Match: <revision>` → 412 when stale",
         request: { params: RowIdParams, headers: IfMatch, ...bodyOf(RowPatch) },
-        responses: { 200: json(ManifestRow, "The row as it now is"), ...errors(400, 403, 404, 409, 412) },
+        responses: {
+          200: jsonResponse("The row as it now is", ManifestRow),
+          ...errors(400, 403, 404, 409, 412),
+        },
       }),
       async (c) => {
         const { job_id, row_id } = c.req.valid("param");
@@ -165,7 +167,7 @@ export function createManifestRoutes(deps: Pick<AppDeps, "fileorg">) {
         tags: TAG,
         summary: "Grouped view: the target folder tree with counts, and summaries per bucket/category/status",
         request: { params: JobIdParams },
-        responses: { 200: json(ManifestView, "The grouped view"), ...errors(404, 409) },
+        responses: { 200: jsonResponse("The grouped view", ManifestView), ...errors(404, 409) },
       }),
       async (c) => c.json(await engine.viewManifest(c.req.valid("param").job_id), 200),
     )
@@ -176,7 +178,7 @@ export function createManifestRoutes(deps: Pick<AppDeps, "fileorg">) {
         tags: TAG,
         summary: "A row's metadata and a safe preview (text lines, image size, PDF pages)",
         request: { params: RowIdParams },
-        responses: { 200: json(RowPreview, "The preview"), ...errors(404, 409) },
+        responses: { 200: jsonResponse("The preview", RowPreview), ...errors(404, 409) },
       }),
       async (c) => {
         const { job_id, row_id } = c.req.valid("param");
