@@ -14,6 +14,7 @@ import {
   RollbackRequest,
 } from "@vetted/fileorg";
 import { MAX_PAGE_LIMIT } from "@vetted/store";
+import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../app.js";
 import { streamEvents } from "../sse.js";
 import {
@@ -44,6 +45,61 @@ const EventsQuery = z.object({
     .meta({ description: "Only events with a greater sequence" }),
   limit: PageLimit,
 });
+/** `GET` of one job's event stream (`?after=` or `Last-Event-ID` to resume). */
+function jobStreamRoute<P extends string>(path: P, summary: string) {
+  return createRoute({
+    method: "get",
+    path,
+    tags: TAG,
+    summary,
+    request: { params: JobIdParams, query: EventsQuery.pick({ after: true }) },
+    responses: sseResponses("An event stream"),
+  });
+}
+
+/**
+ * One job's events as SSE (`id:` is the event's sequence), each followed by a `job` snapshot when
+ * `snapshots`; ends after the `finished` event. 404 before streaming when the job does not exist.
+ */
+async function streamJobEvents(
+  c: Context<AppEnv>,
+  engine: FileorgEngine,
+  jobId: string,
+  after: number | undefined,
+  options: { heartbeatMs: number | undefined; snapshots: boolean },
+) {
+  await engine.getJob(jobId);
+  return streamEvents(c, {
+    source: jobEventSource(engine, jobId),
+    heartbeatMs: options.heartbeatMs,
+    after,
+    idOf: (m) => m.event.seq,
+    matches: (m) => m.event.job_id === jobId,
+    frames: async (m) => [
+      { event: m.event.type, data: JSON.stringify(m.event) },
+      ...(options.snapshots ? [{ event: "job", data: JSON.stringify(await engine.getJob(jobId)) }] : []),
+    ],
+    isLast: (m) => m.event.type === "finished",
+  });
+}
+
+/** `POST /api/jobs/<kind>`: queues a job of that kind from a JSON body and answers it with 202. */
+function queueRoute<S extends z.ZodType>(
+  kind: "analyze" | "apply" | "rollback",
+  summary: string,
+  body: S,
+  ...statuses: Array<403 | 404 | 409>
+) {
+  return createRoute({
+    method: "post",
+    path: `/api/jobs/${kind}`,
+    tags: TAG,
+    summary,
+    request: bodyOf(body),
+    responses: { 202: jsonResponse(`The queued ${kind} job`, Job), ...errors(400, ...statuses) },
+  });
+}
+
 /** One job's stored events after a sequence number, as hub messages (the source of its streams). */
 function jobEventSource(engine: FileorgEngine, jobId: string) {
   return {
@@ -105,36 +161,21 @@ export function createJobRoutes(deps: AppDeps) {
         }),
     )
     .openapi(
-      createRoute({
-        method: "post",
-        path: "/api/jobs/analyze",
-        tags: TAG,
-        summary: "Analyze a folder into a manifest of proposed moves",
-        request: bodyOf(AnalyzeRequest),
-        responses: { 202: jsonResponse("The queued analyze job", Job), ...errors(400, 403, 404) },
-      }),
+      queueRoute("analyze", "Analyze a folder into a manifest of proposed moves", AnalyzeRequest, 403, 404),
       async (c) => c.json(await engine.analyze(c.req.valid("json"), actorOf(c)), 202),
     )
     .openapi(
-      createRoute({
-        method: "post",
-        path: "/api/jobs/apply",
-        tags: TAG,
-        summary: "Apply an analyze job's manifest (journaled; `dry_run` touches nothing)",
-        request: bodyOf(ApplyRequest),
-        responses: { 202: jsonResponse("The queued apply job", Job), ...errors(400, 404, 409) },
-      }),
+      queueRoute(
+        "apply",
+        "Apply an analyze job's manifest (journaled; `dry_run` touches nothing)",
+        ApplyRequest,
+        404,
+        409,
+      ),
       async (c) => c.json(await engine.apply(c.req.valid("json"), actorOf(c)), 202),
     )
     .openapi(
-      createRoute({
-        method: "post",
-        path: "/api/jobs/rollback",
-        tags: TAG,
-        summary: "Roll back an apply job (all rows, or `row_ids`)",
-        request: bodyOf(RollbackRequest),
-        responses: { 202: jsonResponse("The queued rollback job", Job), ...errors(400, 404, 409) },
-      }),
+      queueRoute("rollback", "Roll back an apply job (all rows, or `row_ids`)", RollbackRequest, 404, 409),
       async (c) => c.json(await engine.rollback(c.req.valid("json"), actorOf(c)), 202),
     )
     .openapi(
@@ -166,51 +207,28 @@ export function createJobRoutes(deps: AppDeps) {
       },
     )
     .openapi(
-      createRoute({
-        method: "get",
-        path: "/api/jobs/{job_id}/events/stream",
-        tags: TAG,
-        summary: "SSE of a job's events (`id:` is the sequence; honours Last-Event-ID and `after`)",
-        request: { params: JobIdParams, query: EventsQuery.pick({ after: true }) },
-        responses: sseResponses("An event stream"),
-      }),
-      async (c) => {
-        const jobId = c.req.valid("param").job_id;
-        await engine.getJob(jobId);
-        return streamEvents(c, {
-          source: jobEventSource(engine, jobId),
+      jobStreamRoute(
+        "/api/jobs/{job_id}/events/stream",
+        "SSE of a job's events (`id:` is the sequence; honours Last-Event-ID and `after`)",
+      ),
+      (c) => {
+        const { job_id } = c.req.valid("param");
+        return streamJobEvents(c, engine, job_id, c.req.valid("query").after, {
           heartbeatMs,
-          after: c.req.valid("query").after,
-          idOf: (m) => m.event.seq,
-          matches: (m) => m.event.job_id === jobId,
-          frames: (m) => [{ event: m.event.type, data: JSON.stringify(m.event) }],
-          isLast: (m) => m.event.type === "finished",
+          snapshots: false,
         });
       },
     )
     .openapi(
-      createRoute({
-        method: "get",
-        path: "/api/jobs/{job_id}/stream",
-        tags: TAG,
-        summary: "SSE of a job's events plus a `job` snapshot after each (closes when the job finishes)",
-        request: { params: JobIdParams, query: EventsQuery.pick({ after: true }) },
-        responses: sseResponses("An event stream"),
-      }),
-      async (c) => {
-        const jobId = c.req.valid("param").job_id;
-        await engine.getJob(jobId);
-        return streamEvents(c, {
-          source: jobEventSource(engine, jobId),
+      jobStreamRoute(
+        "/api/jobs/{job_id}/stream",
+        "SSE of a job's events plus a `job` snapshot after each (closes when the job finishes)",
+      ),
+      (c) => {
+        const { job_id } = c.req.valid("param");
+        return streamJobEvents(c, engine, job_id, c.req.valid("query").after, {
           heartbeatMs,
-          after: c.req.valid("query").after,
-          idOf: (m) => m.event.seq,
-          matches: (m) => m.event.job_id === jobId,
-          frames: async (m) => [
-            { event: m.event.type, data: JSON.stringify(m.event) },
-            { event: "job", data: JSON.stringify(await engine.getJob(jobId)) },
-          ],
-          isLast: (m) => m.event.type === "finished",
+          snapshots: true,
         });
       },
     )
