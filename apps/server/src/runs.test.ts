@@ -362,6 +362,18 @@ describe("flows, templates and runs", { timeout: 30_000 }, () => {
     expect(text).toContain("event: status_changed");
     expect(text).toContain('"to":"success"');
   });
+
+  it("ends at once, sending nothing, when a client resumes an ended run's stream after its last event", async () => {
+    const run = await startRun(await createTemplate([{ id: "a", type: "set", vars: { x: 1 } }]));
+    await api.waitForRun(run.id, (r) => r.status === "success");
+    const all = await (await fetch(`${server.url}/api/runs/${run.id}/events/stream`)).text();
+    const last = Math.max(...[...all.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])));
+    const res = await fetch(`${server.url}/api/runs/${run.id}/events/stream`, {
+      headers: { "Last-Event-ID": String(last) },
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(await res.text()).not.toMatch(/^id: /m);
+  });
 });
 
 describe("runs lists", { timeout: 30_000 }, () => {

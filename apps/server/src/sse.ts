@@ -35,6 +35,8 @@ export interface StreamOptions<M> {
   after?: number | undefined;
   /** Idle milliseconds before a heartbeat comment (default 15 s). */
   heartbeatMs?: number | undefined;
+  /** Ends the stream once the stored messages are sent (its subject had already finished). */
+  endAfterReplay?: boolean | undefined;
 }
 
 /** The id to resume after: a valid `Last-Event-ID` wins over `after`. */
@@ -106,7 +108,7 @@ export function streamEvents<M>(c: Context, options: StreamOptions<M>): Response
       return options.isLast?.(m) === true;
     };
     try {
-      if (await replay(options.source, () => lastId, emit)) return;
+      if ((await replay(options.source, () => lastId, emit)) || options.endAfterReplay === true) return;
       while (!live.closed) {
         const next = live.shift();
         if (next !== undefined) {

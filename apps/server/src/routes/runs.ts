@@ -9,9 +9,10 @@ import {
   RunOtpSubmitRequest,
   type RunsEngine,
 } from "@vetted/runs";
+import { MAX_PAGE_LIMIT } from "@vetted/store";
 import type { Context } from "hono";
-import { streamSSE } from "hono/streaming";
 import type { AppDeps, AppEnv } from "../app.js";
+import { resumeId, streamEvents } from "../sse.js";
 import { errorResponse, IdempotencyHeaders, jsonBody, jsonResponse, PageQuery, pageOf } from "./common.js";
 
 const RunParams = z.object({ run_id: z.string().min(1) });
@@ -117,8 +118,6 @@ const stream = createRoute({
   },
 });
 
-const HEARTBEAT_MS = 15_000;
-
 /** Every `/api/runs` route. */
 export function createRunRoutes(deps: AppDeps) {
   const { runs } = deps;
@@ -157,9 +156,7 @@ export function createRunRoutes(deps: AppDeps) {
     .openapi(stream, async (c) => {
       const runId = c.req.valid("param").run_id;
       const run = await runs.getRun(runId); // 404 before the stream starts
-      const lastId = Number.parseInt(c.req.header("Last-Event-ID") ?? "0", 10);
-      const after = Number.isFinite(lastId) && lastId > 0 ? lastId : 0;
-      return streamRunEvents(c, runs, runId, after, isTerminal(run.status));
+      return streamRunEvents(c, runs, runId, isTerminal(run.status), deps.sseHeartbeatMs);
     });
 }
 
@@ -175,44 +172,32 @@ function endsRun(event: RunEvent): boolean {
 }
 
 /**
- * A run's events as server-sent events, fed by the engine's event hub (no polling per client): `id:` is
- * the event id, `Last-Event-ID` resumes after it, a heartbeat comment goes out after 15 s of silence, and
- * the stream ends once the run has ended and every event was sent.
+ * A run's events as server-sent events through the one SSE helper: stored events after `Last-Event-ID`
+ * first, then live ones from the engine's event hub (no polling per client); a run that had already ended
+ * ends the stream once its stored events are sent.
  */
-function streamRunEvents(c: Context<AppEnv>, runs: RunsEngine, runId: string, after: number, ended: boolean) {
-  return streamSSE(c, async (sse) => {
-    const queue: RunEvent[][] = [];
-    let wake: (() => void) | undefined;
-    const unsubscribe = runs.subscribe(runId, after, (batch) => {
-      queue.push(batch);
-      wake?.();
-    });
-    sse.onAbort(() => wake?.());
-    // The first batch is the backlog: a run that had already ended ends the stream right after it.
-    let done = false;
-    let backlog = true;
-    try {
-      while (!done && !sse.aborted && !sse.closed) {
-        const batch = queue.shift();
-        if (batch === undefined) {
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          const timedOut = await new Promise<boolean>((resolve) => {
-            wake = () => resolve(false);
-            timer = setTimeout(() => resolve(true), HEARTBEAT_MS);
-          });
-          clearTimeout(timer);
-          wake = undefined;
-          if (timedOut && !sse.aborted) await sse.write(": heartbeat\n\n");
-          continue;
-        }
-        for (const event of batch) {
-          await sse.writeSSE({ id: String(event.id), event: event.type, data: JSON.stringify(event) });
-        }
-        done = batch.some(endsRun) || (backlog && ended);
-        backlog = false;
-      }
-    } finally {
-      unsubscribe();
-    }
+function streamRunEvents(
+  c: Context<AppEnv>,
+  runs: RunsEngine,
+  runId: string,
+  ended: boolean,
+  heartbeatMs: number | undefined,
+) {
+  const start = resumeId(c, undefined);
+  return streamEvents<RunEvent>(c, {
+    source: {
+      replay: async (afterId) =>
+        (await runs.listEvents(runId, { after: afterId, limit: MAX_PAGE_LIMIT })).items,
+      // The hub sends its backlog from `start` first; events already replayed are skipped by id.
+      subscribe: (listener) =>
+        runs.subscribe(runId, start, (batch) => {
+          for (const event of batch) listener(event);
+        }),
+    },
+    idOf: (event) => event.id,
+    frames: (event) => [{ event: event.type, data: JSON.stringify(event) }],
+    isLast: endsRun,
+    endAfterReplay: ended,
+    heartbeatMs,
   });
 }
