@@ -434,7 +434,7 @@ describe("learned rules", () => {
     ).toBe(204);
     expect(
       await (await app.app.request("/api/preferences/learned-rules", { headers: LOCAL })).json(),
-    ).toEqual({ items: [] });
+    ).toEqual({ items: [], next_cursor: null });
   });
 });
 

@@ -10,6 +10,7 @@ import {
   RuleOutcome,
   RuleRequest,
 } from "@vetted/fileorg";
+import { MAX_PAGE_LIMIT } from "@vetted/store";
 import type { AppDeps, AppEnv } from "../app.js";
 import { ErrorEnvelope } from "../errors.js";
 import { Cursor } from "./common.js";
@@ -34,6 +35,12 @@ const ok = <T extends z.ZodType>(description: string, schema: T) => ({
  * Review of an analyze job's manifest: the prioritized queue, batch triage, review rules (preview, apply,
  * draft from examples), and the learned rules in preferences.
  */
+/** `?cursor=&limit=` of the learned rules (a page holds at most MAX_PAGE_LIMIT items). */
+const LearnedQuery = z.object({
+  cursor: Cursor,
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
+});
+
 export function createReviewRoutes(deps: Pick<AppDeps, "review">) {
   const { review } = deps;
   return new OpenAPIHono<AppEnv>()
@@ -117,9 +124,16 @@ export function createReviewRoutes(deps: Pick<AppDeps, "review">) {
         path: "/api/preferences/learned-rules",
         tags: ["preferences"],
         summary: "What was learned from a person's edits: signal → outcome, counts and strength",
-        responses: ok("Every learned rule", z.object({ items: z.array(LearnedRuleView) })),
+        request: { query: LearnedQuery },
+        responses: {
+          ...ok(
+            "One page of learned rules, strongest first",
+            z.object({ items: z.array(LearnedRuleView), next_cursor: z.string().nullable() }),
+          ),
+          ...errors(400),
+        },
       }),
-      async (c) => c.json(await review.listLearned(), 200),
+      async (c) => c.json(await review.listLearned(c.req.valid("query")), 200),
     )
     .openapi(
       createRoute({
