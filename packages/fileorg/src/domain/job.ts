@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { FINISHED_JOB_STATUSES, JOB_STATUSES, type JobStatus } from "./transitions.js";
+import {
+  FINISHED_JOB_STATUSES,
+  JOB_STATUSES,
+  type JobStatus,
+  TRANSITION_EVENT_TYPES,
+} from "./transitions.js";
 
 /** Kinds of job. */
 export const JOB_KINDS = ["analyze", "apply", "rollback"] as const;
@@ -102,21 +107,13 @@ export const JobList = z
 /** A page of jobs. */
 export type JobList = z.infer<typeof JobList>;
 
-/** Types of job events. */
+/** Types of job events: the events the transition tables record status moves with, then the others. */
 export const JOB_EVENT_TYPES = [
-  "created",
-  "started",
+  ...TRANSITION_EVENT_TYPES,
   "progress",
   "phase",
-  "row_applied",
-  "row_failed",
-  "row_rolled_back",
-  "conflict_opened",
-  "conflict_resolved",
   "manifest_edited",
-  "cancel_requested",
   "recovered",
-  "finished",
 ] as const;
 /** A type of job event. */
 export type JobEventType = (typeof JOB_EVENT_TYPES)[number];

@@ -100,6 +100,25 @@ describe("transition tables", () => {
       ...Object.values(CONFLICT_STATUS_EVENTS),
     ].filter((e): e is NonNullable<typeof e> => e !== null);
     for (const e of named) expect(JOB_EVENT_TYPES as readonly string[]).toContain(e);
+    expect(new Set(JOB_EVENT_TYPES).size).toBe(JOB_EVENT_TYPES.length);
+    // The same event types as before the tables existed: the API's enum did not change.
+    expect([...JOB_EVENT_TYPES].sort()).toEqual(
+      [
+        "created",
+        "started",
+        "progress",
+        "phase",
+        "row_applied",
+        "row_failed",
+        "row_rolled_back",
+        "conflict_opened",
+        "conflict_resolved",
+        "manifest_edited",
+        "cancel_requested",
+        "recovered",
+        "finished",
+      ].sort(),
+    );
   });
 
   it("sourcesOf lists the statuses a target is reachable from", () => {

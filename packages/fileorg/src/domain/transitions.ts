@@ -68,6 +68,24 @@ export const CONFLICT_STATUS_EVENTS = {
   resolved: "conflict_resolved",
 } as const satisfies Record<ConflictStatus, string>;
 
+type EventOf<T> = Exclude<T[keyof T], null>;
+/** An event a status move is recorded with. */
+export type TransitionEventType =
+  | EventOf<typeof JOB_STATUS_EVENTS>
+  | EventOf<typeof ROW_STATUS_EVENTS>
+  | EventOf<typeof CONFLICT_STATUS_EVENTS>;
+
+/** Every event a status move is recorded with, derived from the three event maps (each once). */
+export const TRANSITION_EVENT_TYPES = [
+  ...new Set(
+    [
+      ...Object.values(JOB_STATUS_EVENTS),
+      ...Object.values(ROW_STATUS_EVENTS),
+      ...Object.values(CONFLICT_STATUS_EVENTS),
+    ].filter((e): e is TransitionEventType => e !== null),
+  ),
+] as [TransitionEventType, ...TransitionEventType[]];
+
 function keysOf<T extends Record<string, unknown>>(table: T): [keyof T & string, ...(keyof T & string)[]] {
   return Object.keys(table) as [keyof T & string, ...(keyof T & string)[]];
 }
