@@ -109,6 +109,7 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case "STRATEGY_NOT_APPLICABLE":
     case "JOURNAL_TAMPERED":
     case "ROW_NOT_EDITABLE":
+    case "ILLEGAL_TRANSITION":
       return 409;
     case "REVISION_MISMATCH":
       return 412;
