@@ -10,6 +10,7 @@ import {
 } from "../../domain/detect-conflicts.js";
 import { xorDigest } from "../../domain/plan-hash.js";
 import { isInside } from "../../domain/template.js";
+import { INITIAL_STATUS, moveConflict } from "../../domain/transitions.js";
 import { conflicts, rows } from "../../store/schema.js";
 import { chunkOf, type Queryable } from "../query-kit.js";
 import { appendEvent, type HubMessage, type JobRecord } from "../records.js";
@@ -84,13 +85,9 @@ async function openDetected(
       }
       continue;
     }
-    const reopened = {
-      status: "open" as const,
-      rowIds: d.rowIds,
-      resolution: null,
-      openedAt: at,
-      resolvedAt: null,
-    };
+    // A new conflict starts open; a resolved one reopens through the conflict table.
+    const status = old === undefined ? INITIAL_STATUS.conflict : moveConflict(old.status, "open", id);
+    const reopened = { status, rowIds: d.rowIds, resolution: null, openedAt: at, resolvedAt: null };
     if (old === undefined) {
       await tx.insert(conflicts).values({ id, jobId, kind: d.kind, key: d.key, ...reopened });
     } else {
@@ -118,7 +115,7 @@ async function resolveVanished(
     const resolution = resolutions.get(id) ?? "edited";
     await tx
       .update(conflicts)
-      .set({ status: "resolved", resolution, resolvedAt: at })
+      .set({ status: moveConflict(c.status, "resolved", id), resolution, resolvedAt: at })
       .where(eq(conflicts.id, id));
     const payload = { conflict_id: id, kind: c.kind, resolution };
     messages.push(await appendEvent(tx, jobId, "conflict_resolved", payload, at));

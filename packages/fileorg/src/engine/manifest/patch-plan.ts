@@ -29,7 +29,7 @@ export interface PatchPlanContext {
   /** The manifest's naming template, when it parses. */
   template: ParsedTemplate | undefined;
   /** The status a row whose source is re-read returns to (`failed` → `pending`), through the row table. */
-  refreshedStatus: (from: RowRecord["status"]) => RowRecord["status"];
+  refreshedStatus: (from: RowRecord["status"], rowId: string) => RowRecord["status"];
 }
 
 async function isOccupied(target: string, source: string): Promise<boolean> {
@@ -89,7 +89,7 @@ function refreshFields(ctx: PatchPlanContext, r: RowRecord, patch: InternalPatch
     sourceChanged: false,
   };
   if (r.status === "failed") {
-    next.status = ctx.refreshedStatus(r.status);
+    next.status = ctx.refreshedStatus(r.status, r.id);
     next.error = null;
   }
   return next;

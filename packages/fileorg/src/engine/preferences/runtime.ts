@@ -38,9 +38,7 @@ function maskRuntime(s: RuntimeSettings): Record<string, unknown> {
 }
 
 /** The stored runtime settings over the defaults, their version and last save time. */
-export async function readRuntime(
-  db: Queryable,
-): Promise<{
+export async function readRuntime(db: Queryable): Promise<{
   settings: RuntimeSettings;
   version: number;
   updatedAt: number | null;
