@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { encodeCursor, MAX_PAGE_LIMIT } from "@vetted/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReviewBucket } from "../domain/manifest.js";
 import { EMPTY_PLAN_ACCUMULATOR } from "../domain/plan-hash.js";
 import { createInboxEngine } from "../engine/inbox-engine.js";
 import { createPathGuard } from "../engine/path-guard.js";
@@ -19,7 +20,7 @@ let preferences: ReturnType<typeof createPreferencesEngine>;
 let review: ReturnType<typeof createReviewEngine>;
 let inbox: ReturnType<typeof createInboxEngine>;
 
-function bucketOf(i: number) {
+function bucketOf(i: number): ReviewBucket {
   const k = i % 10;
   return k < 1 ? "blocked" : k < 3 ? "conflict" : k < 7 ? "needs_review" : "auto_safe";
 }
