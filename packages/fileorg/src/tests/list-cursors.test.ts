@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { encodeCursor, MAX_PAGE_LIMIT } from "@vetted/store";
+import { drizzle } from "drizzle-orm/libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReviewBucket } from "../domain/manifest.js";
 import { EMPTY_PLAN_ACCUMULATOR } from "../domain/plan-hash.js";
@@ -78,9 +79,11 @@ async function insertManifest(): Promise<void> {
 beforeAll(async () => {
   h = await createHarness({ start: false });
   const guard = createPathGuard([h.dir]);
-  preferences = createPreferencesEngine({ db: h.db, guard });
-  review = createReviewEngine({ db: h.db, fileorg: h.engine, preferences });
-  inbox = createInboxEngine({ db: h.db, preferences, guard, usePolling: true });
+  // The review side takes the plain Drizzle handle over the harness's client (as the server gives it).
+  const db = drizzle(h.db.$client);
+  preferences = createPreferencesEngine({ db, guard });
+  review = createReviewEngine({ db, fileorg: h.engine, preferences });
+  inbox = createInboxEngine({ db, preferences, guard, usePolling: true });
   await insertManifest();
   for (const name of ["a", "b", "c"]) {
     const path = join(h.dir, "watch", name);
