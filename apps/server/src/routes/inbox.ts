@@ -1,7 +1,9 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { Job } from "@vetted/fileorg";
+import { MAX_PAGE_LIMIT } from "@vetted/store";
 import type { AppDeps, AppEnv } from "../app.js";
 import { ErrorEnvelope } from "../errors.js";
+import { Cursor } from "./common.js";
 
 const InboxFile = z.object({
   path: z.string().meta({ description: "Absolute path" }),
@@ -24,8 +26,15 @@ const InboxScan = z
         }),
       }),
     ),
+    next_cursor: z.string().nullable(),
   })
   .meta({ id: "InboxScan" });
+
+/** `?cursor=&limit=` of a scan: a page of watch sources (at most MAX_PAGE_LIMIT, all of them by default). */
+const ScanQuery = z.object({
+  cursor: Cursor,
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
+});
 
 const InboxAnalyzeRequest = z
   .object({
@@ -77,13 +86,15 @@ export function createInboxRoutes(deps: Pick<AppDeps, "inbox">) {
         path: "/api/inbox/scan",
         tags: ["inbox"],
         summary: "For each enabled watch source, its new stable files since its last analyze, as a batch",
+        request: { query: ScanQuery },
         responses: {
           200: {
-            description: "One batch per enabled source",
+            description: "One batch per enabled source (one page of sources, by id)",
             content: { "application/json": { schema: InboxScan } },
           },
+          400: envelope("Invalid cursor or limit"),
         },
       }),
-      async (c) => c.json(await deps.inbox.scan(), 200),
+      async (c) => c.json(await deps.inbox.scan(c.req.valid("query")), 200),
     );
 }

@@ -8,8 +8,10 @@ import {
   ViewItem,
   WatchSourceItem,
 } from "@vetted/fileorg";
+import { MAX_PAGE_LIMIT } from "@vetted/store";
 import type { AppDeps, AppEnv } from "../app.js";
 import { ErrorEnvelope } from "../errors.js";
+import { Cursor } from "./common.js";
 
 const errors = (...codes: Array<400 | 403 | 404 | 409 | 422>) =>
   Object.fromEntries(
@@ -32,6 +34,12 @@ const FAMILY_SCHEMAS = {
   "watch-sources": { input: WatchSourceItem, stored: WatchSourceItem.extend(StoredFields) },
 } as const;
 
+/** `?cursor=&limit=` of a preference list (a page holds at most MAX_PAGE_LIMIT items, all of them by default). */
+const ListQuery = z.object({
+  cursor: Cursor,
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
+});
+
 const DeleteQuery = z.object({ id: z.string().min(1).meta({ description: "The id of the item to delete" }) });
 
 /** GET (list), POST (upsert) and DELETE (`?id=`) for one preference family. */
@@ -45,14 +53,20 @@ function itemRoutes<F extends ItemFamily>(deps: Pick<AppDeps, "preferences">, fa
         path,
         tags: ["preferences"],
         summary: `List ${summary}`,
+        request: { query: ListQuery },
         responses: {
           200: {
-            description: "Every item",
-            content: { "application/json": { schema: z.object({ items: z.array(stored) }) } },
+            description: "One page of items, oldest first",
+            content: {
+              "application/json": {
+                schema: z.object({ items: z.array(stored), next_cursor: z.string().nullable() }),
+              },
+            },
           },
+          ...errors(400),
         },
       }),
-      async (c) => c.json(await deps.preferences.list(family), 200),
+      async (c) => c.json(await deps.preferences.list(family, c.req.valid("query")), 200),
     )
     .openapi(
       createRoute({
