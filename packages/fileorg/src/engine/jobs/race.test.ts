@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrate } from "../../store/migrate.js";
 import { events, jobs } from "../../store/schema.js";
 import { TEST_KEY } from "../../tests/harness.js";
+import type { Database } from "../db.js";
 import { createFileorgResources, type FileorgResources } from "../resources.js";
 import { createJobRun } from "../run.js";
 import { claimNext, renewLease } from "./claim.js";
@@ -19,14 +20,14 @@ import { recoverInterruptedJobs, takeOver } from "./recovery.js";
 let dir: string;
 let clients: Client[];
 
-async function openConnection(path: string) {
+async function openConnection(path: string): Promise<Database> {
   const client = createClient({ url: `file:${path}`, timeout: 5000 });
   await client.execute("PRAGMA journal_mode = WAL");
   clients.push(client);
   return drizzle(client);
 }
 
-function resourcesOver(db: ReturnType<typeof drizzle>, clock: () => number = Date.now): FileorgResources {
+function resourcesOver(db: Database, clock: () => number = Date.now): FileorgResources {
   return createFileorgResources({ db, allowedRoots: [dir], journalKey: TEST_KEY, clock, leaseMs: 5000 });
 }
 
