@@ -1,11 +1,7 @@
-import type { ResolveRequest } from "../domain/conflict.js";
-import type { Actor, AnalyzeRequest, Job, JobReport } from "../domain/job.js";
-import type { EditResult, ManifestPage, ManifestRow, RowPatch } from "../domain/manifest.js";
-import { NotFoundError } from "../errors.js";
+import type { Actor, AnalyzeRequest, Job } from "../domain/job.js";
 import type { RowAdjuster } from "./analyze/rows.js";
 import { analyzeBody } from "./analyze/run.js";
 import { runApply } from "./apply/run.js";
-import { type ManifestView, previewRow, type RowPreview, reportJob, viewManifest } from "./insights.js";
 import { analyzeFilesJob } from "./jobs/analyze-files.js";
 import { snapshotJob } from "./jobs/create.js";
 import { type JobQuery, listAudit, listJobEvents, listJobs, waitForJob } from "./jobs/queries.js";
@@ -20,19 +16,8 @@ import {
   type RollbackInput,
   retryJob,
 } from "./jobs/verbs.js";
-import {
-  type InternalPatch,
-  type ListRowsOptions,
-  listConflicts,
-  listRows,
-  loadRows,
-  type PatchOptions,
-  patchRows,
-  type RowsEdited,
-  requireManifestJob,
-  resolveConflicts,
-  toManifestRow,
-} from "./manifest.js";
+import type { RowsEdited } from "./manifest.js";
+import { manifestVerbs } from "./manifest-verbs.js";
 import { type HubMessage, type JobRecord, listEventsSince, verifyAuditChain } from "./records.js";
 import { createFileorgResources, type FileorgEngineOptions } from "./resources.js";
 import { runRollback } from "./rollback/run.js";
@@ -51,6 +36,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
   const engine = {
     /** The path guard (allowed roots). */
     guard: ctx.guard,
+    ...manifestVerbs(res),
     /** Queues an analyze job of `source_dir` (202). Throws PATH_OUTSIDE_ROOT, SOURCE_NOT_FOUND, NOT_A_DIRECTORY, INVALID_TEMPLATE. */
     analyze: (request: AnalyzeRequest, actor: Actor) => createAnalyze(res, request, actor),
     /**
@@ -78,56 +64,8 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     subscribe: (listener: (message: HubMessage) => void): (() => void) => ctx.hub.subscribe(listener),
     /** Resolves when the job is finished (or after `timeoutMs`), with its final snapshot. */
     waitForJob: (jobId: string, timeoutMs = 60_000) => waitForJob(res, jobId, timeoutMs),
-    /** Reads manifest rows by filter and cursor. */
-    listRows: (jobId: string, query: ListRowsOptions = {}): Promise<ManifestPage> =>
-      listRows(db, jobId, query),
-    /** One row. Throws JOB_NOT_FOUND, ROW_NOT_FOUND. */
-    async getRow(jobId: string, rowId: string): Promise<ManifestRow> {
-      await requireManifestJob(db, jobId);
-      const [row] = await loadRows(db, jobId, [rowId]);
-      if (row === undefined)
-        throw new NotFoundError("ROW_NOT_FOUND", `No row ${rowId} in ${jobId}.`, { row_id: rowId });
-      return toManifestRow(row);
-    },
-    /**
-     * Applies a batch of field patches atomically (one revision bump, conflicts and buckets recomputed for
-     * the rows concerned, audited with the actor and request id).
-     */
-    applyPatches: (
-      jobId: string,
-      operations: ReadonlyArray<{ row_id: string; patch: RowPatch | InternalPatch }>,
-      opts: PatchOptions,
-    ): Promise<EditResult> => patchRows(ctx, jobId, operations, opts),
-    /** Edits one row (field-level); `expectedRevision` comes from `If-Match`. */
-    async editRow(jobId: string, rowId: string, patch: RowPatch, opts: PatchOptions): Promise<ManifestRow> {
-      const result = await patchRows(ctx, jobId, [{ row_id: rowId, patch }], opts);
-      const [row] = result.items;
-      if (row === undefined) throw new NotFoundError("ROW_NOT_FOUND", `No row ${rowId} in ${jobId}.`);
-      return row;
-    },
-    /** Lists a manifest's conflicts. */
-    listConflicts: (
-      jobId: string,
-      query: {
-        status?: "open" | "resolved" | undefined;
-        cursor?: string | undefined;
-        limit?: number | undefined;
-      } = {},
-    ) => listConflicts(db, jobId, query),
-    /** Resolves conflicts atomically. */
-    resolveConflicts: (
-      jobId: string,
-      request: ResolveRequest,
-      opts: Actor & { expectedRevision?: number | undefined },
-    ) => resolveConflicts(ctx, jobId, request, opts),
     /** A job's audit entries (oldest first) and whether the whole chain verifies. Bad cursor: CURSOR_INVALID. */
     listAudit: (jobId: string, cursor?: string, limit = 200) => listAudit(res, jobId, cursor, limit),
-    /** The grouped view of a manifest: target folder tree with counts, and summaries. */
-    viewManifest: (jobId: string): Promise<ManifestView> => viewManifest(ctx, jobId),
-    /** A row's metadata and a safe preview of its file. */
-    previewRow: (jobId: string, rowId: string): Promise<RowPreview> => previewRow(ctx, jobId, rowId),
-    /** A job's report: totals, counts by bucket/category/status/error, duplicates, conflicts, bytes moved, durations. */
-    report: (jobId: string): Promise<JobReport> => reportJob(ctx, jobId),
     /** The id of the first audit entry that fails verification, or null when the chain is intact. */
     verifyAudit: (): Promise<number | null> => verifyAuditChain(db),
     /** Starts the background runner (after recovery). */
