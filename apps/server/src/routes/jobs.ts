@@ -32,7 +32,7 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { AppDeps, AppEnv } from "../app.js";
 import { ErrorEnvelope, ServerError } from "../errors.js";
-import { Cursor, SequenceCursor } from "./common.js";
+import { Cursor } from "./common.js";
 
 const TAG = ["jobs"];
 const errors = (...codes: number[]) =>
@@ -499,7 +499,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/audit",
         tags: TAG,
         summary: "A job's hash-chained audit entries and whether the chain verifies",
-        request: { params: JobIdParam, query: z.object({ cursor: SequenceCursor, limit: Limit }) },
+        request: { params: JobIdParam, query: z.object({ cursor: Cursor, limit: Limit }) },
         responses: { 200: json(AuditList, "Audit entries, oldest first"), ...errors(404) },
       }),
       async (c) => {

@@ -70,7 +70,9 @@ describe("transition tables", () => {
       expect(() => moveAny("bogus", statuses[0])).toThrow(IllegalTransitionError);
     });
   }
+});
 
+describe("the tables together", () => {
   it("finished job statuses are exactly the ones the job table never leaves", () => {
     const dead = JOB_STATUSES.filter((s) => JOB_TRANSITIONS[s].length === 0);
     expect([...FINISHED_JOB_STATUSES].sort()).toEqual([...dead].sort());
