@@ -1,4 +1,3 @@
-import type { ResultSet } from "@libsql/client";
 import {
   type CursorPart,
   type CursorShape,
@@ -6,17 +5,9 @@ import {
   decodeCursor,
   MAX_PAGE_LIMIT,
 } from "@vetted/store";
-import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 
-/** A database or a transaction: what the manifest, review, preferences and inbox queries run against. */
-export type Queryable = BaseSQLiteDatabase<"async", ResultSet, Record<string, never>>;
-
-/** Splits `items` into chunks of at most `size` (SQLite bounds the number of bound parameters). */
-export function chunkOf<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
+/** What queries run against, and chunking for bound-parameter limits: the package's own (`./db.js`). */
+export { chunk as chunkOf, type Queryable } from "./db.js";
 
 /**
  * The page size of a list: the asked `limit` (at least 1), or the list's default, never more than the one
