@@ -95,7 +95,6 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case "REQUEST_INVALID":
       return 422;
     case "INTERNAL_ERROR":
-    case "ILLEGAL_TRANSITION":
       return 500;
     case "NOT_A_DIRECTORY":
     case "INVALID_TEMPLATE":
@@ -117,6 +116,7 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case "STRATEGY_NOT_APPLICABLE":
     case "JOURNAL_TAMPERED":
     case "ROW_NOT_EDITABLE":
+    case "ILLEGAL_TRANSITION":
       return 409;
     case "REVISION_MISMATCH":
       return 412;

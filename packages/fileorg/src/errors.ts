@@ -18,6 +18,7 @@ export const FILEORG_ERROR_CODES = [
   "STRATEGY_NOT_APPLICABLE",
   "JOURNAL_TAMPERED",
   "ROW_NOT_EDITABLE",
+  "ILLEGAL_TRANSITION",
 ] as const;
 
 /** A stable SCREAMING_SNAKE error code of `@vetted/fileorg`. */
@@ -51,4 +52,16 @@ export class PathOutsideRootError extends FileorgError {
 /** An action on a job whose kind or state does not allow it. */
 export class JobStateError extends FileorgError {
   override readonly name = "JobStateError";
+}
+
+/** A job, row or conflict asked to move to a status its transition table does not allow from where it is. */
+export class IllegalTransitionError extends FileorgError {
+  override readonly name = "IllegalTransitionError";
+  constructor(machine: "job" | "row" | "conflict", from: string, to: string, subject?: string) {
+    super(
+      "ILLEGAL_TRANSITION",
+      `A ${machine}${subject === undefined ? "" : ` (${subject})`} cannot move from ${from} to ${to}.`,
+      { machine, from, to, ...(subject === undefined ? {} : { subject }) },
+    );
+  }
 }

@@ -182,6 +182,27 @@ export {
 } from "./domain/template.js";
 export type { TemplateIssue } from "./domain/template-check.js";
 export { checkNamingTemplate } from "./domain/template-check.js";
+export {
+  CONFLICT_STATUS_EVENTS,
+  CONFLICT_TRANSITIONS,
+  canMoveConflict,
+  canMoveJob,
+  canMoveRow,
+  decideJobOutcome,
+  type FinishedJobStatus,
+  INITIAL_STATUS,
+  JOB_STATUS_EVENTS,
+  JOB_TRANSITIONS,
+  type JobOutcome,
+  type JobOutcomeInput,
+  moveConflict,
+  moveJob,
+  moveRow,
+  moveTo,
+  ROW_STATUS_EVENTS,
+  ROW_TRANSITIONS,
+  sourcesOf,
+} from "./domain/transitions.js";
 export { runTransaction } from "./engine/db.js";
 export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } from "./engine/engine.js";
 export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox-engine.js";
@@ -209,6 +230,7 @@ export {
   FILEORG_ERROR_CODES,
   FileorgError,
   type FileorgErrorCode,
+  IllegalTransitionError,
   JobStateError,
   NotFoundError,
   PathOutsideRootError,

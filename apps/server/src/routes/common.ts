@@ -67,7 +67,7 @@ export const RowIdParams = JobIdParams.extend({ row_id: idParam("row_id") });
 const NOT_OURS = "Not a cursor this server made; pass next_cursor of the previous page.";
 
 /**
- * The `cursor` of every list: the opaque `next_cursor` a previous page answered (base64url or decimal
+ * The `cursor` of every list: the opaque `next_cursor` a previous page answered (base64url
  * characters, at most 512). Anything else is a 400 `CURSOR_INVALID` (see `validationHook`).
  */
 export const Cursor = z
@@ -77,16 +77,6 @@ export const Cursor = z
   .regex(/^[A-Za-z0-9_-]+$/, NOT_OURS)
   .optional()
   .meta({ description: "next_cursor of the previous page" });
-
-/**
- * The `cursor` of lists that page by sequence number: a decimal integer below 2^53 (no sign, exponent or
- * `Infinity`). Anything else is a 400 `CURSOR_INVALID`.
- */
-export const SequenceCursor = z
-  .string()
-  .regex(/^\d{1,15}$/, NOT_OURS)
-  .optional()
-  .meta({ description: "next_cursor of the previous page (a sequence number)" });
 
 /**
  * The `limit` of every list: a whole number from 1 to `MAX_PAGE_LIMIT` (500). Absent, the list's default
@@ -102,9 +92,6 @@ export const PageLimit = z.coerce
 
 /** `?cursor=&limit=` of every list. */
 export const PageQuery = z.object({ cursor: Cursor, limit: PageLimit });
-
-/** `?cursor=&limit=` of lists that page by sequence number. */
-export const SequencePageQuery = z.object({ cursor: SequenceCursor, limit: PageLimit });
 
 /** The optional `Idempotency-Key` header. */
 export const IdempotencyHeaders = z.object({

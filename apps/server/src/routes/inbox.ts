@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { Job } from "@vetted/fileorg";
 import type { AppDeps, AppEnv } from "../app.js";
-import { actorOf, bodyOf, errorResponse, jsonResponse } from "./common.js";
+import { actorOf, bodyOf, errorResponse, jsonResponse, PageQuery } from "./common.js";
 
 const InboxFile = z.object({
   path: z.string().meta({ description: "Absolute path" }),
@@ -24,6 +24,7 @@ const InboxScan = z
         }),
       }),
     ),
+    next_cursor: z.string().nullable(),
   })
   .meta({ id: "InboxScan" });
 
@@ -67,10 +68,12 @@ export function createInboxRoutes(deps: Pick<AppDeps, "inbox">) {
         path: "/api/inbox/scan",
         tags: ["inbox"],
         summary: "For each enabled watch source, its new stable files since its last analyze, as a batch",
+        request: { query: PageQuery },
         responses: {
-          200: jsonResponse("One batch per enabled source", InboxScan),
+          200: jsonResponse("One batch per enabled source (one page of sources, by id)", InboxScan),
+          400: errorResponse("Invalid cursor or limit"),
         },
       }),
-      async (c) => c.json(await deps.inbox.scan(), 200),
+      async (c) => c.json(await deps.inbox.scan(c.req.valid("query")), 200),
     );
 }

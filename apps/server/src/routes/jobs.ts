@@ -25,7 +25,6 @@ import {
   jsonResponse,
   PageLimit,
   PageQuery,
-  SequencePageQuery,
   sseResponses,
 } from "./common.js";
 import { createManifestRoutes } from "./manifest.js";
@@ -260,7 +259,7 @@ export function createJobRoutes(deps: AppDeps) {
         path: "/api/jobs/{job_id}/audit",
         tags: TAG,
         summary: "A job's hash-chained audit entries and whether the chain verifies",
-        request: { params: JobIdParams, query: SequencePageQuery },
+        request: { params: JobIdParams, query: PageQuery },
         responses: { 200: jsonResponse("Audit entries, oldest first", AuditList), ...errors(404) },
       }),
       async (c) => {

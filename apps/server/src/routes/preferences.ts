@@ -9,7 +9,7 @@ import {
   WatchSourceItem,
 } from "@vetted/fileorg";
 import type { AppDeps, AppEnv } from "../app.js";
-import { bodyOf, errorResponses as errors, jsonResponse } from "./common.js";
+import { bodyOf, errorResponses as errors, jsonResponse, PageQuery } from "./common.js";
 
 const StoredFields = {
   id: z.string(),
@@ -37,9 +37,16 @@ function itemRoutes<F extends ItemFamily>(deps: Pick<AppDeps, "preferences">, fa
         path,
         tags: ["preferences"],
         summary: `List ${summary}`,
-        responses: { 200: jsonResponse("Every item", z.object({ items: z.array(stored) })) },
+        request: { query: PageQuery },
+        responses: {
+          200: jsonResponse(
+            "One page of items, oldest first",
+            z.object({ items: z.array(stored), next_cursor: z.string().nullable() }),
+          ),
+          ...errors(400),
+        },
       }),
-      async (c) => c.json(await deps.preferences.list(family), 200),
+      async (c) => c.json(await deps.preferences.list(family, c.req.valid("query")), 200),
     )
     .openapi(
       createRoute({

@@ -322,7 +322,7 @@ describe("review rules", () => {
     expect(draft.warnings).toEqual([]);
     // Not saved.
     expect(await (await app.app.request("/api/preferences/review-rules", { headers: LOCAL })).json()).toEqual(
-      { items: [] },
+      { items: [], next_cursor: null },
     );
     const tooFew = await app.app.request(
       `/api/jobs/${jobId}/review-rules/from-examples`,
@@ -434,7 +434,7 @@ describe("learned rules", () => {
     ).toBe(204);
     expect(
       await (await app.app.request("/api/preferences/learned-rules", { headers: LOCAL })).json(),
-    ).toEqual({ items: [] });
+    ).toEqual({ items: [], next_cursor: null });
   });
 });
 

@@ -19,6 +19,7 @@ import {
   bodyOf as json,
   jsonResponse,
   PageLimit,
+  PageQuery,
 } from "./common.js";
 
 const JobParam = z.object({ job_id: idParam("job_id", "An analyze job") });
@@ -101,9 +102,16 @@ export function createReviewRoutes(deps: Pick<AppDeps, "review">) {
         path: "/api/preferences/learned-rules",
         tags: ["preferences"],
         summary: "What was learned from a person's edits: signal → outcome, counts and strength",
-        responses: ok("Every learned rule", z.object({ items: z.array(LearnedRuleView) })),
+        request: { query: PageQuery },
+        responses: {
+          ...ok(
+            "One page of learned rules, strongest first",
+            z.object({ items: z.array(LearnedRuleView), next_cursor: z.string().nullable() }),
+          ),
+          ...errors(400),
+        },
       }),
-      async (c) => c.json(await review.listLearned(), 200),
+      async (c) => c.json(await review.listLearned(c.req.valid("query")), 200),
     )
     .openapi(
       createRoute({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CONFLICT_STATUSES } from "./transitions.js";
 
 /** Kinds of conflict a manifest can hold. */
 export const CONFLICT_KINDS = [
@@ -17,10 +18,8 @@ export const RESOLUTION_STRATEGIES = ["rename", "skip", "keep_both", "manual"] a
 /** How a conflict can be resolved. */
 export type ResolutionStrategy = (typeof RESOLUTION_STRATEGIES)[number];
 
-/** Whether a conflict still holds rows in the `conflict` bucket. */
-export const CONFLICT_STATUSES = ["open", "resolved"] as const;
-/** Whether a conflict is open or resolved. */
-export type ConflictStatus = (typeof CONFLICT_STATUSES)[number];
+/** Whether a conflict still holds rows in the `conflict` bucket (the keys of `CONFLICT_TRANSITIONS`). */
+export { CONFLICT_STATUSES, type ConflictStatus } from "./transitions.js";
 
 /** A typed conflict between rows (or between a row and the disk). */
 export const Conflict = z

@@ -1,21 +1,18 @@
 import { z } from "zod";
+import {
+  FINISHED_JOB_STATUSES,
+  JOB_STATUSES,
+  type JobStatus,
+  TRANSITION_EVENT_TYPES,
+} from "./transitions.js";
 
 /** Kinds of job. */
 export const JOB_KINDS = ["analyze", "apply", "rollback"] as const;
 /** A kind of job. */
 export type JobKind = (typeof JOB_KINDS)[number];
 
-/** Job statuses. `queued → running → succeeded | failed | cancelling → cancelled`. */
-export const JOB_STATUSES = ["queued", "running", "cancelling", "cancelled", "succeeded", "failed"] as const;
-/** A job status. */
-export type JobStatus = (typeof JOB_STATUSES)[number];
-
-/** Statuses a job never leaves. */
-export const FINISHED_JOB_STATUSES = [
-  "cancelled",
-  "succeeded",
-  "failed",
-] as const satisfies readonly JobStatus[];
+/** Job statuses (the keys of {@link JOB_TRANSITIONS}). `queued → running → succeeded | failed | cancelling → cancelled`. */
+export { FINISHED_JOB_STATUSES, JOB_STATUSES, type JobStatus } from "./transitions.js";
 
 /** True when the job has finished (succeeded, failed or cancelled). */
 export function isFinished(status: JobStatus): boolean {
@@ -110,21 +107,13 @@ export const JobList = z
 /** A page of jobs. */
 export type JobList = z.infer<typeof JobList>;
 
-/** Types of job events. */
+/** Types of job events: the events the transition tables record status moves with, then the others. */
 export const JOB_EVENT_TYPES = [
-  "created",
-  "started",
+  ...TRANSITION_EVENT_TYPES,
   "progress",
   "phase",
-  "row_applied",
-  "row_failed",
-  "row_rolled_back",
-  "conflict_opened",
-  "conflict_resolved",
   "manifest_edited",
-  "cancel_requested",
   "recovered",
-  "finished",
 ] as const;
 /** A type of job event. */
 export type JobEventType = (typeof JOB_EVENT_TYPES)[number];

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ROW_STATUSES } from "./transitions.js";
 
 /** What apply does with a row. */
 export const ROW_ACTIONS = ["move", "skip"] as const;
@@ -10,10 +11,8 @@ export const REVIEW_BUCKETS = ["blocked", "conflict", "needs_review", "auto_safe
 /** Where a row sits in review: `blocked` > `conflict` > `needs_review` > `auto_safe`. */
 export type ReviewBucket = (typeof REVIEW_BUCKETS)[number];
 
-/** Lifecycle of a row across apply and rollback. */
-export const ROW_STATUSES = ["pending", "applied", "skipped", "failed", "rolled_back"] as const;
-/** Lifecycle of a row across apply and rollback. */
-export type RowStatus = (typeof ROW_STATUSES)[number];
+/** Lifecycle of a row across apply and rollback (the keys of `ROW_TRANSITIONS`). */
+export { ROW_STATUSES, type RowStatus } from "./transitions.js";
 
 /** File categories a row can be filed under. */
 export const CATEGORIES = [

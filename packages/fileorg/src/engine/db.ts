@@ -2,6 +2,9 @@ import type { ResultSet } from "@libsql/client";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 
+/** The per-client write lock and write transactions are `@vetted/store`'s, shared with every Vetted engine. */
+export { runTransaction, type Tx, type WriteLock, writeLockFor } from "@vetted/store";
+
 /** The Drizzle database the engine is given. */
 export type Database = LibSQLDatabase;
 /** A database or a transaction: what queries run against. */
@@ -12,64 +15,4 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
-}
-
-/** Runs `fn` once every earlier holder of the same lock is done. */
-export type WriteLock = <T>(fn: () => Promise<T>) => Promise<T>;
-
-/**
- * The process-wide registry of write locks, one per libsql client. Every Vetted package that writes
- * through a client finds its lock here (under the same global symbol), so writers from different
- * packages sharing one database handle in one process queue behind each other instead of deadlocking.
- */
-const REGISTRY_KEY = Symbol.for("@vetted/sqlite-write-locks");
-
-function lockRegistry(): WeakMap<object, WriteLock> {
-  const holder = globalThis as typeof globalThis & { [REGISTRY_KEY]?: WeakMap<object, WriteLock> };
-  let registry = holder[REGISTRY_KEY];
-  if (registry === undefined) {
-    registry = new WeakMap();
-    holder[REGISTRY_KEY] = registry;
-  }
-  return registry;
-}
-
-function createWriteLock(): WriteLock {
-  let tail: Promise<unknown> = Promise.resolve();
-  return (fn) => {
-    const run = tail.then(fn);
-    tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
-  };
-}
-
-/**
- * The write lock of the client behind `db`. The embedded libsql driver is synchronous: a second
- * in-process connection waiting on SQLite's write lock would block the very event loop that must
- * release it, so in-process writers queue here instead of overlapping.
- */
-export function writeLockFor(db: Database): WriteLock {
-  const registry = lockRegistry();
-  // Drizzle's handle carries the client it wraps; several handles over one client share one lock.
-  const client: unknown = (db as { $client?: unknown }).$client;
-  const key: object = typeof client === "object" && client !== null ? client : db;
-  let lock = registry.get(key);
-  if (lock === undefined) {
-    lock = createWriteLock();
-    registry.set(key, lock);
-  }
-  return lock;
-}
-
-/**
- * Runs `fn` in a write transaction, queued behind every other in-process writer of the same client.
- */
-export function runTransaction<T>(
-  db: Database,
-  fn: (tx: Parameters<Parameters<Database["transaction"]>[0]>[0]) => Promise<T>,
-): Promise<T> {
-  return writeLockFor(db)(() => db.transaction(fn));
 }

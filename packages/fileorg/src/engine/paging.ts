@@ -1,23 +1,2 @@
-/** One page of a keyset-paginated list, as every list answers. */
-export interface KeysetPage<T> {
-  items: T[];
-  next_cursor: string | null;
-}
-
-/**
- * Turns the rows of a keyset query that asked for `limit + 1` rows into a page: the extra row is never
- * returned, it only says that there is more after the last item.
- */
-export function toKeysetPage<R, T>(
-  found: readonly R[],
-  limit: number,
-  toItem: (row: R) => T,
-  cursorOf: (last: R) => string,
-): KeysetPage<T> {
-  const page = found.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    items: page.map(toItem),
-    next_cursor: found.length > limit && last !== undefined ? cursorOf(last) : null,
-  };
-}
+/** Keyset pages are `@vetted/store`'s (kept here as a re-export for the modules that still import it). */
+export { type KeysetPage, toKeysetPage } from "@vetted/store";

@@ -1,0 +1,160 @@
+import { lstat } from "node:fs/promises";
+import { basename, dirname, extname, join } from "node:path";
+import { fileTypeFromBuffer } from "file-type";
+import { classifyFile } from "../../domain/categorize.js";
+import type { RowError } from "../../domain/manifest.js";
+import { type ParsedTemplate, pathKey, renderTemplate } from "../../domain/template.js";
+import { INITIAL_STATUS } from "../../domain/transitions.js";
+import type { InspectedFile } from "../inspect-pool.js";
+import { digestOf, type RowRecord, reviewOf } from "../manifest.js";
+
+/** What analyzing one file yields. */
+export interface FileFacts {
+  sourcePath: string;
+  size: number;
+  mtime: number;
+  dev: number;
+  ino: number;
+  ctime: number;
+  sha256: string | null;
+  sniffedMime: string | undefined;
+  error: RowError | null;
+}
+
+/** A reader thread's answer as the facts a row is built from (sniffing the magic bytes when it can tell more). */
+export async function factsOf(file: InspectedFile): Promise<FileFacts> {
+  const sniffed = file.head === null ? undefined : await fileTypeFromBuffer(file.head).catch(() => undefined);
+  return {
+    sourcePath: file.path,
+    size: file.size,
+    mtime: file.mtime,
+    dev: file.dev,
+    ino: file.ino,
+    ctime: file.ctime,
+    sha256: file.sha256,
+    sniffedMime: sniffed?.mime,
+    error:
+      file.errorCode === null
+        ? null
+        : { code: "UNREADABLE", message: `The file cannot be read (${file.errorCode}).` },
+  };
+}
+
+async function isOccupiedBySomethingElse(
+  target: string,
+  facts: FileFacts,
+  directories: Map<string, Promise<boolean>>,
+): Promise<boolean> {
+  if (target === facts.sourcePath) return false;
+  // Most targets land in folders that do not exist yet: one check per folder instead of one per file.
+  const dir = dirname(target);
+  let dirExists = directories.get(dir);
+  if (dirExists === undefined) {
+    dirExists = lstat(dir).then(
+      () => true,
+      () => false,
+    );
+    directories.set(dir, dirExists);
+  }
+  if (!(await dirExists)) return false;
+  try {
+    const t = await lstat(target);
+    // On a case-insensitive file system the "target" may be the file itself under another case.
+    return !(t.ino === facts.ino && t.dev === facts.dev);
+  } catch {
+    return false;
+  }
+}
+
+/** Everything analyze needs, from the job's parameters. */
+export interface AnalyzePlan {
+  sourceDir: string;
+  outputDir: string;
+  template: ParsedTemplate;
+  recursive: boolean;
+  includeHidden: boolean;
+  concurrency: number;
+  /** Analyze exactly these files (absolute paths) instead of walking `sourceDir` (the inbox's batches). */
+  files?: readonly string[] | undefined;
+  /** Rows under this confidence go to `needs_review` (the strategy pack's threshold). */
+  confidenceThreshold?: number | undefined;
+  /** Adjusts a new row before its bucket is computed (review's learned suggestions). */
+  adjust?: RowAdjuster | undefined;
+  /** Whether each target folder exists (filled during the walk). */
+  directories?: Map<string, Promise<boolean>>;
+}
+
+/** What a row adjuster sees and answers: review's learned suggestions raise confidence or add reasons. */
+export type RowAdjuster = (row: {
+  sourcePath: string;
+  targetPath: string;
+  mime: string | null;
+  category: string;
+  confidence: number;
+}) => { confidence: number; reasonCodes: readonly string[] } | undefined;
+
+/** Builds the stored row for one inspected file. */
+export async function buildRow(
+  facts: FileFacts,
+  plan: AnalyzePlan,
+  jobId: string,
+  seq: number,
+  rowId: string,
+  at: number,
+): Promise<RowRecord> {
+  const fileName = basename(facts.sourcePath);
+  const cls = classifyFile({ ext: extname(fileName), sniffedMime: facts.sniffedMime });
+  const rel = renderTemplate(plan.template, {
+    category: cls.category,
+    mtime: facts.mtime,
+    fileName,
+    sha256: facts.sha256,
+  });
+  const targetPath = join(plan.outputDir, rel);
+  const inPlace = targetPath === facts.sourcePath;
+  const blocked = facts.error !== null;
+  const reasonCodes = [...cls.reasonCodes];
+  if (inPlace) reasonCodes.push("ALREADY_IN_PLACE");
+  if (blocked) reasonCodes.push("UNREADABLE");
+  const partial = {
+    id: rowId,
+    jobId,
+    seq,
+    sourcePath: facts.sourcePath,
+    targetPath,
+    targetKey: pathKey(targetPath),
+    size: facts.size,
+    mtime: facts.mtime,
+    sourceDev: facts.dev,
+    sourceIno: facts.ino,
+    sourceCtime: facts.ctime,
+    sha256: facts.sha256,
+    mime: cls.mime,
+    category: cls.category,
+    confidence: cls.confidence,
+    action: inPlace || blocked ? ("skip" as const) : ("move" as const),
+    reasonCodes,
+    status: INITIAL_STATUS.row,
+    edited: false,
+    targetEdited: false,
+    blocked,
+    targetOccupied:
+      inPlace || blocked
+        ? false
+        : await isOccupiedBySomethingElse(targetPath, facts, plan.directories ?? new Map()),
+    sourceChanged: false,
+    duplicateAccepted: false,
+    conflictIds: [] as string[],
+    error: facts.error,
+    updatedAt: at,
+  };
+  const adjusted = blocked || inPlace ? undefined : plan.adjust?.(partial);
+  if (adjusted !== undefined) {
+    partial.confidence = adjusted.confidence;
+    for (const code of adjusted.reasonCodes)
+      if (!partial.reasonCodes.includes(code)) partial.reasonCodes.push(code);
+  }
+  const { reviewBucket, reasonCodes: withVerdict } = reviewOf(partial, plan.confidenceThreshold);
+  const row = { ...partial, reasonCodes: withVerdict };
+  return { ...row, reviewBucket, planDigest: digestOf({ ...row, reviewBucket }) };
+}

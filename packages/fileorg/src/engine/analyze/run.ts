@@ -1,0 +1,206 @@
+import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
+import type { ConflictScope } from "../../domain/detect-conflicts.js";
+import { EMPTY_PLAN_ACCUMULATOR, xorDigest } from "../../domain/plan-hash.js";
+import { parseTemplate } from "../../domain/template.js";
+import { FileorgError } from "../../errors.js";
+import { createBulkInserter } from "../../store/bulk-insert.js";
+import { jobs, rows } from "../../store/schema.js";
+import { confineScope } from "../confined-fs.js";
+import { runTransaction } from "../db.js";
+import { createInspectPool, type InspectedFile, readerThreadsFor } from "../inspect-pool.js";
+import { type RowRecord, recomputeConflicts, thresholdOf } from "../manifest.js";
+import type { FileorgResources, JobBody } from "../resources.js";
+import type { JobRun } from "../run.js";
+import { type AnalyzePlan, buildRow, factsOf } from "./rows.js";
+import { inspectAll, mapBounded, type WalkStats, walkFiles } from "./walk.js";
+
+/**
+ * Rows per insert transaction. The SHA-256 and target indexes take rows in random order, so each batch
+ * rewrites about one index page per row: large batches let a page absorb many rows before it is written.
+ */
+const BATCH = 5000;
+const insertRows = createBulkInserter(rows);
+
+/** What the scan stored. */
+interface ScanTotals {
+  seq: number;
+  discovered: number;
+  bytes: number;
+  blocked: number;
+  cancelled: boolean;
+}
+
+/** Writes rows in batches; while a batch is written the reader threads go on reading the next files. */
+function createRowWriter(run: JobRun, totals: ScanTotals, stats: WalkStats) {
+  let batch: RowRecord[] = [];
+  let pending: Promise<void> = Promise.resolve();
+  return {
+    push(row: RowRecord): boolean {
+      batch.push(row);
+      return batch.length >= BATCH;
+    },
+    async flush(): Promise<void> {
+      await pending;
+      if (batch.length === 0) return;
+      const values = batch;
+      batch = [];
+      const statement = insertRows(values);
+      // The driver is synchronous: it holds the main thread while the batch is written.
+      pending = runTransaction(run.ctx.db, async (tx) => {
+        if (statement !== undefined) await tx.run(statement);
+      });
+      const { seq, discovered, bytes } = totals;
+      await run.progress(discovered === 0 ? 0 : (0.9 * seq) / Math.max(discovered, seq), {
+        files: seq,
+        bytes,
+        directories: stats.directories,
+      });
+    },
+    settled: () => pending,
+  };
+}
+
+/** The scan: walk (or the listed files), inspect on reader threads, build and store rows in batches. */
+async function scanRows(run: JobRun, plan: AnalyzePlan, stats: WalkStats): Promise<ScanTotals> {
+  const { ctx, job } = run;
+  const totals: ScanTotals = { seq: 0, discovered: 0, bytes: 0, blocked: 0, cancelled: false };
+  const writer = createRowWriter(run, totals, stats);
+  const listed = plan.files;
+  const files = (async function* () {
+    const paths: AsyncIterable<string> | Iterable<string> = listed ?? walkFiles(plan.sourceDir, plan, stats);
+    for await (const path of paths) {
+      totals.discovered++;
+      yield path;
+    }
+  })();
+  const build = async (file: InspectedFile) =>
+    buildRow(await factsOf(file), plan, job.id, 0, ctx.ids("row"), ctx.clock());
+  const pool = createInspectPool(readerThreadsFor(plan.concurrency));
+  try {
+    const roots = confineScope(ctx.guard.roots, plan.sourceDir);
+    for await (const row of mapBounded(inspectAll(files, pool, roots), plan.concurrency, build)) {
+      totals.seq++;
+      row.seq = totals.seq;
+      totals.bytes += row.size;
+      if (row.blocked) totals.blocked++;
+      if (writer.push(row)) {
+        await writer.flush();
+        if (await run.isCancelled()) {
+          await writer.settled();
+          return { ...totals, cancelled: true };
+        }
+      }
+    }
+  } finally {
+    await pool.close();
+  }
+  await writer.flush();
+  await writer.settled();
+  return totals;
+}
+
+/** Where conflicts may be: target keys and hashes held by several rows, and rows whose target is occupied. */
+async function conflictScopeOf(run: JobRun): Promise<ConflictScope> {
+  const { db } = run.ctx;
+  const moving = and(eq(rows.jobId, run.job.id), eq(rows.action, "move"));
+  const targetKeys = (
+    await db
+      .select({ key: rows.targetKey })
+      .from(rows)
+      .where(moving)
+      .groupBy(rows.targetKey)
+      .having(sql`count(*) > 1`)
+  ).map((r) => r.key);
+  const shas = (
+    await db
+      .select({ sha: rows.sha256 })
+      .from(rows)
+      .where(and(moving, isNotNull(rows.sha256), gt(rows.size, 0)))
+      .groupBy(rows.sha256)
+      .having(sql`count(*) > 1`)
+  ).flatMap((r) => (r.sha === null ? [] : [r.sha]));
+  const flagged = (
+    await db
+      .select({ id: rows.id })
+      .from(rows)
+      .where(and(moving, eq(rows.targetOccupied, true)))
+  ).map((r) => r.id);
+  return { targetKeys: new Set(targetKeys), shas: new Set(shas), rowIds: new Set(flagged) };
+}
+
+/** The plan accumulator of the whole manifest: the XOR of every row's plan digest. */
+async function planAccumulatorOf(run: JobRun): Promise<string> {
+  let accumulator = EMPTY_PLAN_ACCUMULATOR;
+  let after = 0;
+  for (;;) {
+    const page = await run.ctx.db
+      .select({ seq: rows.seq, digest: rows.planDigest })
+      .from(rows)
+      .where(and(eq(rows.jobId, run.job.id), gt(rows.seq, after)))
+      .orderBy(asc(rows.seq))
+      .limit(5000);
+    if (page.length === 0) return accumulator;
+    for (const r of page) accumulator = xorDigest(accumulator, r.digest);
+    after = page[page.length - 1]?.seq ?? after;
+  }
+}
+
+/** Detects the conflicts of the whole manifest and sets its revision 0; returns how many opened. */
+async function detectConflicts(run: JobRun): Promise<number> {
+  const { ctx, job } = run;
+  const scope = await conflictScopeOf(run);
+  const accumulator = await planAccumulatorOf(run);
+  const at = ctx.clock();
+  const { messages, openConflicts } = await runTransaction(ctx.db, async (tx) => {
+    const outcome = await recomputeConflicts(tx, job, scope, accumulator, at);
+    await tx
+      .update(jobs)
+      .set({ revision: 0, planAccumulator: outcome.accumulator, updatedAt: at })
+      .where(eq(jobs.id, job.id));
+    const count = outcome.messages.filter((m) => m.event.type === "conflict_opened").length;
+    return { messages: outcome.messages, openConflicts: count };
+  });
+  ctx.publish(messages);
+  return openConflicts;
+}
+
+/** Runs an analyze job: walk, inspect, store rows in batches, then detect conflicts over the whole manifest. */
+export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record<string, unknown>> {
+  const stats: WalkStats = { directories: 0, skippedEntries: 0 };
+  await run.phase("scanning");
+  const scanned = await scanRows(run, plan, stats);
+  if (scanned.cancelled) return { files: scanned.seq, bytes: scanned.bytes, cancelled: true };
+  await run.phase("conflicts");
+  const conflicts = await detectConflicts(run);
+  return {
+    files: scanned.seq,
+    bytes: scanned.bytes,
+    blocked: scanned.blocked,
+    directories: stats.directories,
+    skipped_entries: stats.skippedEntries,
+    conflicts,
+  };
+}
+
+/** The analyze job body: its plan from the job's parameters (and review's adjuster), then the run. */
+export function analyzeBody(res: FileorgResources): JobBody {
+  return async (run) => {
+    const p = run.job.params;
+    const template = parseTemplate(String(p.naming_template));
+    if (!template.ok) throw new FileorgError("INVALID_TEMPLATE", template.message);
+    const adjust = await res.hooks.analyzeAdjuster?.(run.job);
+    const plan: AnalyzePlan = {
+      sourceDir: String(p.source_dir),
+      outputDir: String(p.output_dir),
+      template: template.template,
+      recursive: p.recursive !== false,
+      includeHidden: p.include_hidden === true,
+      concurrency: res.concurrency,
+      files: Array.isArray(p.files) ? p.files.map(String) : undefined,
+      confidenceThreshold: thresholdOf(run.job),
+      adjust,
+      directories: new Map(),
+    };
+    return runAnalyze(run, plan);
+  };
+}

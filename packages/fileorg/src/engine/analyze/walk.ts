@@ -1,0 +1,136 @@
+import type { Dirent } from "node:fs";
+import { opendir } from "node:fs/promises";
+import { join } from "node:path";
+import type { InspectedFile, InspectPool } from "../inspect-pool.js";
+
+/** Folders of other tools, skipped unless hidden entries are included. */
+export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([
+  "node_modules",
+  "__pycache__",
+  "$RECYCLE.BIN",
+  "System Volume Information",
+  "lost+found",
+]);
+
+/** Options of the walk. */
+export interface WalkOptions {
+  recursive: boolean;
+  includeHidden: boolean;
+}
+
+/** Counts of what the walk passed over. */
+export interface WalkStats {
+  directories: number;
+  skippedEntries: number;
+}
+
+function isSkipped(name: string, isDir: boolean, options: WalkOptions): boolean {
+  if (!options.includeHidden && name.startsWith(".")) return true;
+  if (isDir && !options.includeHidden && SKIPPED_DIRECTORIES.has(name)) return true;
+  // temp files of an interrupted apply are never part of a plan
+  return !isDir && name.includes(".vetted-tmp-");
+}
+
+/** Streams the regular files under `root` depth-first; only pending directory paths are held in memory. */
+export async function* walkFiles(
+  root: string,
+  options: WalkOptions,
+  stats: WalkStats,
+): AsyncGenerator<string> {
+  const stack = [root];
+  while (stack.length > 0) {
+    const dir = stack.pop();
+    if (dir === undefined) break;
+    stats.directories++;
+    let handle: AsyncIterable<Dirent>;
+    try {
+      handle = await opendir(dir, { bufferSize: 128 });
+    } catch {
+      stats.skippedEntries++;
+      continue;
+    }
+    const subdirs: string[] = [];
+    for await (const entry of handle) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (isSkipped(entry.name, true, options)) stats.skippedEntries++;
+        else if (options.recursive) subdirs.push(path);
+      } else if (entry.isFile()) {
+        if (isSkipped(entry.name, false, options)) stats.skippedEntries++;
+        else yield path;
+      } else {
+        // symlinks, sockets, devices: never followed, never moved
+        stats.skippedEntries++;
+      }
+    }
+    stack.push(...subdirs.reverse());
+  }
+}
+
+/** Maps `source` through `fn` with at most `limit` calls in flight; yields in completion order. */
+export async function* mapBounded<T, R>(
+  source: AsyncIterable<T>,
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): AsyncGenerator<R> {
+  const iterator = source[Symbol.asyncIterator]();
+  const running = new Map<number, Promise<{ key: number; value: R }>>();
+  let nextKey = 0;
+  let exhausted = false;
+  for (;;) {
+    while (!exhausted && running.size < limit) {
+      const next = await iterator.next();
+      if (next.done === true) {
+        exhausted = true;
+        break;
+      }
+      const key = nextKey++;
+      running.set(
+        key,
+        fn(next.value).then((value) => ({ key, value })),
+      );
+    }
+    if (running.size === 0) return;
+    const settled = await Promise.race(running.values());
+    running.delete(settled.key);
+    yield settled.value;
+  }
+}
+
+const READ_CHUNK = 64;
+
+/**
+ * Streams what the pool's reader threads find about `paths`, sent in chunks with a bounded number of chunks
+ * in flight (bounded memory), in the order the paths came. A file whose real parent lies outside `roots`
+ * is neither read nor yielded.
+ */
+export async function* inspectAll(
+  paths: AsyncIterable<string>,
+  pool: InspectPool,
+  roots: readonly string[],
+): AsyncGenerator<InspectedFile> {
+  const iterator = paths[Symbol.asyncIterator]();
+  const queue: Array<Promise<Array<InspectedFile | undefined>>> = [];
+  const maxInFlight = pool.threads * 4;
+  let exhausted = false;
+  for (;;) {
+    while (!exhausted && queue.length < maxInFlight) {
+      const part: string[] = [];
+      while (part.length < READ_CHUNK) {
+        const next = await iterator.next();
+        if (next.done === true) {
+          exhausted = true;
+          break;
+        }
+        part.push(next.value);
+      }
+      if (part.length === 0) break;
+      const answer = pool.inspect(part, roots);
+      answer.catch(() => undefined); // awaited below; never an unhandled rejection if the walk stops early
+      queue.push(answer);
+    }
+    const first = queue.shift();
+    if (first === undefined) return;
+    for (const file of await first) if (file !== undefined) yield file;
+  }
+}

@@ -1,0 +1,126 @@
+import { confinedFs } from "../confined-fs.js";
+import { folderScope } from "../confined-moves.js";
+import { runTransaction } from "../db.js";
+import type { InspectPool } from "../inspect-pool.js";
+import { type JournalDraft, type JournalRecord, writeIntents } from "../journal.js";
+import { linkMovesOnThreads, MOVE_CONCURRENCY, type MoveScope, moveOne } from "../move-steps.js";
+import { mapLimit } from "../pool.js";
+import type { JobRun } from "../run.js";
+import {
+  completeGroup,
+  type Failure,
+  type MoveKind,
+  type MoveOptions,
+  type PlannedMove,
+  type RecordOutcome,
+} from "./group.js";
+
+/** What one executed group did. */
+export interface GroupOutcome {
+  moved: number;
+  bytes: number;
+  failed: number;
+  /** Rows whose move failed on drift or an occupied target (they reopen as conflicts). */
+  occupied: string[];
+  byCode: Record<string, number>;
+}
+
+/** A journal intent of `op` on `toPath` (and `fromPath`) for `jobId`. */
+export function intentOf(
+  jobId: string,
+  at: number,
+  op: JournalDraft["op"],
+  toPath: string,
+  move?: { rowId: string; fromPath: string; sha256: string | null; size: number },
+): JournalDraft {
+  return {
+    jobId,
+    rowId: move?.rowId ?? null,
+    op,
+    fromPath: move?.fromPath ?? null,
+    toPath,
+    sha256: move?.sha256 ?? null,
+    size: move?.size ?? null,
+    state: "intent",
+    errorCode: null,
+    createdAt: at,
+    completedAt: null,
+  };
+}
+
+function makeFolders(records: readonly JournalRecord[], scope: MoveScope): RecordOutcome[] {
+  const out: RecordOutcome[] = [];
+  for (const record of records) {
+    if (record.op !== "mkdir") continue;
+    const made = confinedFs.mkdirIn(folderScope(scope.allowed, scope.folders, record.toPath), record.toPath);
+    // EEXIST: someone else made it; it is not ours to remove later
+    out.push(
+      made.code === undefined
+        ? { record, state: "done", error: null }
+        : {
+            record,
+            state: made.code === "EEXIST" ? "not_done" : "failed",
+            error: { code: made.code, message: made.code },
+          },
+    );
+  }
+  return out;
+}
+
+/** Executes planned moves as one journaled group: intents committed first, then the moves, then completions. */
+export async function executeGroup(
+  run: JobRun,
+  options: MoveOptions,
+  kind: MoveKind,
+  planned: { moves: readonly PlannedMove[]; mkdirs: readonly string[]; failures: readonly Failure[] },
+  progress: number,
+  scope: MoveScope,
+  files?: InspectPool,
+): Promise<GroupOutcome> {
+  const { ctx, job } = run;
+  const at = ctx.clock();
+  const drafts: JournalDraft[] = [
+    ...planned.mkdirs.map((dir) => intentOf(job.id, at, "mkdir", dir)),
+    ...planned.moves.map((m) =>
+      intentOf(job.id, at, "move", m.to, {
+        rowId: m.row.id,
+        fromPath: m.from,
+        sha256: m.row.sha256,
+        size: m.row.size,
+      }),
+    ),
+  ];
+  const records =
+    drafts.length === 0 ? [] : await runTransaction(ctx.db, (tx) => writeIntents(tx, options.signer, drafts));
+  const outcomes = makeFolders(records, scope);
+  const result: GroupOutcome = {
+    moved: 0,
+    bytes: 0,
+    failed: planned.failures.length,
+    occupied: [],
+    byCode: {},
+  };
+  const moveRecords = records.filter((r) => r.op === "move");
+  const identities = new Map(planned.moves.map((m) => [m.row.id, m.identity]));
+  // Moves of one group touch distinct paths, so they run a few at a time.
+  const moveOutcomes =
+    files === undefined || options.forceCopy
+      ? await mapLimit(moveRecords, MOVE_CONCURRENCY, (record) =>
+          moveOne(record, identities.get(record.rowId ?? "") ?? null, scope, options.forceCopy),
+        )
+      : await linkMovesOnThreads(files, moveRecords, identities, scope);
+  for (const o of moveOutcomes) {
+    outcomes.push(o);
+    if (o.state === "done") {
+      result.moved++;
+      result.bytes += o.record.size ?? 0;
+    } else {
+      result.failed++;
+      result.byCode[o.error.code] = (result.byCode[o.error.code] ?? 0) + 1;
+      const reopens = o.error.code === "TARGET_EXISTS" || o.error.code === "SOURCE_CHANGED";
+      if (reopens && o.record.rowId !== null) result.occupied.push(o.record.rowId);
+    }
+  }
+  await completeGroup(ctx, job, kind, outcomes, planned.failures, progress);
+  return result;
+}

@@ -1,0 +1,200 @@
+import { lstat } from "node:fs/promises";
+import { eq, inArray } from "drizzle-orm";
+import type { JobEventType } from "../../domain/job.js";
+import type { RowError } from "../../domain/manifest.js";
+import { moveRow, type RowStatus } from "../../domain/transitions.js";
+import { jobs, rows } from "../../store/schema.js";
+import type { SourceIdentity } from "../confined-fs.js";
+import type { EngineContext } from "../context.js";
+import { chunk, type Queryable, runTransaction } from "../db.js";
+import { completeRecords, type JournalRecord, type JournalSigner } from "../journal.js";
+import type { RowRecord } from "../manifest.js";
+import { appendEvent, type HubMessage, type JobRecord } from "../records.js";
+
+/** Rows per group commit. */
+export const GROUP_SIZE = 500;
+
+/** Options shared by apply and rollback. */
+export interface MoveOptions {
+  signer: JournalSigner;
+  /** Always copy+verify instead of linking (exercises the cross-device path). */
+  forceCopy: boolean;
+  /** Rows per group commit. */
+  groupSize: number;
+}
+
+/** The columns apply and rollback read of a row. */
+export type MoveRow = Pick<
+  RowRecord,
+  | "id"
+  | "seq"
+  | "sourcePath"
+  | "targetPath"
+  | "size"
+  | "mtime"
+  | "sourceDev"
+  | "sourceIno"
+  | "sourceCtime"
+  | "sha256"
+  | "status"
+>;
+
+/** The select list of {@link MoveRow}. */
+export const MOVE_COLUMNS = {
+  id: rows.id,
+  seq: rows.seq,
+  sourcePath: rows.sourcePath,
+  targetPath: rows.targetPath,
+  size: rows.size,
+  mtime: rows.mtime,
+  sourceDev: rows.sourceDev,
+  sourceIno: rows.sourceIno,
+  sourceCtime: rows.sourceCtime,
+  sha256: rows.sha256,
+  status: rows.status,
+};
+
+/** One planned move of a group. */
+export interface PlannedMove {
+  row: MoveRow;
+  from: string;
+  to: string;
+  /** What must still be at `from` right before it moves (checked on the thread that moves it). */
+  identity: SourceIdentity | null;
+}
+
+/** A row that failed before its move was attempted. */
+export interface Failure {
+  row: MoveRow;
+  error: RowError;
+}
+
+/** How one journal record ended. */
+export interface RecordOutcome {
+  record: JournalRecord;
+  state: JournalRecord["state"];
+  error: RowError | null;
+}
+
+/** Whether a move job applies or rolls back. */
+export type MoveKind = "apply" | "rollback";
+
+/** `lstat`, or undefined when nothing is there. */
+export async function lstatOrUndefined(path: string) {
+  return lstat(path).catch(() => undefined);
+}
+
+/** The current statuses of `ids`, read inside the completing transaction. */
+async function statusesOf(tx: Queryable, ids: readonly string[]): Promise<Map<string, RowStatus>> {
+  const out = new Map<string, RowStatus>();
+  for (const part of chunk(ids, 500)) {
+    const found = await tx
+      .select({ id: rows.id, status: rows.status })
+      .from(rows)
+      .where(inArray(rows.id, part));
+    for (const r of found) out.set(r.id, r.status);
+  }
+  return out;
+}
+
+/** Moves each row through the row table (throws ILLEGAL_TRANSITION on a move it forbids). */
+function checkMoves(statuses: Map<string, RowStatus>, ids: readonly string[], to: RowStatus): void {
+  for (const id of ids) {
+    const from = statuses.get(id);
+    if (from !== undefined) moveRow(from, to, id);
+  }
+}
+
+/** A failed row's fields: an apply fails the row; a rollback only records the error (the file stays applied). */
+function failedFields(kind: MoveKind, f: { error: RowError; attempted: boolean }, at: number) {
+  if (kind === "rollback") {
+    const drifted = !f.attempted && f.error.code === "SOURCE_CHANGED";
+    return { error: f.error, updatedAt: at, ...(drifted ? { sourceChanged: true } : {}) };
+  }
+  return {
+    status: "failed" as const,
+    error: f.error,
+    updatedAt: at,
+    ...(f.error.code === "TARGET_EXISTS" ? { targetOccupied: true } : {}),
+    ...(f.error.code === "SOURCE_CHANGED" ? { sourceChanged: true } : {}),
+  };
+}
+
+async function markDone(tx: Queryable, kind: MoveKind, ids: readonly string[], at: number): Promise<void> {
+  for (const part of chunk(ids, 500)) {
+    await tx
+      .update(rows)
+      .set(
+        kind === "apply"
+          ? { status: "applied", error: null, updatedAt: at }
+          : // Moved back (its ctime, and across devices its inode, changed): a re-apply checks size and mtime.
+            {
+              status: "rolled_back",
+              error: null,
+              sourceDev: null,
+              sourceIno: null,
+              sourceCtime: null,
+              updatedAt: at,
+            },
+      )
+      .where(inArray(rows.id, part));
+  }
+}
+
+/** Row updates and events for completed moves of an apply (or rollback) job, in one transaction. */
+export async function completeGroup(
+  ctx: EngineContext,
+  job: JobRecord,
+  kind: MoveKind,
+  records: readonly RecordOutcome[],
+  failures: readonly Failure[],
+  progress: number | undefined,
+): Promise<void> {
+  const at = ctx.clock();
+  // Moves that were attempted and failed, then rows refused before their move.
+  const failed: Array<{ rowId: string; error: RowError; attempted: boolean }> = [
+    ...records.flatMap(({ record, state, error }) =>
+      record.op === "move" && record.rowId !== null && state !== "done" && error !== null
+        ? [{ rowId: record.rowId, error, attempted: true }]
+        : [],
+    ),
+    ...failures.map((f) => ({ rowId: f.row.id, error: f.error, attempted: false })),
+  ];
+  const doneRows = records.flatMap(({ record, state }) =>
+    record.op === "move" && record.rowId !== null && state === "done" ? [record.rowId] : [],
+  );
+  const messages = await runTransaction(ctx.db, async (tx) => {
+    const out: HubMessage[] = [];
+    await completeRecords(
+      tx,
+      records.map(({ record, state, error }) => ({ id: record.id, state, errorCode: error?.code ?? null })),
+      at,
+    );
+    const statuses = await statusesOf(tx, [...doneRows, ...failed.map((f) => f.rowId)]);
+    checkMoves(statuses, doneRows, kind === "apply" ? "applied" : "rolled_back");
+    if (kind === "apply")
+      checkMoves(
+        statuses,
+        failed.map((f) => f.rowId),
+        "failed",
+      );
+    for (const f of failed) {
+      await tx
+        .update(rows)
+        .set(failedFields(kind, f, at))
+        .where(eq(rows.id, f.rowId));
+      out.push(await appendEvent(tx, job.id, "row_failed", { row_id: f.rowId, error: f.error }, at));
+    }
+    await markDone(tx, kind, doneRows, at);
+    if (doneRows.length > 0) {
+      const type: JobEventType = kind === "apply" ? "row_applied" : "row_rolled_back";
+      out.push(await appendEvent(tx, job.id, type, { row_ids: doneRows, count: doneRows.length }, at));
+    }
+    if (progress !== undefined) {
+      await tx.update(jobs).set({ progress, updatedAt: at }).where(eq(jobs.id, job.id));
+      out.push(await appendEvent(tx, job.id, "progress", { progress }, at));
+    }
+    return out;
+  });
+  ctx.publish(messages);
+}

@@ -1,0 +1,138 @@
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { moveJob } from "../../domain/transitions.js";
+import { jobs, journal } from "../../store/schema.js";
+import { completeGroup, GROUP_SIZE, lstatOrUndefined, type RecordOutcome } from "../apply/group.js";
+import { chunk, runTransaction } from "../db.js";
+import { type JournalSigner, resolveMoveFromDisk } from "../journal.js";
+import { isLeaseTakeable } from "../lease.js";
+import { appendEvent, type JobRecord } from "../records.js";
+import type { FileorgResources } from "../resources.js";
+
+/** What start-up recovery found for one job. */
+export interface RecoveredJob {
+  jobId: string;
+  resolved: { done: number; not_done: number; missing: number; tampered: number };
+}
+
+const ACTIVE = ["running", "cancelling"] as const;
+
+/**
+ * Takes over a job left running whose lease ran out (or whose owner is gone), as one process: a
+ * compare-and-set on the lease it saw.
+ */
+export async function takeOver(res: FileorgResources, candidate: JobRecord): Promise<JobRecord | undefined> {
+  const now = res.ctx.clock();
+  if (!isLeaseTakeable(candidate, now)) return undefined;
+  const [job] = await runTransaction(res.ctx.db, (tx) =>
+    tx
+      .update(jobs)
+      .set({ leaseOwner: res.lease.owner, leaseExpiresAt: now + res.lease.leaseMs })
+      .where(
+        and(
+          eq(jobs.id, candidate.id),
+          inArray(jobs.status, [...ACTIVE]),
+          candidate.leaseOwner === null ? isNull(jobs.leaseOwner) : eq(jobs.leaseOwner, candidate.leaseOwner),
+          candidate.leaseExpiresAt === null
+            ? isNull(jobs.leaseExpiresAt)
+            : eq(jobs.leaseExpiresAt, candidate.leaseExpiresAt),
+        ),
+      )
+      .returning(),
+  );
+  return job;
+}
+
+/** Settles each unfinished, correctly signed journal intent of `job` from the disk. */
+async function settleIntents(res: FileorgResources, signer: JournalSigner, job: JobRecord) {
+  const open = await res.ctx.db
+    .select()
+    .from(journal)
+    .where(and(eq(journal.jobId, job.id), eq(journal.state, "intent")))
+    .orderBy(asc(journal.id));
+  const resolved = { done: 0, not_done: 0, missing: 0, tampered: 0 };
+  const outcomes: RecordOutcome[] = [];
+  for (const record of open) {
+    if (!signer.verify(record)) {
+      resolved.tampered++;
+      continue;
+    }
+    if (record.op === "move") {
+      const verdict = await resolveMoveFromDisk(record, res.ctx.guard.roots);
+      if (verdict.state === "done") resolved.done++;
+      else if (verdict.state === "not_done") resolved.not_done++;
+      else resolved.missing++;
+      const error =
+        verdict.state === "failed"
+          ? { code: verdict.code, message: "Neither the source nor the target exists after a crash." }
+          : null;
+      outcomes.push({ record, state: verdict.state, error });
+    } else {
+      const there = (await lstatOrUndefined(record.toPath)) !== undefined;
+      const ok = record.op === "mkdir" ? there : !there;
+      outcomes.push({ record, state: ok ? "done" : "not_done", error: null });
+    }
+  }
+  const kind = job.kind === "rollback" ? "rollback" : "apply";
+  for (const part of chunk(outcomes, GROUP_SIZE)) {
+    await completeGroup(res.ctx, job, kind, part, [], undefined);
+  }
+  return { open: open.length, resolved };
+}
+
+/** Ends a taken-over job `failed` (INTERRUPTED) with what recovery settled. */
+async function failInterrupted(
+  res: FileorgResources,
+  job: JobRecord,
+  settled: { open: number; resolved: RecoveredJob["resolved"] },
+) {
+  const { ctx } = res;
+  const { resolved } = settled;
+  const at = ctx.clock();
+  const message =
+    `The process stopped while this ${job.kind} job ran. Recovery settled ${settled.open} unfinished ` +
+    `journal intents from the disk (${resolved.done} completed, ${resolved.not_done} not done` +
+    `${resolved.missing > 0 ? `, ${resolved.missing} missing` : ""}${resolved.tampered > 0 ? `, ${resolved.tampered} tampered and left alone` : ""}). ` +
+    "The journal is consistent: retry the job or roll it back.";
+  const messages = await runTransaction(ctx.db, async (tx) => {
+    const mine = and(eq(jobs.id, job.id), eq(jobs.leaseOwner, res.lease.owner));
+    const [current] = await tx.select({ status: jobs.status }).from(jobs).where(mine);
+    if (current === undefined) return [];
+    const status = moveJob(current.status, "failed", job.id);
+    await tx
+      .update(jobs)
+      .set({
+        status,
+        phase: status,
+        error: { code: "INTERRUPTED", message, details: resolved },
+        finishedAt: at,
+        updatedAt: at,
+        leaseExpiresAt: null,
+      })
+      .where(and(mine, eq(jobs.status, current.status)));
+    return [
+      await appendEvent(tx, job.id, "recovered", { ...resolved }, at),
+      await appendEvent(tx, job.id, "finished", { status, error: { code: "INTERRUPTED", message } }, at),
+    ];
+  });
+  ctx.publish(messages);
+}
+
+/**
+ * Start-up recovery: every job left `running`/`cancelling` by a crash is resolved. Each intent without a
+ * completion is settled from the disk, rows follow, and the job ends `failed` with a clear error.
+ */
+export async function recoverInterruptedJobs(res: FileorgResources): Promise<RecoveredJob[]> {
+  const stuck = await res.ctx.db
+    .select()
+    .from(jobs)
+    .where(inArray(jobs.status, [...ACTIVE]));
+  const out: RecoveredJob[] = [];
+  for (const candidate of stuck) {
+    const job = await takeOver(res, candidate);
+    if (job === undefined) continue;
+    const settled = await settleIntents(res, res.signer, job);
+    await failInterrupted(res, job, settled);
+    out.push({ jobId: job.id, resolved: settled.resolved });
+  }
+  return out;
+}

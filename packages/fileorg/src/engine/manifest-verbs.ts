@@ -1,0 +1,74 @@
+import type { ResolveRequest } from "../domain/conflict.js";
+import type { Actor, JobReport } from "../domain/job.js";
+import type { EditResult, ManifestPage, ManifestRow, RowPatch } from "../domain/manifest.js";
+import { NotFoundError } from "../errors.js";
+import { type ManifestView, previewRow, type RowPreview, reportJob, viewManifest } from "./insights.js";
+import {
+  type InternalPatch,
+  type ListRowsOptions,
+  listConflicts,
+  listRows,
+  loadRows,
+  type PatchOptions,
+  patchRows,
+  requireManifestJob,
+  resolveConflicts,
+  toManifestRow,
+} from "./manifest.js";
+import type { FileorgResources } from "./resources.js";
+
+/** The engine's manifest verbs (rows, patches, conflicts, views), over the shared resources. */
+export function manifestVerbs(res: FileorgResources) {
+  const { ctx } = res;
+  const { db } = ctx;
+  return {
+    /** Reads manifest rows by filter and cursor. */
+    listRows: (jobId: string, query: ListRowsOptions = {}): Promise<ManifestPage> =>
+      listRows(db, jobId, query),
+    /** One row. Throws JOB_NOT_FOUND, ROW_NOT_FOUND. */
+    async getRow(jobId: string, rowId: string): Promise<ManifestRow> {
+      await requireManifestJob(db, jobId);
+      const [row] = await loadRows(db, jobId, [rowId]);
+      if (row === undefined)
+        throw new NotFoundError("ROW_NOT_FOUND", `No row ${rowId} in ${jobId}.`, { row_id: rowId });
+      return toManifestRow(row);
+    },
+    /**
+     * Applies a batch of field patches atomically (one revision bump, conflicts and buckets recomputed for
+     * the rows concerned, audited with the actor and request id).
+     */
+    applyPatches: (
+      jobId: string,
+      operations: ReadonlyArray<{ row_id: string; patch: RowPatch | InternalPatch }>,
+      opts: PatchOptions,
+    ): Promise<EditResult> => patchRows(ctx, jobId, operations, opts),
+    /** Edits one row (field-level); `expectedRevision` comes from `If-Match`. */
+    async editRow(jobId: string, rowId: string, patch: RowPatch, opts: PatchOptions): Promise<ManifestRow> {
+      const result = await patchRows(ctx, jobId, [{ row_id: rowId, patch }], opts);
+      const [row] = result.items;
+      if (row === undefined) throw new NotFoundError("ROW_NOT_FOUND", `No row ${rowId} in ${jobId}.`);
+      return row;
+    },
+    /** Lists a manifest's conflicts. */
+    listConflicts: (
+      jobId: string,
+      query: {
+        status?: "open" | "resolved" | undefined;
+        cursor?: string | undefined;
+        limit?: number | undefined;
+      } = {},
+    ) => listConflicts(db, jobId, query),
+    /** Resolves conflicts atomically. */
+    resolveConflicts: (
+      jobId: string,
+      request: ResolveRequest,
+      opts: Actor & { expectedRevision?: number | undefined },
+    ) => resolveConflicts(ctx, jobId, request, opts),
+    /** The grouped view of a manifest: target folder tree with counts, and summaries. */
+    viewManifest: (jobId: string): Promise<ManifestView> => viewManifest(ctx, jobId),
+    /** A row's metadata and a safe preview of its file. */
+    previewRow: (jobId: string, rowId: string): Promise<RowPreview> => previewRow(ctx, jobId, rowId),
+    /** A job's report: totals, counts by bucket/category/status/error, duplicates, conflicts, bytes moved, durations. */
+    report: (jobId: string): Promise<JobReport> => reportJob(ctx, jobId),
+  };
+}

@@ -1,0 +1,112 @@
+import { tmpdir } from "node:os";
+import type { JobKind } from "../domain/job.js";
+import type { RowAdjuster } from "./analyze/rows.js";
+import { GROUP_SIZE, type MoveOptions } from "./apply/group.js";
+import type { EngineContext } from "./context.js";
+import type { Database } from "./db.js";
+import { createId } from "./ids.js";
+import { createJournalSigner, type JournalSigner } from "./journal.js";
+import { loadJournalKey } from "./journal-key.js";
+import { createLeaseOwner } from "./lease.js";
+import { createPathGuard, defaultAllowedRoots } from "./path-guard.js";
+import { EventHub, type JobRecord } from "./records.js";
+import type { JobRun } from "./run.js";
+
+/** What the engine is built from. */
+export interface FileorgEngineOptions {
+  db: Database;
+  /** Milliseconds since the epoch (default `Date.now`). */
+  clock?: () => number;
+  /** Id factory (default: prefixed, time-ordered random ids). */
+  ids?: (prefix: string) => string;
+  /** Directories every path must resolve inside (default: home and the system temp directory). */
+  allowedRoots?: readonly string[];
+  /**
+   * Rows built concurrently during analyze (default 8); files are read and hashed on
+   * min(concurrency, cores − 1, 4) file threads (at least one).
+   */
+  concurrency?: number;
+  /**
+   * The key that signs journal records (HMAC-SHA256). Default: `loadJournalKey` over `dataDir` (from
+   * `VETTED_JOURNAL_KEY`, or generated once into the data directory with mode 0600).
+   */
+  journalKey?: Uint8Array;
+  /** Where the journal key file lives when `journalKey` is not given (default: the system temp directory). */
+  dataDir?: string;
+  /** Environment read for `VETTED_JOURNAL_KEY` (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** Always move by copy + fsync + verify + unlink, as across devices (default false: link, then unlink). */
+  forceCopy?: boolean;
+  /** Rows per journal group commit during apply and rollback (default 500). */
+  groupSize?: number;
+  /**
+   * How long a running job stays leased to this engine without a heartbeat (default 30 000 ms; renewed every
+   * third of it). Several processes may share one database: each takes over only jobs whose lease expired
+   * (or whose owner is known to be gone) and never runs a job another live process owns.
+   */
+  leaseMs?: number;
+}
+
+/** A job body: runs a claimed job and returns its result. */
+export type JobBody = (run: JobRun) => Promise<Record<string, unknown>>;
+
+/** Hooks review and the inbox set on the engine. */
+export interface EngineHooks {
+  /** Prepares how new analyze rows are adjusted before bucketing (review's learned suggestions). */
+  analyzeAdjuster?: ((job: JobRecord) => Promise<RowAdjuster | undefined>) | undefined;
+  /** Extra parameters of new analyze jobs (the active strategy pack's threshold, preference defaults). */
+  paramDefaults?: (() => Promise<Record<string, unknown>>) | undefined;
+  /**
+   * Race simulation: awaited between reading a queued job and the compare-and-set that claims it, so a test
+   * can make two engines read the same job before either claims it.
+   */
+  beforeClaim?: ((jobId: string) => Promise<void>) | undefined;
+}
+
+/** The one resources object every concern module of the engine works over. */
+export interface FileorgResources {
+  ctx: EngineContext;
+  signer: JournalSigner;
+  moveOptions: MoveOptions;
+  lease: { owner: string; leaseMs: number };
+  concurrency: number;
+  hooks: EngineHooks;
+  /** Job bodies by kind. */
+  bodies: Map<JobKind, JobBody>;
+  /** Wakes the runner (set by the runner; a no-op until it exists). */
+  wake: () => void;
+}
+
+/** Builds the shared resources of one engine from its options. */
+export function createFileorgResources(options: FileorgEngineOptions): FileorgResources {
+  const hub = new EventHub();
+  const ctx: EngineContext = {
+    db: options.db,
+    clock: options.clock ?? Date.now,
+    ids: options.ids ?? createId,
+    hub,
+    guard: createPathGuard(options.allowedRoots ?? defaultAllowedRoots()),
+    publish(messages) {
+      for (const m of messages) hub.publish(m);
+    },
+    rowsEditedListeners: [],
+  };
+  const signer = createJournalSigner(
+    options.journalKey ??
+      loadJournalKey({ env: options.env ?? process.env, dataDir: options.dataDir ?? tmpdir() }),
+  );
+  return {
+    ctx,
+    signer,
+    moveOptions: {
+      signer,
+      forceCopy: options.forceCopy ?? false,
+      groupSize: options.groupSize ?? GROUP_SIZE,
+    },
+    lease: { owner: createLeaseOwner(), leaseMs: options.leaseMs ?? 30_000 },
+    concurrency: options.concurrency ?? 8,
+    hooks: {},
+    bodies: new Map(),
+    wake: () => undefined,
+  };
+}
