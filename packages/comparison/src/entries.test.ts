@@ -11,6 +11,8 @@ async function bundleInputs(entry: string): Promise<string[]> {
     write: false,
     metafile: true,
     logLevel: "silent",
+    // Workspace packages resolve to their sources, as in the tests (no build needed).
+    conditions: ["@vetted/source"],
   });
   return Object.keys(result.metafile.inputs);
 }

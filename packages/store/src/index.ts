@@ -12,7 +12,13 @@ export {
   encodeCursor,
 } from "./cursor.js";
 export { NestingTooDeepError, RegexInvalidError, StoreError, type StoreErrorCode } from "./errors.js";
-export { assertJsonDepth, exceedsJsonDepth, exceedsJsonTextDepth, MAX_JSON_DEPTH } from "./json-depth.js";
+export {
+  assertJsonDepth,
+  exceedsJsonDepth,
+  exceedsJsonTextDepth,
+  findTooDeepOffset,
+  MAX_JSON_DEPTH,
+} from "./json-depth.js";
 export { type KeyFileOptions, loadKeyFile } from "./key-file.js";
 export { findDrizzleFolder, type MigrationSet, migrateWithRetry } from "./migrate.js";
 export { DEFAULT_PAGE_LIMIT, type KeysetPage, MAX_PAGE_LIMIT, toKeysetPage } from "./paging.js";

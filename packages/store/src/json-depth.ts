@@ -23,10 +23,11 @@ export function exceedsJsonDepth(value: unknown, limit: number = MAX_JSON_DEPTH)
 }
 
 /**
- * Whether JSON text nests deeper than `limit`, judged by a single scan of brackets outside strings —
- * before any parser (a recursive one could overflow) sees the text. Malformed text is not judged here.
+ * The offset of the first `[` or `{` that nests deeper than `limit` in JSON text, judged by one scan of
+ * brackets outside strings — before any parser (a recursive one could overflow) sees the text. `undefined`
+ * when the text stays within the limit; malformed text is not judged here.
  */
-export function exceedsJsonTextDepth(text: string, limit: number = MAX_JSON_DEPTH): boolean {
+export function findTooDeepOffset(text: string, limit: number = MAX_JSON_DEPTH): number | undefined {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -37,10 +38,15 @@ export function exceedsJsonTextDepth(text: string, limit: number = MAX_JSON_DEPT
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
       depth++;
-      if (depth > limit) return true;
+      if (depth > limit) return i;
     } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
   }
-  return false;
+  return undefined;
+}
+
+/** Whether JSON text nests deeper than `limit` (see {@link findTooDeepOffset}). */
+export function exceedsJsonTextDepth(text: string, limit: number = MAX_JSON_DEPTH): boolean {
+  return findTooDeepOffset(text, limit) !== undefined;
 }
 
 /** Throws {@link NestingTooDeepError} (`NESTING_TOO_DEEP`) when `value` nests deeper than `limit`. */

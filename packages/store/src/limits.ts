@@ -4,5 +4,11 @@
  * linear-time user regular expressions, for the engines' `domain/` modules.
  */
 export { NestingTooDeepError, RegexInvalidError, StoreError, type StoreErrorCode } from "./errors.js";
-export { assertJsonDepth, exceedsJsonDepth, exceedsJsonTextDepth, MAX_JSON_DEPTH } from "./json-depth.js";
+export {
+  assertJsonDepth,
+  exceedsJsonDepth,
+  exceedsJsonTextDepth,
+  findTooDeepOffset,
+  MAX_JSON_DEPTH,
+} from "./json-depth.js";
 export { compileUserRegex, MAX_REGEX_LENGTH, type UserRegex, userRegexProblem } from "./safe-regex.js";

@@ -52,6 +52,8 @@ beforeAll(async () => {
     target: "node20",
     format: "esm",
     // jsonc-parser's UMD build requires its modules dynamically; bundle its ESM build instead.
+    // Workspace packages resolve to their sources (no build needed).
+    conditions: ["@vetted/source"],
     mainFields: ["module", "main"],
     // Bundled CommonJS dependencies require Node built-ins; give the ESM bundle a `require` for them.
     banner: {
