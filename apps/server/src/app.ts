@@ -47,6 +47,8 @@ export interface AppDeps {
   inbox: InboxEngine<Job>;
   /** Review of manifests: queue, batch triage, rules, learning. */
   review: ReviewEngine;
+  /** Idle milliseconds before an event stream sends a heartbeat comment (default 15 s; tests shorten it). */
+  sseHeartbeatMs?: number;
 }
 
 /** Per-request variables set by middleware. */

@@ -1,3 +1,4 @@
+import { ComparisonError, type ComparisonErrorCode } from "@vetted/comparison";
 import { FileorgError, type FileorgErrorCode, ReviewError, type ReviewErrorCode } from "@vetted/fileorg";
 import { RunsError, type RunsErrorCode } from "@vetted/runs";
 import { StoreError, type StoreErrorCode } from "@vetted/store";
@@ -27,7 +28,13 @@ export const SERVER_ERROR_CODES = [
 export type ServerErrorCode = (typeof SERVER_ERROR_CODES)[number];
 
 /** Every code the server can answer with. Packages' codes join this union as they are composed in. */
-export type ErrorCode = ServerErrorCode | RunsErrorCode | FileorgErrorCode | ReviewErrorCode | StoreErrorCode;
+export type ErrorCode =
+  | ServerErrorCode
+  | RunsErrorCode
+  | FileorgErrorCode
+  | ReviewErrorCode
+  | StoreErrorCode
+  | ComparisonErrorCode;
 
 /** An error raised by the HTTP layer (routing, parsing, auth, guards). */
 export class ServerError extends Error {
@@ -124,6 +131,11 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
       return 422;
     case "KEY_INVALID":
       return 500;
+    case "UNKNOWN_GROUP":
+    case "UNKNOWN_FILTER_VALUE":
+    case "UNKNOWN_QUERY_FIELD":
+    case "INVALID_SELECTION":
+      return 422;
   }
 }
 
@@ -161,7 +173,8 @@ export function describeError(err: unknown): Described | undefined {
     err instanceof RunsError ||
     err instanceof ReviewError ||
     err instanceof FileorgError ||
-    err instanceof StoreError
+    err instanceof StoreError ||
+    err instanceof ComparisonError
   ) {
     return {
       code: err.code,

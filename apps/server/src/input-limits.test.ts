@@ -1,4 +1,5 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -203,6 +204,38 @@ describe("bodies the server never reads", () => {
       expect(await res.json()).toMatchObject({ error: { code: "PAYLOAD_TOO_LARGE" } });
       for (let i = 0; i < 3; i++) expect((await api.get("/api/health")).status).toBe(200);
     }
+  });
+});
+
+describe("an early answer to a body still being sent", () => {
+  it("reads the rest of the body first, so a slow uploader receives the 413 instead of a reset", async () => {
+    const { hostname, port } = new URL(server.url);
+    const size = 1_100_000;
+    const socket = connect({ host: hostname, port: Number(port) });
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    const received: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => received.push(chunk));
+    const failures: string[] = [];
+    socket.on("error", (err: NodeJS.ErrnoException) => failures.push(err.code ?? err.message));
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    socket.write(
+      `POST /api/flows HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
+    );
+    let sent = 0;
+    const piece = "a".repeat(110_000);
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setTimeout(r, 40));
+      if (socket.destroyed || received.length > 0) break;
+      await new Promise<void>((resolve) => socket.write(piece, () => resolve()));
+      sent += piece.length;
+    }
+    await closed;
+    // Without the drain the server answers at once and closes while the client is still sending.
+    expect(failures).toEqual([]);
+    expect(sent).toBe(size);
+    const text = Buffer.concat(received).toString("utf8");
+    expect(text).toMatch(/^HTTP\/1\.1 413/);
+    expect(text).toContain('"PAYLOAD_TOO_LARGE"');
   });
 });
 

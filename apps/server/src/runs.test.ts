@@ -362,6 +362,42 @@ describe("flows, templates and runs", { timeout: 30_000 }, () => {
     expect(text).toContain("event: status_changed");
     expect(text).toContain('"to":"success"');
   });
+
+  it("ends at once, sending nothing, when a client resumes an ended run's stream after its last event", async () => {
+    const run = await startRun(await createTemplate([{ id: "a", type: "set", vars: { x: 1 } }]));
+    await api.waitForRun(run.id, (r) => r.status === "success");
+    const all = await (await fetch(`${server.url}/api/runs/${run.id}/events/stream`)).text();
+    const last = Math.max(...[...all.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])));
+    const res = await fetch(`${server.url}/api/runs/${run.id}/events/stream`, {
+      headers: { "Last-Event-ID": String(last) },
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(await res.text()).not.toMatch(/^id: /m);
+  });
+});
+
+describe("runs lists", { timeout: 30_000 }, () => {
+  it("pages with next_cursor and answers 400 CURSOR_INVALID to a malformed or foreign cursor on every list", async () => {
+    const run = await startRun(await createTemplate(checkoutSteps()), { sku: "L1" });
+    const flows = await api.get("/api/flows?limit=1");
+    const flowCursor = (flows.json as { next_cursor: string | null }).next_cursor;
+    expect(typeof flowCursor).toBe("string");
+    const lists = ["/api/flows", "/api/templates", "/api/runs", `/api/runs/${run.id}/events`];
+    for (const list of lists) {
+      for (const cursor of ["garbage", "1e309", flowCursor]) {
+        if (list === "/api/flows" && cursor === flowCursor) continue;
+        const res = await api.get(`${list}?cursor=${cursor}`);
+        expect(res.status, `${list}?cursor=${cursor}`).toBe(400);
+        expect(res.json).toMatchObject({ error: { code: "CURSOR_INVALID" } });
+      }
+    }
+    const first = await api.get(`/api/runs/${run.id}/events?limit=1`);
+    const next = (first.json as { next_cursor: string | null }).next_cursor;
+    expect(typeof next).toBe("string");
+    const second = await api.get(`/api/runs/${run.id}/events?limit=1&cursor=${next}`);
+    expect(second.status).toBe(200);
+    expect((second.json as { items: Array<{ id: number }> }).items.map((e) => e.id)).toEqual([2]);
+  });
 });
 
 describe("live event streams", { timeout: 30_000 }, () => {

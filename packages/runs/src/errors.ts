@@ -14,6 +14,7 @@ export const RUNS_ERROR_CODES = [
   "OTP_UNAVAILABLE",
   "INPUT_INVALID",
   "REQUEST_INVALID",
+  "ILLEGAL_TRANSITION",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */
@@ -31,17 +32,92 @@ export class RunsError extends Error {
   }
 }
 
-/** A flow, template or run that does not exist. */
-export class NotFoundError extends RunsError {
-  override readonly name = "NotFoundError";
+/** No flow with that id (or not at that version). */
+export class FlowNotFoundError extends RunsError {
+  override readonly name = "FlowNotFoundError";
+  constructor(flowId: string, version?: number) {
+    super(
+      "FLOW_NOT_FOUND",
+      version === undefined ? `No flow ${flowId}.` : `No flow ${flowId} at version ${version}.`,
+    );
+  }
 }
 
-/** A compare-and-set lost: the run is not waiting, the version moved, the run already finished. */
-export class ConflictError extends RunsError {
-  override readonly name = "ConflictError";
+/** No template with that id. */
+export class TemplateNotFoundError extends RunsError {
+  override readonly name = "TemplateNotFoundError";
+  constructor(templateId: string) {
+    super("TEMPLATE_NOT_FOUND", `No template ${templateId}.`);
+  }
 }
 
-/** A request that is well-formed but cannot be honoured (wrong resume kind, bad params, no OTP). */
-export class UnprocessableError extends RunsError {
-  override readonly name = "UnprocessableError";
+/** No run with that id. */
+export class RunNotFoundError extends RunsError {
+  override readonly name = "RunNotFoundError";
+  constructor(runId: string) {
+    super("RUN_NOT_FOUND", `No run ${runId}.`);
+  }
+}
+
+/** A flow, template, request, params or typed input that does not meet its schema. */
+export class InvalidInputError extends RunsError {
+  override readonly name = "InvalidInputError";
+  constructor(
+    code: "FLOW_INVALID" | "TEMPLATE_INVALID" | "PARAMS_INVALID" | "REQUEST_INVALID" | "INPUT_INVALID",
+    message: string,
+    details?: unknown,
+  ) {
+    super(code, message, details);
+  }
+}
+
+/** The caller's `expected_version` is not the resource's version (a flow, template or run moved on). */
+export class VersionConflictError extends RunsError {
+  override readonly name = "VersionConflictError";
+  constructor(message: string, details?: unknown) {
+    super("VERSION_MISMATCH", message, details);
+  }
+}
+
+/** The run is not in a state the verb needs: not waiting (or another resume won), or already ended. */
+export class RunStateError extends RunsError {
+  override readonly name = "RunStateError";
+  constructor(code: "RUN_NOT_WAITING" | "RUN_FINISHED", message: string, details?: unknown) {
+    super(code, message, details);
+  }
+}
+
+/** The run waits, but not for this kind of answer (or the typed input breaks the gate's constraints). */
+export class ResumeRefusedError extends RunsError {
+  override readonly name = "ResumeRefusedError";
+  constructor(code: "RESUME_KIND_NOT_ALLOWED" | "INPUT_INVALID", message: string, details?: unknown) {
+    super(code, message, details);
+  }
+}
+
+/** An `Idempotency-Key` sent again with a different request body. */
+export class IdempotencyKeyReusedError extends RunsError {
+  override readonly name = "IdempotencyKeyReusedError";
+  constructor() {
+    super(
+      "IDEMPOTENCY_KEY_REUSED",
+      "This Idempotency-Key was already used with a different request body; use a new key.",
+    );
+  }
+}
+
+/** No one-time code to resume with: no OTP source configured, or none arrived yet. */
+export class OtpUnavailableError extends RunsError {
+  override readonly name = "OtpUnavailableError";
+  constructor(message: string) {
+    super("OTP_UNAVAILABLE", message);
+  }
+}
+
+/** A status change the run state machine does not allow (a bug in the caller, never bad input). */
+export class IllegalTransitionError extends RunsError {
+  override readonly name = "IllegalTransitionError";
+  constructor(from: string, to: string) {
+    super("ILLEGAL_TRANSITION", `A run cannot move from ${from} to ${to}.`, { from, to });
+  }
 }

@@ -5,6 +5,9 @@
  * validated params and policies, and durable runs that pause at one-time-code, approval and input gates,
  * resume with a compare-and-set, time out on schedule and survive restarts.
  */
+
+/** The engines' ports and pages, from `@vetted/store`. */
+export type { Clock, IdGenerator, KeysetPage, KeysetPage as Page } from "@vetted/store";
 export { Flow, FlowInput, FlowPatch } from "./domain/flow.js";
 export {
   type CanonicalHost,
@@ -47,6 +50,19 @@ export {
   WAITING_STATUSES,
 } from "./domain/status.js";
 export {
+  ApprovalGateStep,
+  AssertStep,
+  type GateRequest,
+  HttpStep,
+  InputGateStep,
+  type InputSchema,
+  OtpGateStep,
+  SetStep,
+  Step,
+  type StepOutcome,
+  WaitStep,
+} from "./domain/steps.js";
+export {
   DEFAULT_POLICIES,
   PARAM_TYPES,
   type ParamIssue,
@@ -64,6 +80,7 @@ export {
   type RunState,
   type Transition,
 } from "./domain/transitions.js";
+export type { EventHub, EventListener } from "./engine/hub.js";
 export {
   createInboundMessagesOtpSource,
   extractOtpCode,
@@ -82,26 +99,31 @@ export {
 } from "./engine/outbound.js";
 export { createRedactor, MIN_SUBSTRING_LENGTH, type Redactor } from "./engine/redactor.js";
 export {
-  type Clock,
   createRunsEngine,
+  type EventListQuery,
   type IdempotencyOptions,
-  type IdGenerator,
   type ListQuery,
-  type Page,
+  type RunListQuery,
   type RunsEngine,
   type RunsEngineOptions,
   type RunsObserver,
 } from "./engine/runs-engine.js";
 export { loadSecretsKey, SECRETS_KEY_FILE } from "./engine/secret-box.js";
 export {
-  ConflictError,
-  NotFoundError,
+  FlowNotFoundError,
+  IdempotencyKeyReusedError,
+  InvalidInputError,
+  OtpUnavailableError,
+  ResumeRefusedError,
   RUNS_ERROR_CODES,
+  RunNotFoundError,
+  RunStateError,
   RunsError,
   type RunsErrorCode,
-  UnprocessableError,
+  TemplateNotFoundError,
+  VersionConflictError,
 } from "./errors.js";
 export { DEFAULT_MAX_RESPONSE_BYTES } from "./steps/http-response.js";
-export { STEP_TYPES, Step, stepTypeOf } from "./steps/registry.js";
-export type { GateRequest, InputSchema, StepContext, StepOutcome, StepType } from "./steps/step-type.js";
+export { STEP_TYPES, stepTypeOf } from "./steps/registry.js";
+export type { StepContext, StepType } from "./steps/step-type.js";
 export { migrate } from "./store/migrate.js";

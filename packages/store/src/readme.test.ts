@@ -1,27 +1,12 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-
-const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+import { runReadmeExample } from "../../../tools/readme-example.js";
 
 describe("the README", () => {
   it("runs its TypeScript example verbatim and prints what its comments say", () => {
-    const readme = readFileSync(join(packageDir, "README.md"), "utf8");
-    const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(example).toBeDefined();
-    const code = example ?? "";
-    const expected = [...code.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => m[1]);
-    expect(expected.length).toBeGreaterThan(0);
-    // Inside the package folder so `@vetted/store` resolves to this package (self-reference).
-    const file = join(mkdtempSync(join(packageDir, "node_modules", ".readme-")), "example.ts");
-    writeFileSync(file, code);
-    const tsx = join(packageDir, "..", "..", "node_modules", ".bin", "tsx");
-    const out = execFileSync(tsx, ["--conditions=@vetted/source", file], {
-      cwd: packageDir,
-      encoding: "utf8",
-    });
-    expect(out.trim().split("\n")).toEqual(expected);
+    const run = runReadmeExample(join(dirname(fileURLToPath(import.meta.url)), ".."));
+    expect(run.expected.length).toBeGreaterThan(0);
+    expect(run.printed).toEqual(run.expected);
   });
 });

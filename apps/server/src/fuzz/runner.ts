@@ -86,6 +86,21 @@ async function send(
   }
 }
 
+/**
+ * Sends once more (the pool opens a new connection) when the first try lost its pooled keep-alive connection before any
+ * answer (the server closing an idle socket just as the client reused it). A server that really drops a
+ * request fails the second try the same way and is judged for it.
+ */
+async function sendWithRetry(
+  baseUrl: string,
+  request: FuzzRequest,
+  timeoutMs: number,
+): ReturnType<typeof send> {
+  const first = await send(baseUrl, request, timeoutMs);
+  if (first.status !== "no-answer" || !/other side closed|ECONNRESET|EPIPE/.test(first.text)) return first;
+  return send(baseUrl, request, timeoutMs);
+}
+
 /** Whether an answer keeps the server's promises: no 5xx, every error in the envelope, always an answer. */
 export function judge(status: number | "no-answer" | "timeout", text: string): boolean {
   if (typeof status !== "number") return false;
@@ -110,7 +125,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       const index = indexes[at] ?? 0;
       const request = requests[index];
       if (request === undefined) continue;
-      const { status, text } = await send(options.baseUrl, request, options.timeoutMs ?? 15_000);
+      const { status, text } = await sendWithRetry(options.baseUrl, request, options.timeoutMs ?? 15_000);
       tallies[String(status)] = (tallies[String(status)] ?? 0) + 1;
       if (!judge(status, text)) {
         failures.push({ seed: options.seed, index, request, status, answer: text.slice(0, 500) });

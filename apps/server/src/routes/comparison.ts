@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { CheckComparisonInput, ComparisonCheck, checkComparison } from "@vetted/comparison";
 import type { AppEnv } from "../app.js";
-import { ErrorEnvelope } from "../errors.js";
+import { bodyOf, errorResponse, jsonResponse } from "./common.js";
 
 const validateRoute = createRoute({
   method: "post",
@@ -12,18 +12,10 @@ const validateRoute = createRoute({
     "Send the document as JSON (`document`) or as text (`text`, then every issue carries a line and column). " +
     "Answers every schema issue and, for a valid document, every lint issue. An invalid document is a 200 " +
     "with `ok: false`, not an error.",
-  request: {
-    body: { required: true, content: { "application/json": { schema: CheckComparisonInput } } },
-  },
+  request: bodyOf(CheckComparisonInput),
   responses: {
-    200: {
-      description: "The validation result and lint issues",
-      content: { "application/json": { schema: ComparisonCheck } },
-    },
-    400: {
-      description: "The request body is not JSON or does not send exactly one of document and text",
-      content: { "application/json": { schema: ErrorEnvelope } },
-    },
+    200: jsonResponse("The validation result and lint issues", ComparisonCheck),
+    400: errorResponse("The request body is not JSON or does not send exactly one of document and text"),
   },
 });
 

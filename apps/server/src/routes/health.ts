@@ -1,6 +1,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../app.js";
 import { pingDatabase } from "../db.js";
+import { jsonResponse } from "./common.js";
 
 const Health = z
   .object({
@@ -19,14 +21,8 @@ function healthRoute(path: string) {
     summary: "Liveness and database reachability",
     security: [],
     responses: {
-      200: {
-        description: "The server and its database answer",
-        content: { "application/json": { schema: Health } },
-      },
-      503: {
-        description: "The database does not answer",
-        content: { "application/json": { schema: Health } },
-      },
+      200: jsonResponse("The server and its database answer", Health),
+      503: jsonResponse("The database does not answer", Health),
     },
   });
 }
@@ -43,13 +39,11 @@ export function createHealthRoutes(deps: AppDeps) {
       database: { ...database, kind: deps.databaseIsFile ? ("file" as const) : ("remote" as const) },
     };
   };
+  const answer = async (c: Context<AppEnv>) => {
+    const body = await handler();
+    return c.json(body, body.database.ok ? 200 : 503);
+  };
   return new OpenAPIHono<AppEnv>()
-    .openapi(healthRoute("/healthz"), async (c) => {
-      const body = await handler();
-      return c.json(body, body.database.ok ? 200 : 503);
-    })
-    .openapi(healthRoute("/api/health"), async (c) => {
-      const body = await handler();
-      return c.json(body, body.database.ok ? 200 : 503);
-    });
+    .openapi(healthRoute("/healthz"), answer)
+    .openapi(healthRoute("/api/health"), answer);
 }

@@ -94,6 +94,6 @@ describe("inbox scan", () => {
     t = await createTestApp();
     await t.app.request("/api/preferences/watch-sources", post({ name: "Off", path: t.dir, enabled: false }));
     const res = await t.app.request("/api/inbox/scan", post());
-    expect(await res.json()).toEqual({ items: [] });
+    expect(await res.json()).toEqual({ items: [], next_cursor: null });
   });
 });

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { Job } from "@vetted/fileorg";
 import type { AppDeps, AppEnv } from "../app.js";
-import { ErrorEnvelope } from "../errors.js";
+import { actorOf, bodyOf, errorResponse, jsonResponse, PageQuery } from "./common.js";
 
 const InboxFile = z.object({
   path: z.string().meta({ description: "Absolute path" }),
@@ -24,6 +24,7 @@ const InboxScan = z
         }),
       }),
     ),
+    next_cursor: z.string().nullable(),
   })
   .meta({ id: "InboxScan" });
 
@@ -38,11 +39,6 @@ const InboxAnalyzeRequest = z
   })
   .meta({ id: "InboxAnalyzeRequest" });
 
-const envelope = (description: string) => ({
-  description,
-  content: { "application/json": { schema: ErrorEnvelope } },
-});
-
 /** `/api/inbox/scan` and `/api/inbox/analyze`: the new stable files of watch sources, and analyzing them. */
 export function createInboxRoutes(deps: Pick<AppDeps, "inbox">) {
   return new OpenAPIHono<AppEnv>()
@@ -52,22 +48,17 @@ export function createInboxRoutes(deps: Pick<AppDeps, "inbox">) {
         path: "/api/inbox/analyze",
         tags: ["inbox"],
         summary: "Starts an analyze job over exactly a source's current batch of new stable files",
-        request: {
-          body: { required: true, content: { "application/json": { schema: InboxAnalyzeRequest } } },
-        },
+        request: bodyOf(InboxAnalyzeRequest),
         responses: {
-          202: { description: "The analyze job", content: { "application/json": { schema: Job } } },
-          400: envelope("Invalid body"),
-          404: envelope("WATCH_SOURCE_NOT_FOUND"),
-          409: envelope("BATCH_CHANGED or INBOX_EMPTY"),
+          202: jsonResponse("The analyze job", Job),
+          400: errorResponse("Invalid body"),
+          404: errorResponse("WATCH_SOURCE_NOT_FOUND"),
+          409: errorResponse("BATCH_CHANGED or INBOX_EMPTY"),
         },
       }),
       async (c) => {
         const body = c.req.valid("json");
-        const job = await deps.inbox.analyze(body.watch_source_id, body.batch_id, {
-          actor: c.get("actor"),
-          requestId: c.get("requestId"),
-        });
+        const job = await deps.inbox.analyze(body.watch_source_id, body.batch_id, actorOf(c));
         return c.json(job, 202);
       },
     )
@@ -77,13 +68,12 @@ export function createInboxRoutes(deps: Pick<AppDeps, "inbox">) {
         path: "/api/inbox/scan",
         tags: ["inbox"],
         summary: "For each enabled watch source, its new stable files since its last analyze, as a batch",
+        request: { query: PageQuery },
         responses: {
-          200: {
-            description: "One batch per enabled source",
-            content: { "application/json": { schema: InboxScan } },
-          },
+          200: jsonResponse("One batch per enabled source (one page of sources, by id)", InboxScan),
+          400: errorResponse("Invalid cursor or limit"),
         },
       }),
-      async (c) => c.json(await deps.inbox.scan(), 200),
+      async (c) => c.json(await deps.inbox.scan(c.req.valid("query")), 200),
     );
 }

@@ -47,9 +47,10 @@ describe("two server processes on one database", () => {
     const src = join(dir, "src");
     mkdirSync(src);
     for (let i = 0; i < 20; i++) writeFileSync(join(src, `note-${i}.txt`), `note ${i}\n`);
-    // A sparse file: hashing it keeps an analyze running for seconds without writing anything to disk.
+    // A sparse 3 GiB file: hashing it keeps an analyze running for seconds (longer than a second server
+    // takes to start on a loaded machine) without writing anything to disk.
     writeFileSync(join(src, "big.bin"), "");
-    truncateSync(join(src, "big.bin"), 768 * 2 ** 20);
+    truncateSync(join(src, "big.bin"), 3 * 2 ** 30);
     const env = {
       VETTED_DATA_DIR: join(dir, "data"),
       VETTED_ALLOWED_ROOTS: dir,

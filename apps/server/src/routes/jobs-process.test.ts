@@ -100,7 +100,7 @@ describe("a real server process", () => {
     do {
       const page: { body: ManifestPage } = await api<ManifestPage>(
         "GET",
-        `/api/jobs/${analyze.body.job_id}/manifest?limit=1000${cursor === null ? "" : `&cursor=${cursor}`}`,
+        `/api/jobs/${analyze.body.job_id}/manifest?limit=500${cursor === null ? "" : `&cursor=${cursor}`}`,
       );
       rows.push(...page.body.items);
       cursor = page.body.next_cursor;

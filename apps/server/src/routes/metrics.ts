@@ -1,5 +1,6 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import type { AppDeps, AppEnv } from "../app.js";
+import { textResponse } from "./common.js";
 
 const route = createRoute({
   method: "get",
@@ -7,10 +8,7 @@ const route = createRoute({
   tags: ["metrics"],
   summary: "Prometheus metrics: HTTP requests, runs by status, gate waits, resume latency, timeouts, leases",
   responses: {
-    200: {
-      description: "Prometheus text exposition format",
-      content: { "text/plain": { schema: z.string() } },
-    },
+    200: textResponse("Prometheus text exposition format"),
   },
 });
 

@@ -9,15 +9,7 @@ import {
   WatchSourceItem,
 } from "@vetted/fileorg";
 import type { AppDeps, AppEnv } from "../app.js";
-import { ErrorEnvelope } from "../errors.js";
-
-const errors = (...codes: Array<400 | 403 | 404 | 409 | 422>) =>
-  Object.fromEntries(
-    codes.map((code) => [
-      code,
-      { description: "Error envelope", content: { "application/json": { schema: ErrorEnvelope } } },
-    ]),
-  );
+import { bodyOf, errorResponses as errors, jsonResponse, PageQuery } from "./common.js";
 
 const StoredFields = {
   id: z.string(),
@@ -45,14 +37,16 @@ function itemRoutes<F extends ItemFamily>(deps: Pick<AppDeps, "preferences">, fa
         path,
         tags: ["preferences"],
         summary: `List ${summary}`,
+        request: { query: PageQuery },
         responses: {
-          200: {
-            description: "Every item",
-            content: { "application/json": { schema: z.object({ items: z.array(stored) }) } },
-          },
+          200: jsonResponse(
+            "One page of items, oldest first",
+            z.object({ items: z.array(stored), next_cursor: z.string().nullable() }),
+          ),
+          ...errors(400),
         },
       }),
-      async (c) => c.json(await deps.preferences.list(family), 200),
+      async (c) => c.json(await deps.preferences.list(family, c.req.valid("query")), 200),
     )
     .openapi(
       createRoute({
@@ -60,9 +54,9 @@ function itemRoutes<F extends ItemFamily>(deps: Pick<AppDeps, "preferences">, fa
         path,
         tags: ["preferences"],
         summary: `Save one of the ${summary} (upsert by id; id generated when absent)`,
-        request: { body: { required: true, content: { "application/json": { schema: input } } } },
+        request: bodyOf(input),
         responses: {
-          200: { description: "The stored item", content: { "application/json": { schema: stored } } },
+          200: jsonResponse("The stored item", stored),
           // 403 PATH_OUTSIDE_ROOT (a stored path outside the allowed roots), 422 REGEX_INVALID
           ...errors(400, 403, 409, 422),
         },
@@ -129,12 +123,7 @@ export function createPreferencesRoutes(deps: Pick<AppDeps, "preferences">) {
         path: "/api/preferences/runtime",
         tags: ["preferences"],
         summary: "Runtime settings (the classifier API key masked)",
-        responses: {
-          200: {
-            description: "The settings",
-            content: { "application/json": { schema: RuntimeSettingsView } },
-          },
-        },
+        responses: { 200: jsonResponse("The settings", RuntimeSettingsView) },
       }),
       async (c) => c.json(await deps.preferences.getRuntime(), 200),
     )
@@ -145,14 +134,9 @@ export function createPreferencesRoutes(deps: Pick<AppDeps, "preferences">) {
         tags: ["preferences"],
         summary:
           "Save runtime settings (given fields replace stored ones; an absent or masked api_key keeps it)",
-        request: {
-          body: { required: true, content: { "application/json": { schema: RuntimeSettingsInput } } },
-        },
+        request: bodyOf(RuntimeSettingsInput),
         responses: {
-          200: {
-            description: "The stored settings",
-            content: { "application/json": { schema: RuntimeSettingsView } },
-          },
+          200: jsonResponse("The stored settings", RuntimeSettingsView),
           ...errors(400, 403),
         },
       }),
@@ -165,17 +149,9 @@ export function createPreferencesRoutes(deps: Pick<AppDeps, "preferences">) {
         path: "/api/preferences/runtime/validate",
         tags: ["preferences"],
         summary: "Check proposed runtime settings without saving; every problem answered separately",
-        request: {
-          body: {
-            required: true,
-            content: { "application/json": { schema: z.record(z.string(), z.unknown()) } },
-          },
-        },
+        request: bodyOf(z.record(z.string(), z.unknown())),
         responses: {
-          200: {
-            description: "The problems found (none when ok)",
-            content: { "application/json": { schema: RuntimeValidation } },
-          },
+          200: jsonResponse("The problems found (none when ok)", RuntimeValidation),
           ...errors(400),
         },
       }),
@@ -187,9 +163,7 @@ export function createPreferencesRoutes(deps: Pick<AppDeps, "preferences">) {
         path: "/api/preferences/strategy-packs",
         tags: ["preferences"],
         summary: "Built-in strategy packs (read-only); the active one is marked",
-        responses: {
-          200: { description: "Every pack", content: { "application/json": { schema: StrategyPackList } } },
-        },
+        responses: { 200: jsonResponse("Every pack", StrategyPackList) },
       }),
       async (c) => c.json(await deps.preferences.listStrategyPacks(), 200),
     );

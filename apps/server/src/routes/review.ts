@@ -11,23 +11,20 @@ import {
   RuleRequest,
 } from "@vetted/fileorg";
 import type { AppDeps, AppEnv } from "../app.js";
-import { ErrorEnvelope } from "../errors.js";
-import { Cursor } from "./common.js";
+import {
+  actorOf,
+  Cursor,
+  errorResponses as errors,
+  idParam,
+  bodyOf as json,
+  jsonResponse,
+  PageLimit,
+  PageQuery,
+} from "./common.js";
 
-const errors = (...codes: Array<400 | 404 | 409 | 412>) =>
-  Object.fromEntries(
-    codes.map((code) => [
-      code,
-      { description: "Error envelope", content: { "application/json": { schema: ErrorEnvelope } } },
-    ]),
-  );
-
-const JobParam = z.object({ job_id: z.string().min(1).meta({ description: "An analyze job" }) });
-const json = <T extends z.ZodType>(schema: T) => ({
-  body: { required: true, content: { "application/json": { schema } } },
-});
+const JobParam = z.object({ job_id: idParam("job_id", "An analyze job") });
 const ok = <T extends z.ZodType>(description: string, schema: T) => ({
-  200: { description, content: { "application/json": { schema } } },
+  200: jsonResponse(description, schema),
 });
 
 /**
@@ -44,7 +41,7 @@ export function createReviewRoutes(deps: Pick<AppDeps, "review">) {
         tags: ["review"],
         summary:
           "Rows needing attention, highest priority first (bucket, then lowest confidence), with a summary",
-        request: { params: JobParam, query: ReviewQueueQuery.extend({ cursor: Cursor }) },
+        request: { params: JobParam, query: ReviewQueueQuery.extend({ cursor: Cursor, limit: PageLimit }) },
         responses: { ...ok("One page of the queue", ReviewQueuePage), ...errors(400, 404, 409) },
       }),
       async (c) => c.json(await review.queue(c.req.valid("param").job_id, c.req.valid("query")), 200),
@@ -62,13 +59,7 @@ export function createReviewRoutes(deps: Pick<AppDeps, "review">) {
         },
       }),
       async (c) =>
-        c.json(
-          await review.batchTriage(c.req.valid("param").job_id, c.req.valid("json"), {
-            actor: c.get("actor"),
-            requestId: c.get("requestId"),
-          }),
-          200,
-        ),
+        c.json(await review.batchTriage(c.req.valid("param").job_id, c.req.valid("json"), actorOf(c)), 200),
     )
     .openapi(
       createRoute({
@@ -91,13 +82,7 @@ export function createReviewRoutes(deps: Pick<AppDeps, "review">) {
         responses: { ...ok("What the rule did", RuleOutcome), ...errors(400, 404, 409) },
       }),
       async (c) =>
-        c.json(
-          await review.applyRule(c.req.valid("param").job_id, c.req.valid("json"), {
-            actor: c.get("actor"),
-            requestId: c.get("requestId"),
-          }),
-          200,
-        ),
+        c.json(await review.applyRule(c.req.valid("param").job_id, c.req.valid("json"), actorOf(c)), 200),
     )
     .openapi(
       createRoute({
@@ -117,9 +102,16 @@ export function createReviewRoutes(deps: Pick<AppDeps, "review">) {
         path: "/api/preferences/learned-rules",
         tags: ["preferences"],
         summary: "What was learned from a person's edits: signal → outcome, counts and strength",
-        responses: ok("Every learned rule", z.object({ items: z.array(LearnedRuleView) })),
+        request: { query: PageQuery },
+        responses: {
+          ...ok(
+            "One page of learned rules, strongest first",
+            z.object({ items: z.array(LearnedRuleView), next_cursor: z.string().nullable() }),
+          ),
+          ...errors(400),
+        },
       }),
-      async (c) => c.json(await review.listLearned(), 200),
+      async (c) => c.json(await review.listLearned(c.req.valid("query")), 200),
     )
     .openapi(
       createRoute({

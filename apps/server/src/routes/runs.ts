@@ -7,9 +7,12 @@ import {
   Run,
   RunEvent,
   RunOtpSubmitRequest,
+  type RunsEngine,
 } from "@vetted/runs";
-import { streamSSE } from "hono/streaming";
+import { MAX_PAGE_LIMIT } from "@vetted/store";
+import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../app.js";
+import { resumeId, streamEvents } from "../sse.js";
 import { errorResponse, IdempotencyHeaders, jsonBody, jsonResponse, PageQuery, pageOf } from "./common.js";
 
 const RunParams = z.object({ run_id: z.string().min(1) });
@@ -93,6 +96,7 @@ const events = createRoute({
   request: {
     params: RunParams,
     query: z.object({
+      cursor: z.string().min(1).optional().meta({ description: "A next_cursor of this list" }),
       after: z.coerce.number().int().min(0).optional().meta({ description: "Only events with a greater id" }),
       limit: z.coerce.number().int().min(1).max(500).optional(),
     }),
@@ -113,9 +117,6 @@ const stream = createRoute({
     404: errorResponse("No such run"),
   },
 });
-
-const STREAM_POLL_MS = 250;
-const HEARTBEAT_MS = 15_000;
 
 /** Every `/api/runs` route. */
 export function createRunRoutes(deps: AppDeps) {
@@ -154,31 +155,49 @@ export function createRunRoutes(deps: AppDeps) {
     })
     .openapi(stream, async (c) => {
       const runId = c.req.valid("param").run_id;
-      await runs.getRun(runId); // 404 before the stream starts
-      const lastId = Number.parseInt(c.req.header("Last-Event-ID") ?? "0", 10);
-      let after = Number.isFinite(lastId) && lastId > 0 ? lastId : 0;
-      return streamSSE(c, async (sse) => {
-        let lastWrite = Date.now();
-        while (!sse.aborted && !sse.closed) {
-          const page = await runs.listEvents(runId, { after, limit: 200 });
-          for (const event of page.items) {
-            await sse.writeSSE({ id: String(event.id), event: event.type, data: JSON.stringify(event) });
-            after = event.id;
-            lastWrite = Date.now();
-          }
-          if (page.next_cursor !== null) continue;
-          const run = await runs.getRun(runId);
-          if (isTerminal(run.status)) {
-            const tail = await runs.listEvents(runId, { after, limit: 200 });
-            if (tail.items.length === 0) break;
-            continue;
-          }
-          if (Date.now() - lastWrite >= HEARTBEAT_MS) {
-            await sse.write(": heartbeat\n\n");
-            lastWrite = Date.now();
-          }
-          await sse.sleep(STREAM_POLL_MS);
-        }
-      });
+      const run = await runs.getRun(runId); // 404 before the stream starts
+      return streamRunEvents(c, runs, runId, isTerminal(run.status), deps.sseHeartbeatMs);
     });
+}
+
+/** Whether the event ends its run's stream (the run reached a terminal status). */
+function endsRun(event: RunEvent): boolean {
+  const to = event.data.to;
+  return (
+    event.type === "status_changed" &&
+    typeof to === "string" &&
+    (RUN_STATUSES as readonly string[]).includes(to) &&
+    isTerminal(to as Run["status"])
+  );
+}
+
+/**
+ * A run's events as server-sent events through the one SSE helper: stored events after `Last-Event-ID`
+ * first, then live ones from the engine's event hub (no polling per client); a run that had already ended
+ * ends the stream once its stored events are sent.
+ */
+function streamRunEvents(
+  c: Context<AppEnv>,
+  runs: RunsEngine,
+  runId: string,
+  ended: boolean,
+  heartbeatMs: number | undefined,
+) {
+  const start = resumeId(c, undefined);
+  return streamEvents<RunEvent>(c, {
+    source: {
+      replay: async (afterId) =>
+        (await runs.listEvents(runId, { after: afterId, limit: MAX_PAGE_LIMIT })).items,
+      // The hub sends its backlog from `start` first; events already replayed are skipped by id.
+      subscribe: (listener) =>
+        runs.subscribe(runId, start, (batch) => {
+          for (const event of batch) listener(event);
+        }),
+    },
+    idOf: (event) => event.id,
+    frames: (event) => [{ event: event.type, data: JSON.stringify(event) }],
+    isLast: endsRun,
+    endAfterReplay: ended,
+    heartbeatMs,
+  });
 }

@@ -47,7 +47,13 @@ export const ReviewQueueQuery = z.object({
   bucket: ReviewBucketEnum.optional(),
   reason: z.string().min(1).optional().meta({ description: "Only rows with this reason code" }),
   cursor: z.string().optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .meta({ description: "Page size (default 100); a page never holds more than 500 rows (MAX_PAGE_LIMIT)" }),
 });
 /** Query of the review queue. */
 export type ReviewQueueQuery = z.infer<typeof ReviewQueueQuery>;

@@ -84,32 +84,18 @@ function templateOf(row: ReviewRowFacts, outputRoot: string): string | undefined
   return [...dirs, fileTemplate].join("/");
 }
 
-/**
- * Drafts a rule from two or more example rows: conditions from what they share (extension, name words,
- * source folder, MIME type, size band) and actions from what the person made of them (their category,
- * their target folder as a template, skip). Where the examples disagree the draft takes the broader or the
- * most common choice and says so in `warnings`. `rows` is every row of the job, to list `also_matches`.
- */
-export function draftRuleFromExamples(
-  examples: readonly ReviewRowFacts[],
-  rows: Iterable<ReviewRowFacts>,
-  outputRoot: string,
-): DraftRule {
-  const warnings: string[] = [];
-  const all: RuleCondition[] = [];
-  const n = examples.length;
-
+/** What the examples' names and places share: extension, name words and source folder. */
+function nameConditions(examples: readonly ReviewRowFacts[], all: RuleCondition[], warnings: string[]) {
   const exts = distinct(examples.map((r) => extensionOf(r.source_path)));
-  if (exts.includes(""))
+  if (exts.includes("")) {
     warnings.push("Some examples have no extension; the draft does not test the extension.");
-  else {
+  } else {
     all.push({ field: "extension", in: exts });
     if (exts.length > 1)
       warnings.push(
         `The examples have different extensions (${exts.join(", ")}); the draft accepts any of them.`,
       );
   }
-
   const tokenSets = examples.map((r) => new Set(nameTokensOf(r.source_path)));
   const shared = [...(tokenSets[0] ?? new Set<string>())].filter((t) => tokenSets.every((s) => s.has(t)));
   if (shared.length > 0) {
@@ -117,7 +103,6 @@ export function draftRuleFromExamples(
   } else {
     warnings.push("The example names share no word; the draft does not test the name.");
   }
-
   const folders = distinct(examples.map((r) => dirnameOf(r.source_path)));
   const [folder] = folders;
   if (folders.length === 1 && folder !== undefined && folder !== "") {
@@ -127,7 +112,15 @@ export function draftRuleFromExamples(
       `The examples come from ${folders.length} different folders; the draft does not test the folder.`,
     );
   }
+  return { exts, shared };
+}
 
+/** What the examples' contents share: MIME type (or its major type) and size band. */
+function contentConditions(
+  examples: readonly ReviewRowFacts[],
+  all: RuleCondition[],
+  warnings: string[],
+): void {
   const mimes = distinct(examples.map((r) => r.mime ?? ""));
   if (mimes.includes("")) warnings.push("Some examples have no MIME type; the draft does not test it.");
   else if (mimes.length === 1) all.push({ field: "mime", in: mimes });
@@ -144,7 +137,6 @@ export function draftRuleFromExamples(
       );
     }
   }
-
   const bands = distinct(examples.map((r) => bandOf(r.size)));
   const band = bands.length === 1 ? SIZE_BANDS[bands[0] ?? -1] : undefined;
   if (band !== undefined) {
@@ -157,7 +149,14 @@ export function draftRuleFromExamples(
   } else {
     warnings.push("The example sizes fall in different size bands; the draft does not test the size.");
   }
+}
 
+/** What the person made of the examples: their category, their target as a template, skip. */
+function actionsOf(
+  examples: readonly ReviewRowFacts[],
+  outputRoot: string,
+  warnings: string[],
+): RuleAction[] {
   const actions: RuleAction[] = [];
   const categories = examples.map((r) => r.category);
   const category = mostCommon(categories);
@@ -177,13 +176,33 @@ export function draftRuleFromExamples(
   } else if (edited) {
     warnings.push("The example targets follow no single pattern; the draft does not set the target.");
   }
+  const n = examples.length;
   const skips = examples.filter((r) => r.action === "skip").length;
   if (skips === n) actions.push({ type: "skip" });
   else if (skips > 0)
     warnings.push(
       `${skips} of the ${n} examples are skipped and the others are not; the draft does not skip.`,
     );
+  return actions;
+}
 
+/**
+ * Drafts a rule from two or more example rows: conditions from what they share (extension, name words,
+ * source folder, MIME type, size band) and actions from what the person made of them (their category,
+ * their target folder as a template, skip). Where the examples disagree the draft takes the broader or the
+ * most common choice and says so in `warnings`. `rows` is every row of the job, to list `also_matches`.
+ */
+export function draftRuleFromExamples(
+  examples: readonly ReviewRowFacts[],
+  rows: Iterable<ReviewRowFacts>,
+  outputRoot: string,
+): DraftRule {
+  const warnings: string[] = [];
+  const all: RuleCondition[] = [];
+  const n = examples.length;
+  const { exts, shared } = nameConditions(examples, all, warnings);
+  contentConditions(examples, all, warnings);
+  const actions = actionsOf(examples, outputRoot, warnings);
   if (all.length === 0)
     warnings.push("The examples share nothing the draft could test; it would match every row.");
   const conditions = all.length === 0 ? { any: [{ field: "confidence" as const, min: 0 }] } : { all };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Step } from "../steps/registry.js";
+import { Step } from "./steps.js";
 
 const Steps = z
   .array(Step)

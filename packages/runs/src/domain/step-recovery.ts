@@ -1,22 +1,13 @@
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from "@vetted/store";
-import type { Step } from "../steps/registry.js";
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from "@vetted/store/limits";
 import type { WaitContext } from "./run.js";
-import { canTransition, type EndReason, isTerminal } from "./status.js";
+import { type EndReason, isTerminal } from "./status.js";
+import type { Step } from "./steps.js";
 import type { Policies } from "./template.js";
+import { iso, moveTo } from "./transition-core.js";
 import type { EventDraft, RunState, Transition } from "./transitions.js";
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
 function move(prev: RunState, next: RunState, events: EventDraft[], reason: string): Transition {
-  if (!canTransition(prev.status, next.status)) {
-    throw new Error(`illegal transition ${prev.status} → ${next.status}`);
-  }
-  if (prev.status !== next.status) {
-    events.push({ type: "status_changed", data: { from: prev.status, to: next.status, reason } });
-  }
-  return { state: { ...next, version: prev.version + 1 }, events };
+  return moveTo(prev, next, events, { reason });
 }
 
 /**

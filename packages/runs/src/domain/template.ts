@@ -1,4 +1,4 @@
-import { compileUserRegex } from "@vetted/store";
+import { compileUserRegex } from "@vetted/store/limits";
 import { z } from "zod";
 
 /** The types a template parameter can have; `secret` values are never returned or logged. */

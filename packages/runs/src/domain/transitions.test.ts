@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Step } from "../steps/registry.js";
 import { canTransition, isTerminal, RUN_STATUSES } from "./status.js";
+import type { Step } from "./steps.js";
 import { DEFAULT_POLICIES } from "./template.js";
 import {
   cancelRun,

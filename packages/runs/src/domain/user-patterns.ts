@@ -1,5 +1,5 @@
-import { compileUserRegex } from "@vetted/store";
-import type { Step } from "../steps/registry.js";
+import { compileUserRegex } from "@vetted/store/limits";
+import type { Step } from "./steps.js";
 import type { ParamSpec } from "./template.js";
 
 const HAS_REFERENCE = /\$\{(params|vars|secrets|gate)\./;

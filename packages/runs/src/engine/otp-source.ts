@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { runTransaction } from "@vetted/store";
 import { and, desc, eq, gte, isNull, or } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { REDACTED } from "../domain/transitions.js";
 import { inboundMessages } from "../store/schema.js";
-import { writeTx } from "./lock.js";
 import { createSecretBox } from "./secret-box.js";
 
 /** What an OTP source is asked for: the newest code for a run, received since its gate opened. */
@@ -60,7 +60,7 @@ export function createInboundMessagesOtpSource(options: {
   return {
     async receive(message) {
       const id = `msg_${randomBytes(10).toString("base64url")}`;
-      await writeTx(db, (tx) =>
+      await runTransaction(db, (tx) =>
         tx.insert(inboundMessages).values({
           id,
           runId: message.run_id ?? null,
@@ -72,7 +72,7 @@ export function createInboundMessagesOtpSource(options: {
       return { id };
     },
     takeCode(request) {
-      return writeTx(db, async (tx) => {
+      return runTransaction(db, async (tx) => {
         const candidates = await tx
           .select()
           .from(inboundMessages)

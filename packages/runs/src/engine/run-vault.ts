@@ -55,24 +55,29 @@ function isPlainCode(code: string | undefined): code is string {
  * into what may be written — secrets and codes sealed or redacted, everything else passed through a
  * {@link Redactor} that knows the run's values.
  */
-export function createRunVault(key: Buffer) {
-  const box = createSecretBox(key);
-  const digestKey = createHmac("sha256", key).update("vetted-runs/request-digest").digest();
+export class RunVault {
+  private readonly box: ReturnType<typeof createSecretBox>;
+  private readonly digestKey: Buffer;
+
+  constructor(key: Buffer) {
+    this.box = createSecretBox(key);
+    this.digestKey = createHmac("sha256", key).update("vetted-runs/request-digest").digest();
+  }
 
   /** Seals a new run's secret params. */
-  function sealParams(runId: string, secrets: Record<string, string>): SealedSlots {
+  sealParams(runId: string, secrets: Record<string, string>): SealedSlots {
     const slots: SealedSlots = {};
     for (const [name, value] of Object.entries(secrets)) {
-      slots[`${PARAM}${name}`] = box.seal(JSON.stringify(value), contextOf(runId, `${PARAM}${name}`));
+      slots[`${PARAM}${name}`] = this.box.seal(JSON.stringify(value), contextOf(runId, `${PARAM}${name}`));
     }
     return slots;
   }
 
   /** Decrypts a run's slots in memory; a slot that does not verify is listed in `unreadable`. */
-  function open(row: Pick<RunRow, "id" | "secrets">): OpenedVault {
+  open(row: Pick<RunRow, "id" | "secrets">): OpenedVault {
     const opened: OpenedVault = { secrets: {}, vars: {}, otpCode: undefined, unreadable: [] };
     for (const [slot, sealed] of Object.entries(row.secrets)) {
-      const text = box.open(sealed, contextOf(row.id, slot));
+      const text = this.box.open(sealed, contextOf(row.id, slot));
       let value: unknown;
       try {
         value = text === undefined ? undefined : JSON.parse(text);
@@ -90,7 +95,7 @@ export function createRunVault(key: Buffer) {
   }
 
   /** What a step's `${…}` references see: sealed vars and the sealed code in plain, in memory only. */
-  function scopeOf(row: RunRow, state: RunState, opened: OpenedVault): Scope {
+  scopeOf(row: RunRow, state: RunState, opened: OpenedVault): Scope {
     const vars: Record<string, unknown> = { ...state.vars };
     for (const [name, value] of Object.entries(state.vars)) {
       if (value === REDACTED && Object.hasOwn(opened.vars, name)) vars[name] = opened.vars[name];
@@ -113,8 +118,8 @@ export function createRunVault(key: Buffer) {
    * `[redacted]`), one holding a spent code is erased; the wait context, the error and every event pass
    * through the redactor. When the run ends, nothing sealed remains.
    */
-  function protect(row: RunRow, t: Transition): ProtectedTransition {
-    const opened = open(row);
+  protect(row: RunRow, t: Transition): ProtectedTransition {
+    const opened = this.open(row);
     const s = t.state;
     const ending = isTerminal(s.status);
     const newCode = isPlainCode(s.gate.otp_code) ? s.gate.otp_code : undefined;
@@ -145,7 +150,7 @@ export function createRunVault(key: Buffer) {
       }
       const plain = wasSealed && Object.hasOwn(opened.vars, name) ? opened.vars[name] : value;
       if (live.reveals(plain)) {
-        slots[slot] = box.seal(JSON.stringify(plain), contextOf(row.id, slot));
+        slots[slot] = this.box.seal(JSON.stringify(plain), contextOf(row.id, slot));
         vars[name] = REDACTED;
       } else {
         vars[name] = full.reveals(plain) ? REDACTED : plain;
@@ -158,7 +163,7 @@ export function createRunVault(key: Buffer) {
       slots[OTP] =
         newCode === undefined && row.secrets[OTP] !== undefined
           ? row.secrets[OTP]
-          : box.seal(JSON.stringify(liveCode), contextOf(row.id, OTP));
+          : this.box.seal(JSON.stringify(liveCode), contextOf(row.id, OTP));
       gate.otp_code = REDACTED;
     } else if (!ending && s.gate.otp_code === REDACTED && opened.unreadable.includes(OTP)) {
       keep(OTP);
@@ -181,15 +186,15 @@ export function createRunVault(key: Buffer) {
   }
 
   /** A keyed digest (HMAC-SHA256) of request text, so stored request hashes reveal no code or secret. */
-  function digest(text: string): string {
-    return createHmac("sha256", digestKey).update(text).digest("hex");
+  digest(text: string): string {
+    return createHmac("sha256", this.digestKey).update(text).digest("hex");
   }
-
-  return { sealParams, open, scopeOf, protect, digest };
 }
 
-/** The run engine's guard of secrets at rest. */
-export type RunVault = ReturnType<typeof createRunVault>;
+/** The vault of one installation key. */
+export function createRunVault(key: Buffer): RunVault {
+  return new RunVault(key);
+}
 
 /**
  * Erases the run's one-time code once the step that sends it has finished: a step that takes time (an

@@ -1,13 +1,11 @@
-import { exceedsJsonDepth, MAX_JSON_DEPTH, NestingTooDeepError } from "@vetted/store";
+import { exceedsJsonDepth, MAX_JSON_DEPTH, NestingTooDeepError, type Tx } from "@vetted/store";
 import { eq } from "drizzle-orm";
-import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { isTerminal } from "../domain/status.js";
 import { crashRun } from "../domain/step-recovery.js";
 import { failStep, openProviderGate, type Transition } from "../domain/transitions.js";
 import type { Step } from "../steps/registry.js";
 import type { StepOutcome, StepType } from "../steps/step-type.js";
 import { runs } from "../store/schema.js";
-import { type Tx, writeTx } from "./lock.js";
 import { type OutboundPolicy, pinnedFetch } from "./outbound.js";
 import { type RunRow, stateOf } from "./views.js";
 
@@ -43,9 +41,20 @@ export function isTransientDbError(err: unknown): boolean {
   return false;
 }
 
+/** The lease token of one claim by `workerId`: each claim gets its own, so a re-claim is never mistaken for the old one. */
+export function leaseToken(workerId: string, claim: number): string {
+  return `${workerId}#${claim}`;
+}
+
+/** Whether a run's lease token is one of `workerId`'s claims. */
+export function isOwnLease(leaseOwner: string | null, workerId: string): boolean {
+  return leaseOwner?.startsWith(`${workerId}#`) ?? false;
+}
+
 /** What {@link failRunOnError} needs of the engine. */
 export interface CrashDeps {
-  db: LibSQLDatabase;
+  /** One write transaction (the engine's, which tells the event hub). */
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   workerId: string;
   now(): number;
   persist(tx: Tx, row: RunRow, t: Transition, at: number): Promise<RunRow | undefined>;
@@ -66,13 +75,14 @@ export async function failRunOnError(deps: CrashDeps, runId: string, err: unknow
       : reason === "nesting_too_deep"
         ? `NESTING_TOO_DEEP: a value nests too deep to process (more than ${MAX_JSON_DEPTH} levels)`
         : `INTERNAL_ERROR: the run stopped on an unexpected error: ${err instanceof Error ? err.message : String(err)}`;
-  return writeTx(deps.db, async (tx) => {
+  return deps.write(async (tx) => {
     const at = deps.now();
     const [row] = await tx.select().from(runs).where(eq(runs.id, runId)).limit(1);
     if (row === undefined || isTerminal(row.status)) return false;
     const mine =
       row.status === "queued" ||
-      (row.status === "running" && (row.leaseOwner === deps.workerId || (row.leaseExpiresAt ?? 0) < at));
+      (row.status === "running" &&
+        (isOwnLease(row.leaseOwner, deps.workerId) || (row.leaseExpiresAt ?? 0) < at));
     if (!mine) return false;
     const t = crashRun({ ...stateOf(row), status: row.status }, row.steps, reason, message);
     if (t === undefined) return false;

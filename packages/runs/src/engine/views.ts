@@ -1,8 +1,8 @@
 import type { Flow } from "../domain/flow.js";
-import type { Run } from "../domain/run.js";
+import type { Run, RunEvent } from "../domain/run.js";
 import type { Template } from "../domain/template.js";
 import type { RunState } from "../domain/transitions.js";
-import type { flows, runs, templates } from "../store/schema.js";
+import type { events, flows, runs, templates } from "../store/schema.js";
 
 /** A stored run row. */
 export type RunRow = typeof runs.$inferSelect;
@@ -80,16 +80,13 @@ export function toTemplate(row: typeof templates.$inferSelect): Template {
   };
 }
 
-/** An opaque list cursor: the last item's creation time and id. */
-export function encodeCursor(createdAt: number, id: string): string {
-  return Buffer.from(`${createdAt}:${id}`).toString("base64url");
-}
-
-/** Decodes {@link encodeCursor}; undefined for garbage. */
-export function decodeCursor(cursor: string): { createdAt: number; id: string } | undefined {
-  const text = Buffer.from(cursor, "base64url").toString("utf8");
-  const colon = text.indexOf(":");
-  const createdAt = Number(text.slice(0, colon));
-  if (colon <= 0 || !Number.isInteger(createdAt)) return undefined;
-  return { createdAt, id: text.slice(colon + 1) };
+/** An event row as the API returns it. */
+export function toEvent(row: typeof events.$inferSelect): RunEvent {
+  return {
+    id: row.seq,
+    run_id: row.runId,
+    type: row.type as RunEvent["type"],
+    data: row.data,
+    at: iso(row.at),
+  };
 }

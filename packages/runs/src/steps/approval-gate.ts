@@ -1,18 +1,7 @@
-import { z } from "zod";
-import { GateTimeout, Prompt, StepId } from "./common.js";
+import { ApprovalGateStep } from "../domain/steps.js";
 import type { StepType } from "./step-type.js";
 
-/** `approval_gate`: pauses as `waiting_user` until a person approves (or rejects: the run is cancelled). */
-export const ApprovalGateStep = z
-  .object({
-    id: StepId,
-    type: z.literal("approval_gate"),
-    prompt: Prompt.default("Approve to continue"),
-    timeout_seconds: GateTimeout,
-  })
-  .meta({ id: "ApprovalGateStep" });
-/** An `approval_gate` step. */
-export type ApprovalGateStep = z.infer<typeof ApprovalGateStep>;
+export { ApprovalGateStep };
 
 /** The `approval_gate` step type. */
 export const approvalGateStep: StepType<ApprovalGateStep> = {

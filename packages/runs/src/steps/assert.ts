@@ -1,24 +1,8 @@
 import { compileUserRegex } from "@vetted/store";
-import { z } from "zod";
-import { StepId } from "./common.js";
+import { AssertStep } from "../domain/steps.js";
 import type { StepType } from "./step-type.js";
 
-/**
- * `assert`: fails the run unless `value` equals `equals` and/or matches `matches` (RE2 syntax, matched in
- * linear time; a pattern that needs backtracking is refused when the flow is saved).
- */
-export const AssertStep = z
-  .object({
-    id: StepId,
-    type: z.literal("assert"),
-    value: z.unknown(),
-    equals: z.unknown().optional(),
-    matches: z.string().optional(),
-    message: z.string().max(500).optional(),
-  })
-  .meta({ id: "AssertStep" });
-/** An `assert` step. */
-export type AssertStep = z.infer<typeof AssertStep>;
+export { AssertStep };
 
 /** The `assert` step type. */
 export const assertStep: StepType<AssertStep> = {

@@ -1,44 +1,10 @@
-import { z } from "zod";
-import { StepId, sleep } from "./common.js";
+import { HttpStep } from "../domain/steps.js";
+import { sleep } from "./common.js";
 import { DEFAULT_MAX_RESPONSE_BYTES, readCappedResponse } from "./http-response.js";
 import { readJsonPath } from "./json-path.js";
 import type { StepOutcome, StepType } from "./step-type.js";
 
-/** `http`: one request with global fetch; `expect` checks status and JSON values, `extract` fills vars. */
-export const HttpStep = z
-  .object({
-    id: StepId,
-    type: z.literal("http"),
-    method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]).default("GET"),
-    url: z.string().min(1).meta({ description: "Absolute http(s) URL; may hold ${…} references" }),
-    headers: z.record(z.string(), z.string()).optional(),
-    body: z.unknown().optional().meta({ description: "Sent as JSON" }),
-    expect: z
-      .object({
-        status: z.array(z.number().int().min(100).max(599)).min(1).optional(),
-        json: z
-          .record(z.string(), z.unknown())
-          .optional()
-          .meta({ description: "JSONPath (`$.a.b`) → expected value" }),
-      })
-      .optional(),
-    extract: z
-      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().startsWith("$"))
-      .optional()
-      .meta({ description: "Variable name → JSONPath into the JSON response" }),
-    timeout_ms: z.number().int().min(1).max(600_000).default(30_000),
-    idempotent: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          "Safe to send twice (GET and HEAD always are). A run re-claimed while a non-idempotent request " +
-          "was in flight pauses (step_outcome_unknown) instead of sending it again.",
-      }),
-  })
-  .meta({ id: "HttpStep" });
-/** An `http` step. */
-export type HttpStep = z.infer<typeof HttpStep>;
+export { HttpStep };
 
 const RETRY_BACKOFF_MS = 200;
 

@@ -1,35 +1,7 @@
 import type { z } from "zod";
-import type { ResumeKind } from "../domain/status.js";
+import type { GateRequest, InputSchema, StepOutcome } from "../domain/steps.js";
 
-/** What a gate step asks a person for. */
-export interface GateRequest {
-  kind: ResumeKind;
-  prompt: string;
-  /** For input gates: the constraints the typed text must meet. */
-  input_schema?: InputSchema | undefined;
-  /** Overrides the template's gate (or OTP) timeout. */
-  timeout_seconds?: number | undefined;
-}
-
-/** Constraints on the text an input gate accepts. */
-export interface InputSchema {
-  pattern?: string | undefined;
-  min_length?: number | undefined;
-  max_length?: number | undefined;
-}
-
-/** What a step's execution came to. */
-export type StepOutcome =
-  | { kind: "completed"; vars?: Record<string, unknown>; detail?: Record<string, unknown> }
-  | {
-      kind: "failed";
-      reason: "step_failed" | "assertion_failed";
-      message: string;
-      /** True when the step ran but its expectation (status, body) did not hold. */
-      expectation: boolean;
-      detail?: Record<string, unknown>;
-    }
-  | { kind: "gate"; gate: GateRequest };
+export type { GateRequest, InputSchema, StepOutcome };
 
 /** What an executing step may use. */
 export interface StepContext {

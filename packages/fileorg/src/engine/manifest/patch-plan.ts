@@ -1,0 +1,139 @@
+import { lstat, stat } from "node:fs/promises";
+import { posix } from "node:path";
+import type { Category, RowAction } from "../../domain/manifest.js";
+import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
+import { type ParsedTemplate, pathKey, renderTemplate, resolveTargetPath } from "../../domain/template.js";
+import { FileorgError, JobStateError } from "../../errors.js";
+import type { PathGuard } from "../path-guard.js";
+import type { RowRecord } from "./rows.js";
+
+/** A patch the engine applies to a row: the public fields plus what conflict resolutions need. */
+export interface InternalPatch {
+  target_path?: string | undefined;
+  category?: Category | undefined;
+  action?: RowAction | undefined;
+  /** Accept this row's duplicate content (`keep_both` on `duplicate_content`). */
+  duplicate_accepted?: boolean | undefined;
+  /** Re-read the source (`keep_both` on `source_changed`): new size, mtime and hash. */
+  refresh_source?:
+    | { size: number; mtime: number; sha256: string; dev: number; ino: number; ctime: number }
+    | undefined;
+  /** A person approves (true) or withdraws approval (false); approval sends the row to `auto_safe`. */
+  approved?: boolean | undefined;
+}
+
+/** What planning a row's patch needs of its manifest. */
+export interface PatchPlanContext {
+  guard: PathGuard;
+  outputDir: string;
+  /** The manifest's naming template, when it parses. */
+  template: ParsedTemplate | undefined;
+  /** The status a row whose source is re-read returns to (`failed` → `pending`), through the row table. */
+  refreshedStatus: (from: RowRecord["status"], rowId: string) => RowRecord["status"];
+}
+
+async function isOccupied(target: string, source: string): Promise<boolean> {
+  if (target === source) return false;
+  try {
+    const t = await lstat(target);
+    try {
+      const s = await stat(source);
+      if (s.ino === t.ino && s.dev === t.dev) return false;
+    } catch {
+      // source gone: the target is someone else's
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function targetOf(
+  ctx: PatchPlanContext,
+  r: RowRecord,
+  patch: InternalPatch,
+): Promise<string | undefined> {
+  if (patch.target_path !== undefined) {
+    const checked = resolveTargetPath(ctx.outputDir, patch.target_path);
+    if (!checked.ok) {
+      throw new FileorgError("INVALID_TARGET_PATH", checked.message, {
+        row_id: r.id,
+        target_path: patch.target_path,
+      });
+    }
+    // Refuses a target outside the allowed roots, including through a symlinked parent.
+    await ctx.guard.resolvePossiblyMissing(checked.path);
+    return checked.path;
+  }
+  if (patch.category === undefined || patch.category === r.category) return undefined;
+  if (r.targetEdited || ctx.template === undefined) return undefined;
+  const rel = renderTemplate(ctx.template, {
+    category: patch.category,
+    mtime: r.mtime,
+    fileName: posix.basename(r.sourcePath),
+    sha256: r.sha256,
+  });
+  return posix.join(ctx.outputDir, rel);
+}
+
+function refreshFields(ctx: PatchPlanContext, r: RowRecord, patch: InternalPatch): Partial<RowRecord> {
+  const fresh = patch.refresh_source;
+  if (fresh === undefined) return {};
+  const next: Partial<RowRecord> = {
+    size: fresh.size,
+    mtime: fresh.mtime,
+    sha256: fresh.sha256,
+    sourceDev: fresh.dev,
+    sourceIno: fresh.ino,
+    sourceCtime: fresh.ctime,
+    sourceChanged: false,
+  };
+  if (r.status === "failed") {
+    next.status = ctx.refreshedStatus(r.status, r.id);
+    next.error = null;
+  }
+  return next;
+}
+
+/**
+ * The stored fields a patch changes on a row (I/O outside the transaction: the target's confinement and
+ * occupancy), or `undefined` when nothing changes. Throws ROW_NOT_EDITABLE, INVALID_TARGET_PATH or
+ * PATH_OUTSIDE_ROOT.
+ */
+export async function planRowPatch(
+  ctx: PatchPlanContext,
+  r: RowRecord,
+  patch: InternalPatch,
+): Promise<Partial<RowRecord> | undefined> {
+  if (r.status === "applied") {
+    throw new JobStateError("ROW_NOT_EDITABLE", `Row ${r.id} is applied; roll it back before editing it.`, {
+      row_id: r.id,
+    });
+  }
+  const next: Partial<RowRecord> = {};
+  if (patch.category !== undefined && patch.category !== r.category) next.category = patch.category;
+  const target = await targetOf(ctx, r, patch);
+  // Field order is kept as it always was: the audit entry lists the changed fields in this order.
+  if (target !== undefined) next.targetPath = target;
+  if (patch.target_path !== undefined) next.targetEdited = true;
+  if (patch.action !== undefined && patch.action !== r.action) next.action = patch.action;
+  if (patch.duplicate_accepted !== undefined) next.duplicateAccepted = patch.duplicate_accepted;
+  Object.assign(next, refreshFields(ctx, r, patch));
+  if (target !== undefined && target !== r.targetPath) {
+    next.targetKey = pathKey(target);
+    next.targetOccupied = await isOccupied(target, r.sourcePath);
+  } else {
+    delete next.targetPath;
+  }
+  const changed = Object.keys(next).filter((k) => k !== "targetEdited");
+  const approved = r.reasonCodes.includes(REVIEW_MARKERS.approved);
+  // Approval is a person's word on the row as it is: any other change withdraws it.
+  const approve = patch.approved ?? (approved && changed.length > 0 ? false : undefined);
+  if (approve !== undefined && approve !== approved) {
+    next.reasonCodes = approve
+      ? [...r.reasonCodes, REVIEW_MARKERS.approved]
+      : r.reasonCodes.filter((c) => c !== REVIEW_MARKERS.approved);
+  }
+  if (changed.length > 0) next.edited = true;
+  return changed.length > 0 || next.reasonCodes !== undefined ? next : undefined;
+}

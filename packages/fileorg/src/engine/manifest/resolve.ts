@@ -1,0 +1,194 @@
+import { lstat } from "node:fs/promises";
+import { and, eq, inArray } from "drizzle-orm";
+import type { Conflict, ConflictKind, ResolutionStrategy, ResolveRequest } from "../../domain/conflict.js";
+import type { Actor } from "../../domain/job.js";
+import { pathKey, withSuffix } from "../../domain/template.js";
+import { FileorgError, NotFoundError } from "../../errors.js";
+import { conflicts, rows } from "../../store/schema.js";
+import { confineScope } from "../confined-fs.js";
+import { hashConfined } from "../confined-moves.js";
+import type { EngineContext } from "../context.js";
+import { chunkOf, type Queryable } from "../query-kit.js";
+import type { InternalPatch } from "./patch-plan.js";
+import { patchRows } from "./patches.js";
+import { loadRows, planHashOfJob, type RowRecord, requireManifestJob } from "./rows.js";
+import { toConflict } from "./views.js";
+
+type ConflictRecord = typeof conflicts.$inferSelect;
+type Resolution = ResolveRequest["resolutions"][number];
+type RowOp = { row_id: string; patch: InternalPatch };
+
+async function existsOnDisk(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Finds a free ` (n)` variant of `path`: used neither by another moving row nor on disk. */
+async function freeVariant(db: Queryable, jobId: string, path: string, taken: Set<string>): Promise<string> {
+  for (let n = 2; n < 100_000; n++) {
+    const candidate = withSuffix(path, n);
+    const key = pathKey(candidate);
+    if (taken.has(key)) continue;
+    const [used] = await db
+      .select({ id: rows.id })
+      .from(rows)
+      .where(and(eq(rows.jobId, jobId), eq(rows.targetKey, key), eq(rows.action, "move")))
+      .limit(1);
+    if (used === undefined && !(await existsOnDisk(candidate))) {
+      taken.add(key);
+      return candidate;
+    }
+  }
+  throw new FileorgError("STRATEGY_NOT_APPLICABLE", `No free name found for ${path}.`);
+}
+
+const TARGET_KINDS: readonly ConflictKind[] = ["duplicate_target", "case_collision", "target_exists"];
+
+/** What resolving one conflict needs: where sources may be re-read and the names already handed out. */
+interface ResolveScope {
+  ctx: EngineContext;
+  jobId: string;
+  sourceRoots: readonly string[];
+  taken: Set<string>;
+}
+
+function notApplicable(c: ConflictRecord, strategy: ResolutionStrategy): FileorgError {
+  return new FileorgError("STRATEGY_NOT_APPLICABLE", `${strategy} does not resolve a ${c.kind} conflict.`, {
+    conflict_id: c.id,
+    kind: c.kind,
+    strategy,
+  });
+}
+
+/** `rename` / `keep_both`: free names for target conflicts, accepted duplicates, or re-read sources. */
+async function renameOrKeep(
+  scope: ResolveScope,
+  c: ConflictRecord,
+  strategy: ResolutionStrategy,
+  members: RowRecord[],
+): Promise<RowOp[]> {
+  const ops: RowOp[] = [];
+  if (TARGET_KINDS.includes(c.kind)) {
+    for (const r of c.kind === "target_exists" ? members : members.slice(1)) {
+      const target = await freeVariant(scope.ctx.db, scope.jobId, r.targetPath, scope.taken);
+      ops.push({ row_id: r.id, patch: { target_path: target } });
+    }
+  } else if (strategy === "keep_both" && c.kind === "duplicate_content") {
+    for (const r of members) ops.push({ row_id: r.id, patch: { duplicate_accepted: true } });
+  } else if (strategy === "keep_both" && c.kind === "source_changed") {
+    for (const r of members) {
+      // Re-read through the confined layer: the very descriptor hashed gives the new identity.
+      const read = await hashConfined(scope.sourceRoots, r.sourcePath);
+      if (!("sha256" in read)) throw notApplicable(c, strategy);
+      const { facts } = read;
+      const refresh = { size: facts.size, mtime: facts.mtime, sha256: read.sha256 };
+      const identity = { dev: facts.dev, ino: facts.ino, ctime: facts.ctime };
+      ops.push({ row_id: r.id, patch: { refresh_source: { ...refresh, ...identity } } });
+    }
+  } else {
+    throw notApplicable(c, strategy);
+  }
+  return ops;
+}
+
+/** The row patches that carry out one resolution of an open conflict. */
+async function opsOf(scope: ResolveScope, c: ConflictRecord, res: Resolution): Promise<RowOp[]> {
+  const members = (await loadRows(scope.ctx.db, scope.jobId, c.rowIds)).sort((a, b) => a.seq - b.seq);
+  if (members.length === 0) return [];
+  switch (res.strategy) {
+    case "skip": {
+      const keepFirst =
+        c.kind === "duplicate_target" || c.kind === "case_collision" || c.kind === "duplicate_content";
+      return (keepFirst ? members.slice(1) : members).map((r) => ({
+        row_id: r.id,
+        patch: { action: "skip" },
+      }));
+    }
+    case "rename":
+    case "keep_both":
+      return renameOrKeep(scope, c, res.strategy, members);
+    case "manual": {
+      if (res.target_path === undefined) {
+        throw new FileorgError("INVALID_TARGET_PATH", "A manual resolution needs a target_path.", {
+          conflict_id: c.id,
+        });
+      }
+      const row =
+        res.row_id === undefined ? members[members.length - 1] : members.find((m) => m.id === res.row_id);
+      if (row === undefined) {
+        throw new NotFoundError("ROW_NOT_FOUND", `Row ${res.row_id} is not part of conflict ${c.id}.`);
+      }
+      return [{ row_id: row.id, patch: { target_path: res.target_path } }];
+    }
+  }
+}
+
+async function findConflict(db: Queryable, jobId: string, conflictIdOf: string): Promise<ConflictRecord> {
+  const [c] = await db
+    .select()
+    .from(conflicts)
+    .where(and(eq(conflicts.id, conflictIdOf), eq(conflicts.jobId, jobId)))
+    .limit(1);
+  if (c === undefined) {
+    throw new NotFoundError("CONFLICT_NOT_FOUND", `No conflict ${conflictIdOf} in ${jobId}.`, {
+      conflict_id: conflictIdOf,
+    });
+  }
+  return c;
+}
+
+/**
+ * Resolves conflicts: each resolution becomes row patches (rename with ` (n)`, skip, keep both, or a manual
+ * target), applied in one atomic batch. Resolving an already resolved conflict changes nothing.
+ */
+export async function resolveConflicts(
+  ctx: EngineContext,
+  jobId: string,
+  request: ResolveRequest,
+  options: Actor & { expectedRevision?: number | undefined },
+): Promise<{ revision: number; plan_hash: string; conflicts: Conflict[] }> {
+  const manifestJob = await requireManifestJob(ctx.db, jobId);
+  const sourceRoots = confineScope(ctx.guard.roots, String(manifestJob.params.source_dir ?? ""));
+  const scope: ResolveScope = { ctx, jobId, sourceRoots, taken: new Set() };
+  const ops: RowOp[] = [];
+  const strategies = new Map<string, ResolutionStrategy>();
+  for (const res of request.resolutions) {
+    const c = await findConflict(ctx.db, jobId, res.conflict_id);
+    if (c.status !== "open") continue;
+    strategies.set(c.id, res.strategy);
+    ops.push(...(await opsOf(scope, c, res)));
+  }
+  const job = await requireManifestJob(ctx.db, jobId);
+  let revision = job.revision ?? 0;
+  let planHash = planHashOfJob(job) ?? "";
+  if (ops.length > 0) {
+    const edited = await patchRows(ctx, jobId, ops, {
+      ...options,
+      resolutions: strategies,
+      auditAction: "conflict.resolved",
+      extraAudit: [...strategies].map(([id, strategy]) => ({
+        jobId,
+        actor: options.actor,
+        requestId: options.requestId ?? null,
+        action: "conflict.resolve",
+        subject: id,
+        before: { status: "open" },
+        after: { strategy },
+      })),
+    });
+    revision = edited.revision;
+    planHash = edited.plan_hash;
+  }
+  const after: Conflict[] = [];
+  for (const part of chunkOf(
+    request.resolutions.map((r) => r.conflict_id),
+    500,
+  )) {
+    after.push(...(await ctx.db.select().from(conflicts).where(inArray(conflicts.id, part))).map(toConflict));
+  }
+  return { revision, plan_hash: planHash, conflicts: after };
+}

@@ -1,0 +1,120 @@
+import { encodeCursor, toKeysetPage } from "@vetted/store";
+import { and, asc, eq, gt, inArray, or, type SQL, sql } from "drizzle-orm";
+import type { Conflict } from "../../domain/conflict.js";
+import type { ManifestFilter, ManifestPage } from "../../domain/manifest.js";
+import { conflicts, rows } from "../../store/schema.js";
+import { cursorKey, pageLimit, type Queryable } from "../query-kit.js";
+import { planHashOfJob, requireManifestJob, toManifestRow } from "./rows.js";
+
+/** The list name a manifest-rows cursor is bound to (a cursor of another list is CURSOR_INVALID). */
+export const MANIFEST_ROWS_LIST = "fileorg.manifest-rows";
+/** The list name a conflicts cursor is bound to. */
+export const CONFLICTS_LIST = "fileorg.conflicts";
+/** The page size of a manifest listing that names none. */
+const ROWS_DEFAULT_LIMIT = 100;
+/** The page size of a conflicts listing that names none. */
+const CONFLICTS_DEFAULT_LIMIT = 200;
+
+/** Options of a manifest listing. */
+export interface ListRowsOptions extends ManifestFilter {
+  cursor?: string | undefined;
+  limit?: number | undefined;
+  /** Restrict to these rows. */
+  rowIds?: readonly string[] | undefined;
+}
+
+/** A `LIKE` condition matching `text` anywhere in the source or the target path. */
+export function pathTextFilter(text: string): SQL | undefined {
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return or(
+    sql`${rows.sourcePath} LIKE ${pattern} ESCAPE '\\'`,
+    sql`${rows.targetPath} LIKE ${pattern} ESCAPE '\\'`,
+  );
+}
+
+function rowFilters(jobId: string, options: ListRowsOptions): SQL[] {
+  const after = cursorKey(options.cursor, MANIFEST_ROWS_LIST, ["integer"]);
+  const where: SQL[] = [eq(rows.jobId, jobId)];
+  if (after !== undefined) where.push(gt(rows.seq, Number(after[0])));
+  if (options.bucket !== undefined) where.push(eq(rows.reviewBucket, options.bucket));
+  if (options.status !== undefined) where.push(eq(rows.status, options.status));
+  if (options.category !== undefined) where.push(eq(rows.category, options.category));
+  if (options.action !== undefined) where.push(eq(rows.action, options.action));
+  if (options.rowIds !== undefined) where.push(inArray(rows.id, [...options.rowIds]));
+  if (options.text !== undefined) {
+    const cond = pathTextFilter(options.text);
+    if (cond !== undefined) where.push(cond);
+  }
+  return where;
+}
+
+/**
+ * Reads rows of a manifest by filter and cursor (ordered by analyze order). A malformed cursor, or one of
+ * another list, throws CURSOR_INVALID; `limit` is capped at the one maximum of every list.
+ */
+export async function listRows(
+  db: Queryable,
+  jobId: string,
+  options: ListRowsOptions = {},
+): Promise<ManifestPage> {
+  const where = rowFilters(jobId, options);
+  const job = await requireManifestJob(db, jobId);
+  const limit = pageLimit(options.limit, ROWS_DEFAULT_LIMIT);
+  const found = await db
+    .select()
+    .from(rows)
+    .where(and(...where))
+    .orderBy(asc(rows.seq))
+    .limit(limit + 1);
+  return {
+    ...toKeysetPage(found, limit, toManifestRow, (last) => encodeCursor(MANIFEST_ROWS_LIST, [last.seq])),
+    revision: job.revision ?? 0,
+    plan_hash: planHashOfJob(job) ?? "",
+  };
+}
+
+/** Maps a stored conflict to its public shape. */
+export function toConflict(c: typeof conflicts.$inferSelect): Conflict {
+  return {
+    conflict_id: c.id,
+    job_id: c.jobId,
+    kind: c.kind,
+    key: c.key,
+    row_ids: c.rowIds,
+    status: c.status,
+    resolution: (c.resolution as Conflict["resolution"]) ?? null,
+    opened_at: new Date(c.openedAt).toISOString(),
+    resolved_at: c.resolvedAt === null ? null : new Date(c.resolvedAt).toISOString(),
+  };
+}
+
+/** Options of a conflicts listing. */
+export interface ListConflictsOptions {
+  status?: "open" | "resolved" | undefined;
+  cursor?: string | undefined;
+  limit?: number | undefined;
+}
+
+/**
+ * Lists the conflicts of a manifest by id. A malformed cursor, or one of another list, throws
+ * CURSOR_INVALID; `limit` is capped at the one maximum of every list.
+ */
+export async function listConflicts(
+  db: Queryable,
+  jobId: string,
+  options: ListConflictsOptions = {},
+): Promise<{ items: Conflict[]; next_cursor: string | null }> {
+  const after = cursorKey(options.cursor, CONFLICTS_LIST, ["string"]);
+  await requireManifestJob(db, jobId);
+  const limit = pageLimit(options.limit, CONFLICTS_DEFAULT_LIMIT);
+  const where: SQL[] = [eq(conflicts.jobId, jobId)];
+  if (after !== undefined) where.push(gt(conflicts.id, String(after[0])));
+  if (options.status !== undefined) where.push(eq(conflicts.status, options.status));
+  const found = await db
+    .select()
+    .from(conflicts)
+    .where(and(...where))
+    .orderBy(asc(conflicts.id))
+    .limit(limit + 1);
+  return toKeysetPage(found, limit, toConflict, (last) => encodeCursor(CONFLICTS_LIST, [last.id]));
+}

@@ -1,0 +1,194 @@
+import { constants } from "node:fs";
+import { access, stat } from "node:fs/promises";
+import { dirname } from "node:path";
+import { runTransaction } from "@vetted/store";
+import { and, eq } from "drizzle-orm";
+import type { z } from "zod";
+import {
+  checkRuntimeSettings,
+  DEFAULT_RUNTIME_SETTINGS,
+  maskSecret,
+  mergeRuntimeSettings,
+  type RuntimeProblem,
+  type RuntimeSettings,
+  RuntimeSettingsInput,
+  type RuntimeSettingsView,
+} from "../../domain/preferences.js";
+import { findStrategyPack, STRATEGY_PACKS, type StrategyPack } from "../../domain/strategy-packs.js";
+import { PreferenceInvalidError } from "../../review-errors.js";
+import { preferences, preferenceVersions } from "../../store/review-schema.js";
+import { boundedDepth, checkStoredRuntime } from "../preference-guards.js";
+import type { Queryable } from "../query-kit.js";
+import {
+  iso,
+  type PreferencesResources,
+  type RuntimeValidation,
+  type SaveOptions,
+  type StrategyPackView,
+  toIssues,
+} from "./resources.js";
+
+function maskRuntime(s: RuntimeSettings): Record<string, unknown> {
+  const ai = s.ai_classifier;
+  return {
+    ...s,
+    ai_classifier:
+      ai === null ? null : { ...ai, api_key: ai.api_key === null ? null : maskSecret(ai.api_key) },
+  };
+}
+
+/** The stored runtime settings over the defaults, their version and last save time. */
+export async function readRuntime(db: Queryable): Promise<{
+  settings: RuntimeSettings;
+  version: number;
+  updatedAt: number | null;
+  createdAt: number | null;
+}> {
+  const [row] = await db
+    .select()
+    .from(preferences)
+    .where(and(eq(preferences.family, "runtime"), eq(preferences.id, "runtime")));
+  if (row === undefined) {
+    return { settings: DEFAULT_RUNTIME_SETTINGS, version: 0, updatedAt: null, createdAt: null };
+  }
+  return {
+    settings: { ...DEFAULT_RUNTIME_SETTINGS, ...(row.data as Partial<RuntimeSettings>) },
+    version: row.version,
+    updatedAt: row.updatedAt,
+    createdAt: row.createdAt,
+  };
+}
+
+/** The runtime settings as answered: the API key masked. */
+export function runtimeView(
+  settings: RuntimeSettings,
+  version: number,
+  updatedAt: number | null,
+): RuntimeSettingsView {
+  const ai = settings.ai_classifier;
+  return {
+    ...settings,
+    ai_classifier:
+      ai === null
+        ? null
+        : {
+            endpoint_url: ai.endpoint_url,
+            model: ai.model,
+            api_key: ai.api_key === null ? null : maskSecret(ai.api_key),
+            api_key_set: ai.api_key !== null,
+          },
+    version,
+    updated_at: updatedAt === null ? null : iso(updatedAt),
+  };
+}
+
+async function checkDir(path: string, pointer: string, mayBeMissing: boolean): Promise<RuntimeProblem[]> {
+  const problems: RuntimeProblem[] = [];
+  try {
+    const st = await stat(path);
+    if (!st.isDirectory())
+      return [{ pointer, code: "NOT_A_DIRECTORY", message: `${path} is not a directory` }];
+    await access(path, constants.W_OK).catch(() =>
+      problems.push({ pointer, code: "NOT_WRITABLE", message: `${path} is not writable by the server` }),
+    );
+  } catch {
+    if (mayBeMissing) {
+      // A missing output root is fine if it can be created.
+      await access(dirname(path), constants.W_OK).catch(() =>
+        problems.push({
+          pointer,
+          code: "NOT_FOUND",
+          message: `${path} does not exist and cannot be created`,
+        }),
+      );
+    } else {
+      problems.push({ pointer, code: "NOT_FOUND", message: `${path} does not exist` });
+    }
+  }
+  return problems;
+}
+
+async function checkOnDisk(s: RuntimeSettings): Promise<RuntimeProblem[]> {
+  const checks = s.allowed_roots.map((root, i) => checkDir(root, `/allowed_roots/${i}`, false));
+  if (s.default_output_root !== null)
+    checks.push(checkDir(s.default_output_root, "/default_output_root", true));
+  const problems = (await Promise.all(checks)).flat();
+  return problems.sort((a, b) => a.pointer.localeCompare(b.pointer));
+}
+
+/**
+ * Merges the given fields onto the stored runtime settings and saves them (PREFERENCE_INVALID on a bad
+ * field). An `api_key` left out, or sent back exactly as masked, keeps the stored key.
+ */
+export async function saveRuntime(
+  res: PreferencesResources,
+  input: unknown,
+  opts: SaveOptions = {},
+): Promise<RuntimeSettingsView> {
+  const parsed = RuntimeSettingsInput.safeParse(boundedDepth(input, "runtime"));
+  if (!parsed.success) throw new PreferenceInvalidError("runtime", toIssues(parsed.error));
+  await checkStoredRuntime(res.guard, parsed.data);
+  const now = res.clock();
+  const { settings, version } = await runTransaction(res.db, async (tx) => {
+    const current = await readRuntime(tx);
+    const next = mergeRuntimeSettings(current.settings, parsed.data);
+    const v = current.version + 1;
+    const data = next as unknown as Record<string, unknown>;
+    await tx
+      .insert(preferences)
+      .values({
+        family: "runtime",
+        id: "runtime",
+        name: "runtime",
+        version: v,
+        data,
+        createdAt: current.createdAt ?? now,
+        updatedAt: now,
+      })
+      .onConflictDoUpdate({
+        target: [preferences.family, preferences.id],
+        set: { version: v, data, updatedAt: now },
+      });
+    await tx.insert(preferenceVersions).values({
+      family: "runtime",
+      id: "runtime",
+      version: v,
+      data: maskRuntime(next),
+      savedAt: now,
+      actor: opts.actor ?? "local",
+    });
+    return { settings: next, version: v };
+  });
+  return runtimeView(settings, version, now);
+}
+
+/**
+ * Checks proposed runtime settings without saving: the shape of every field, limits, the template,
+ * and on disk that roots exist and are writable. Each problem is answered on its own.
+ */
+export async function validateRuntime(res: PreferencesResources, input: unknown): Promise<RuntimeValidation> {
+  const parsed = RuntimeSettingsInput.safeParse(input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => ({
+      pointer: toIssues({ issues: [i] } as z.core.$ZodError)[0]?.pointer ?? "",
+      code: "INVALID",
+      message: i.message,
+    }));
+    return { ok: false, problems };
+  }
+  const merged = mergeRuntimeSettings((await readRuntime(res.db)).settings, parsed.data);
+  const problems = [...checkRuntimeSettings(merged), ...(await checkOnDisk(merged))];
+  return { ok: problems.length === 0, problems };
+}
+
+/** The built-in strategy packs, the active one marked. */
+export async function listStrategyPacks(res: PreferencesResources): Promise<{ items: StrategyPackView[] }> {
+  const active = (await readRuntime(res.db)).settings.active_strategy_pack;
+  return { items: STRATEGY_PACKS.map((p) => ({ ...p, active: p.id === active })) };
+}
+
+/** The active strategy pack (the default one if the stored id is no longer built in). */
+export async function activeStrategyPack(res: PreferencesResources): Promise<StrategyPack> {
+  const active = (await readRuntime(res.db)).settings.active_strategy_pack;
+  return findStrategyPack(active) ?? (STRATEGY_PACKS[0] as StrategyPack);
+}

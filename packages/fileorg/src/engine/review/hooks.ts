@@ -1,0 +1,72 @@
+import type { InboxFile } from "../../domain/inbox-batch.js";
+import type { Actor, Job } from "../../domain/job.js";
+import { boostConfidence, suggestFor } from "../../domain/learned-signals.js";
+import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
+import { findStrategyPack } from "../../domain/strategy-packs.js";
+import type { Stored } from "../preferences-engine.js";
+import { learnedIndex, recordEdits } from "./learning.js";
+import type { ReviewResources } from "./resources.js";
+
+/**
+ * Registers review's hooks on the core engine: learning from a person's edits, analyze parameters from the
+ * preferences (strategy pack, template, output root), and learned suggestions on new rows.
+ */
+export function registerReviewHooks(res: ReviewResources): void {
+  const { fileorg, preferences } = res;
+  fileorg.onRowsEdited((event) => recordEdits(res, event));
+  fileorg.onAnalyzeParams(async () => {
+    const runtime = await preferences.runtimeSettings();
+    const pack = await preferences.activeStrategyPack();
+    return {
+      strategy_pack_id: pack.id,
+      confidence_threshold: pack.confidence_threshold,
+      naming_template: runtime.default_naming_template,
+      ...(runtime.default_output_root === null ? {} : { output_dir: runtime.default_output_root }),
+    };
+  });
+  fileorg.onAnalyzeRows(async (job) => {
+    const index = await learnedIndex(res);
+    if (index.bySignal.size === 0) return undefined;
+    const outputDir = String(job.params.output_dir ?? "");
+    return (row) => {
+      const suggestions = suggestFor(
+        { source_path: row.sourcePath, mime: row.mime, category: row.category, target_path: row.targetPath },
+        index,
+        outputDir,
+        res.learning,
+      );
+      if (suggestions.length === 0) return undefined;
+      const disagrees = suggestions.some((s) => !s.agrees);
+      return {
+        confidence: boostConfidence(row.confidence, suggestions),
+        reasonCodes: disagrees ? [REVIEW_MARKERS.learnedDisagrees] : [REVIEW_MARKERS.learnedAgrees],
+      };
+    };
+  });
+}
+
+/**
+ * Starts an analyze job over exactly an inbox batch: the watch source's strategy pack gives the naming
+ * template and the confidence threshold; the output root is the runtime default or the watched folder.
+ */
+export async function analyzeInboxFiles(
+  res: ReviewResources,
+  source: Stored<"watch-sources">,
+  files: readonly InboxFile[],
+  actor: Actor = { actor: "local" },
+): Promise<Job> {
+  const runtime = await res.preferences.runtimeSettings();
+  const pack =
+    findStrategyPack(source.strategy_pack_id ?? runtime.active_strategy_pack) ??
+    (await res.preferences.activeStrategyPack());
+  return res.fileorg.analyzeFiles(
+    {
+      source_dir: source.path,
+      ...(runtime.default_output_root === null ? {} : { output_dir: runtime.default_output_root }),
+      naming_template: pack.naming_template,
+      files: files.map((f) => f.path),
+      confidence_threshold: pack.confidence_threshold,
+    },
+    actor,
+  );
+}

@@ -1,0 +1,63 @@
+import type { InboxFile } from "../../domain/inbox-batch.js";
+import type { Actor, Job } from "../../domain/job.js";
+import type {
+  BatchTriageRequest,
+  BatchTriageResult,
+  ReviewQueuePage,
+  ReviewQueueQuery,
+  RuleRequest,
+} from "../../domain/review-api.js";
+import type { Stored } from "../preferences-engine.js";
+import { analyzeInboxFiles, registerReviewHooks } from "./hooks.js";
+import { clearLearned, type LearnedPageQuery, listLearned } from "./learning.js";
+import { queuePage, summaryOf } from "./queue.js";
+import { createReviewResources, type ReviewEngineOptions } from "./resources.js";
+import { applyRule, draftFromExamples, previewRule } from "./rules.js";
+import { batchTriage } from "./triage.js";
+
+export type { ReviewEngineOptions } from "./resources.js";
+
+/**
+ * Review of an analyze job's manifest: the prioritized queue with its summary, batch triage, review rules
+ * (preview, apply, draft from examples), and learning from a person's edits (suggestions on new rows, never
+ * applied silently). Every change goes through the core's atomic, audited patch batch; nothing touches disk.
+ * Creating the engine registers its hooks on the core engine (analyze parameters and row adjustment,
+ * edit listener). One module per concern (`queue`, `triage`, `rules`, `learning`, `hooks`) over one shared
+ * resources object.
+ */
+export function createReviewEngine(options: ReviewEngineOptions) {
+  const res = createReviewResources(options);
+  registerReviewHooks(res);
+  return {
+    /**
+     * One page of the review queue, highest priority first: rows needing attention (blocked, conflict,
+     * needs_review; pending or failed), or every row of one bucket. A bad cursor is CURSOR_INVALID.
+     */
+    queue: (jobId: string, query: ReviewQueueQuery = {}): Promise<ReviewQueuePage> =>
+      queuePage(res, jobId, query),
+    /** Counts per bucket and the top reasons of a job (cached per manifest revision). */
+    summary: (jobId: string) => summaryOf(res, jobId),
+    /** One action over many rows (`row_ids`, or every row matching `filter`), in one atomic patch batch. */
+    batchTriage: (jobId: string, request: BatchTriageRequest, actor: Actor): Promise<BatchTriageResult> =>
+      batchTriage(res, jobId, request, actor),
+    /** The rows a rule (saved, by id, or inline) matches and the exact change per row; saves nothing. */
+    previewRule: (jobId: string, request: RuleRequest) => previewRule(res, jobId, request),
+    /** Applies a rule to the manifest as one atomic, audited revision; answers what changed. */
+    applyRule: (jobId: string, request: RuleRequest, actor: Actor) => applyRule(res, jobId, request, actor),
+    /** Drafts a rule from two or more example rows of a job; the draft is not saved. */
+    draftFromExamples: (jobId: string, rowIds: readonly string[]) => draftFromExamples(res, jobId, rowIds),
+    /** Learned signal → outcome pairs, strongest first, one page at a time. */
+    listLearned: (query: LearnedPageQuery = {}) => listLearned(res, query),
+    /** Clears learned pairs: all, or one by id (LEARNED_RULE_NOT_FOUND when unknown). */
+    clearLearned: (id?: string) => clearLearned(res, id),
+    /** Starts an analyze job over exactly an inbox batch, with the watch source's strategy pack. */
+    analyzeInboxFiles: (
+      source: Stored<"watch-sources">,
+      files: readonly InboxFile[],
+      actor: Actor = { actor: "local" },
+    ): Promise<Job> => analyzeInboxFiles(res, source, files, actor),
+  };
+}
+
+/** The review engine's verbs. */
+export type ReviewEngine = ReturnType<typeof createReviewEngine>;

@@ -1,0 +1,60 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import { DEFAULT_LEARNING, type LearnedIndex, type LearningOptions } from "../../domain/learned-signals.js";
+import type { ReviewSummary } from "../../domain/review-api.js";
+import type { ReviewRowFacts } from "../../domain/review-row.js";
+import { rows } from "../../store/schema.js";
+import type { FileorgEngine } from "../engine.js";
+import { type RowRecord, toManifestRow } from "../manifest.js";
+import type { PreferencesEngine } from "../preferences-engine.js";
+import { type Clock, type IdGenerator, randomIds } from "../review-ids.js";
+
+/** What the review engine is built from. */
+export interface ReviewEngineOptions {
+  /** The same database the core engine was given. */
+  db: LibSQLDatabase;
+  fileorg: FileorgEngine;
+  preferences: PreferencesEngine;
+  clock?: Clock;
+  ids?: IdGenerator;
+  learning?: LearningOptions;
+}
+
+/** What every review module shares: the engines it works through, its ports and its caches. */
+export interface ReviewResources {
+  db: LibSQLDatabase;
+  fileorg: FileorgEngine;
+  preferences: PreferencesEngine;
+  clock: Clock;
+  ids: IdGenerator;
+  learning: LearningOptions;
+  /** Review summaries per job, valid for one manifest revision. */
+  summaries: Map<string, { revision: number; summary: ReviewSummary }>;
+  /** The learned index, valid while `version` is the current learned version. */
+  learned: { version: number; cache: { version: number; index: LearnedIndex } | undefined };
+}
+
+/** The shared resources of one review engine. */
+export function createReviewResources(options: ReviewEngineOptions): ReviewResources {
+  return {
+    db: options.db,
+    fileorg: options.fileorg,
+    preferences: options.preferences,
+    clock: options.clock ?? Date.now,
+    ids: options.ids ?? randomIds,
+    learning: options.learning ?? DEFAULT_LEARNING,
+    summaries: new Map(),
+    learned: { version: 0, cache: undefined },
+  };
+}
+
+/** Rows carrying `reason` among their reason codes. */
+export function reasonFilter(reason: string): SQL {
+  return sql`EXISTS (SELECT 1 FROM json_each(${rows.reasonCodes}) WHERE value = ${reason})`;
+}
+
+/** A stored row as the facts review rules are evaluated over. */
+export function toFacts(r: RowRecord): ReviewRowFacts {
+  const { job_id: _job, conflict_ids: _conflicts, ...row } = toManifestRow(r);
+  return { ...row, has_conflict: r.conflictIds.length > 0 };
+}

@@ -1,0 +1,215 @@
+import { basename, join } from "node:path";
+import { asc, eq, type SQL } from "drizzle-orm";
+import type { Actor } from "../../domain/job.js";
+import type { RuleOutcome, RuleRequest } from "../../domain/review-api.js";
+import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
+import type { ReviewRowFacts } from "../../domain/review-row.js";
+import { planRules, type ReviewRule, type RowChanges } from "../../domain/review-rule.js";
+import { type DraftRule, draftRuleFromExamples } from "../../domain/rule-inference.js";
+import { type ParsedTemplate, parseTemplate, renderTemplate } from "../../domain/template.js";
+import { FileorgError, NotFoundError } from "../../errors.js";
+import { ReviewError } from "../../review-errors.js";
+import { rulePrefilter } from "../../store/review-queries.js";
+import { rows } from "../../store/schema.js";
+import {
+  type InternalPatch,
+  loadRows,
+  type RowRecord,
+  requireManifestJob,
+  thresholdOf,
+  verdictOf,
+} from "../manifest.js";
+import type { JobRecord } from "../records.js";
+import { type ReviewResources, toFacts } from "./resources.js";
+
+type PlannedRow = RowChanges & { approve: boolean };
+
+/** Loads rows of a job as rule facts; `where` narrows them (it must include the job). */
+async function loadFacts(
+  res: ReviewResources,
+  jobId: string,
+  where: SQL | undefined = eq(rows.jobId, jobId),
+): Promise<{ facts: ReviewRowFacts[]; records: Map<string, RowRecord> }> {
+  const all = await res.db.select().from(rows).where(where).orderBy(asc(rows.seq));
+  return { facts: all.map(toFacts), records: new Map(all.map((r) => [r.id, r])) };
+}
+
+async function resolveRule(res: ReviewResources, request: RuleRequest): Promise<ReviewRule> {
+  if ("rule" in request) return request.rule;
+  try {
+    return await res.preferences.get("review-rules", request.rule_id);
+  } catch {
+    throw new ReviewError("REVIEW_RULE_NOT_FOUND", `No saved review rule ${request.rule_id}.`, {
+      rule_id: request.rule_id,
+    });
+  }
+}
+
+/** The target renderers of a rule plan: a rule's own template, and retargeting on a new category. */
+function renderersOf(job: JobRecord, records: ReadonlyMap<string, RowRecord>) {
+  const outputDir = String(job.params.output_dir ?? "");
+  const jobTemplate = parseTemplate(String(job.params.naming_template ?? ""));
+  const templates = new Map<string, ParsedTemplate | string>();
+  const render = (row: ReviewRowFacts, template: ParsedTemplate, category: string) =>
+    join(
+      outputDir,
+      renderTemplate(template, {
+        category,
+        mtime: row.mtime,
+        fileName: basename(row.source_path),
+        sha256: row.sha256,
+      }),
+    );
+  return {
+    renderTarget: (row: ReviewRowFacts, template: string) => {
+      let parsed = templates.get(template);
+      if (parsed === undefined) {
+        const p = parseTemplate(template);
+        parsed = p.ok ? p.template : p.message;
+        templates.set(template, parsed);
+      }
+      if (typeof parsed === "string") return { ok: false as const, message: parsed };
+      return { ok: true as const, path: render(row, parsed, row.category) };
+    },
+    retarget: (row: ReviewRowFacts, category: string) =>
+      records.get(row.row_id)?.targetEdited === false && jobTemplate.ok
+        ? render(row, jobTemplate.template, category)
+        : undefined,
+  };
+}
+
+/** A planned change with the bucket the core will compute (conflicts it may open or close not foreseen). */
+function predictBucket(p: RowChanges, r: RowRecord, threshold: number): PlannedRow {
+  const approve = p.changes.review_bucket?.to === "auto_safe";
+  const edits =
+    p.changes.category !== undefined || p.changes.target_path !== undefined || p.changes.action !== undefined;
+  const approvedAfter = approve || (r.reasonCodes.includes(REVIEW_MARKERS.approved) && !edits);
+  const reasonCodes = r.reasonCodes.filter((c) => c !== REVIEW_MARKERS.approved);
+  if (approvedAfter) reasonCodes.push(REVIEW_MARKERS.approved);
+  const action = (p.changes.action?.to as RowRecord["action"] | undefined) ?? r.action;
+  const predicted = verdictOf({ ...r, action, edited: r.edited || edits, reasonCodes }, threshold).bucket;
+  const changes = { ...p.changes };
+  if (predicted !== r.reviewBucket) changes.review_bucket = { from: r.reviewBucket, to: predicted };
+  else delete changes.review_bucket;
+  return { ...p, changes, approve };
+}
+
+/** Plans a rule over a job: the changed rows, their exact field changes, and which ones it approves. */
+async function planRule(res: ReviewResources, jobId: string, request: RuleRequest) {
+  const job = await requireManifestJob(res.db, jobId);
+  if (job.status !== "succeeded") {
+    throw new FileorgError("JOB_NOT_READY", `The manifest of ${jobId} is not ready (job is ${job.status}).`, {
+      job_id: jobId,
+      status: job.status,
+    });
+  }
+  const rule = await resolveRule(res, request);
+  // SQL narrows the rows the rule can match; the rule itself is then evaluated exactly.
+  const { facts, records } = await loadFacts(res, jobId, rulePrefilter(jobId, rule.conditions));
+  const planned = planRules(facts, [rule], { ...renderersOf(job, records), includeUnchanged: true });
+  const threshold = thresholdOf(job);
+  const out: PlannedRow[] = [];
+  for (const p of planned) {
+    const r = records.get(p.row_id);
+    if (r !== undefined) out.push(predictBucket(p, r, threshold));
+  }
+  return { job, rule, planned: out };
+}
+
+/** The rows a rule (saved, by id, or inline) matches and the exact change per row; saves nothing. */
+export async function previewRule(
+  res: ReviewResources,
+  jobId: string,
+  request: RuleRequest,
+): Promise<RuleOutcome> {
+  const { job, planned } = await planRule(res, jobId, request);
+  return {
+    matched_count: planned.length,
+    matches: planned.map((p) => ({ row_id: p.row_id, changes: p.changes })),
+    revision: job.revision ?? 0,
+  };
+}
+
+function patchOf(p: PlannedRow): InternalPatch {
+  const patch: InternalPatch = {};
+  if (p.changes.category !== undefined) patch.category = p.changes.category.to as RowRecord["category"];
+  if (p.changes.target_path !== undefined) patch.target_path = p.changes.target_path.to;
+  if (p.changes.action !== undefined) patch.action = p.changes.action.to as RowRecord["action"];
+  if (p.approve) patch.approved = true;
+  return patch;
+}
+
+/** Applies a rule to the manifest as one atomic, audited revision; answers what changed. */
+export async function applyRule(
+  res: ReviewResources,
+  jobId: string,
+  request: RuleRequest,
+  actor: Actor,
+): Promise<RuleOutcome> {
+  const { job, rule, planned } = await planRule(res, jobId, request);
+  const ops = planned
+    .map((p) => ({ row_id: p.row_id, patch: patchOf(p) }))
+    .filter((op) => Object.keys(op.patch).length > 0);
+  if (ops.length === 0) {
+    return {
+      matched_count: planned.length,
+      matches: planned.map((p) => ({ row_id: p.row_id, changes: {} })),
+      revision: job.revision ?? 0,
+    };
+  }
+  const result = await res.fileorg.applyPatches(jobId, ops, {
+    actor: actor.actor,
+    requestId: actor.requestId,
+    auditAction: "review.rule_applied",
+    extraAudit: [
+      {
+        jobId,
+        actor: actor.actor,
+        requestId: actor.requestId ?? null,
+        action: "review.rule_apply",
+        subject: rule.id ?? rule.name,
+        before: null,
+        after: { rule, rows: ops.length },
+      },
+    ],
+  });
+  const after = new Map(result.items.map((r) => [r.row_id, r]));
+  const stored = await loadRows(
+    res.db,
+    jobId,
+    planned.map((p) => p.row_id),
+  );
+  const records = new Map(stored.map((r) => [r.id, r]));
+  const matches = planned.map((p) => {
+    const changes = { ...p.changes };
+    // Report the bucket the row really landed in (conflicts may have opened or closed).
+    const bucket = after.get(p.row_id)?.review_bucket ?? records.get(p.row_id)?.reviewBucket;
+    if (changes.review_bucket !== undefined && bucket !== undefined)
+      changes.review_bucket = { ...changes.review_bucket, to: bucket };
+    return { row_id: p.row_id, changes };
+  });
+  return { matched_count: planned.length, matches, revision: result.revision };
+}
+
+/** Drafts a rule from two or more example rows of a job; the draft is not saved. */
+export async function draftFromExamples(
+  res: ReviewResources,
+  jobId: string,
+  rowIds: readonly string[],
+): Promise<DraftRule> {
+  const job = await requireManifestJob(res.db, jobId);
+  const outputDir = String(job.params.output_dir ?? "");
+  const ids = [...new Set(rowIds)];
+  const found = new Map((await loadRows(res.db, jobId, ids)).map((r) => [r.id, toFacts(r)]));
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length > 0) {
+    throw new NotFoundError("ROW_NOT_FOUND", `No row ${missing[0]} in the manifest of ${jobId}.`, {
+      row_ids: missing,
+    });
+  }
+  const examples = ids.map((id) => found.get(id)).filter((f): f is ReviewRowFacts => f !== undefined);
+  // Draft first, then look for further matches among the rows SQL says the draft can match.
+  const { draft } = draftRuleFromExamples(examples, [], outputDir);
+  const { facts } = await loadFacts(res, jobId, rulePrefilter(jobId, draft.conditions));
+  return draftRuleFromExamples(examples, facts, outputDir);
+}

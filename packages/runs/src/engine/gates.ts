@@ -1,0 +1,55 @@
+import { and, inArray, isNotNull, lte } from "drizzle-orm";
+import { isTerminal, RUN_STATUSES, WAITING_STATUSES } from "../domain/status.js";
+import { expireGate, type RunState, type Transition, timeOutRun } from "../domain/transitions.js";
+import { runs } from "../store/schema.js";
+import { loadRun, persist } from "./persist.js";
+import { LeaseLost, type RunsResources } from "./resources.js";
+import { stateOf } from "./views.js";
+
+const RUN_ACTIVE = RUN_STATUSES.filter((s) => !isTerminal(s));
+const RUN_WAITING = [...WAITING_STATUSES];
+const SWEEP_BATCH = 100;
+
+/** Deadlines: gates that waited too long, runs past their `run_timeout_seconds`. */
+export function createGates(r: RunsResources) {
+  let lastSweep = 0;
+
+  /** Applies `decide` to the run in one transaction, guarded by its version; whether it fired. */
+  async function fire(id: string, decide: (s: RunState) => Transition | undefined): Promise<boolean> {
+    return r.write(async (tx) => {
+      const row = await loadRun(tx, id);
+      const t = decide(stateOf(row));
+      return t !== undefined && (await persist(r, tx, row, t, r.now())) !== undefined;
+    });
+  }
+
+  /** Expires gates and run timeouts that are due; at most once per poll interval. */
+  async function sweep(): Promise<void> {
+    const at = r.now();
+    if (at - lastSweep < r.pollMs) return;
+    lastSweep = at;
+    const expiring = await r.db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(
+        and(inArray(runs.status, RUN_WAITING), isNotNull(runs.waitExpiresAt), lte(runs.waitExpiresAt, at)),
+      )
+      .limit(SWEEP_BATCH);
+    const late = await r.db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(and(inArray(runs.status, RUN_ACTIVE), lte(runs.deadlineAt, at)))
+      .limit(SWEEP_BATCH);
+    for (const { id } of expiring) {
+      if (await fire(id, (s) => expireGate(s, r.now()))) r.observer.timedOut?.("wait_timeout");
+    }
+    for (const { id } of late) {
+      if (await fire(id, timeOutRun)) {
+        r.observer.timedOut?.("run_timeout");
+        r.controllers.get(id)?.abort(new LeaseLost("run timeout"));
+      }
+    }
+  }
+
+  return { sweep };
+}

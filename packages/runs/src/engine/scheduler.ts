@@ -1,0 +1,87 @@
+import { createGates } from "./gates.js";
+import { LeaseLost, type RunsResources } from "./resources.js";
+import type { RunRow } from "./views.js";
+import { execute, Leases } from "./worker.js";
+
+/**
+ * This process's worker loop: every `pollMs` (and whenever something is kicked) it expires what is due,
+ * then claims runs up to `concurrency` and executes each under its lease.
+ */
+export class Scheduler {
+  private readonly leases: Leases;
+  private readonly gates: ReturnType<typeof createGates>;
+  private readonly executions = new Set<Promise<void>>();
+  /** The lease token of each run this process executes, handed back on stop. */
+  private readonly tokens = new Map<string, string>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private pumping = false;
+  private pumpAgain = false;
+  private started = false;
+
+  constructor(private readonly r: RunsResources) {
+    this.leases = new Leases(r);
+    this.gates = createGates(r);
+    r.kick = () => {
+      if (this.started) setImmediate(() => void this.pump());
+    };
+  }
+
+  private launch(row: RunRow): void {
+    const token = row.leaseOwner;
+    if (token !== null) this.tokens.set(row.id, token);
+    const p: Promise<void> = execute(this.r, this.leases, row).finally(() => {
+      this.executions.delete(p);
+      if (this.tokens.get(row.id) === token) this.tokens.delete(row.id);
+      this.r.kick();
+    });
+    this.executions.add(p);
+  }
+
+  /** One round: expire what is due, then claim and launch runs up to the concurrency. */
+  private async pump(): Promise<void> {
+    if (!this.started) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        await this.gates.sweep();
+        while (this.started && this.executions.size < this.r.concurrency) {
+          const row = await this.leases.claim();
+          if (row === undefined) break;
+          this.launch(row);
+        }
+      } while (this.pumpAgain && this.started);
+    } catch (err) {
+      this.r.observer.error?.("the run worker failed a round", err);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Starts polling, claiming, executing and expiring. Idempotent. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.timer = setInterval(() => void this.pump(), this.r.pollMs);
+    this.r.kick();
+  }
+
+  /** Stops the loop, aborts running steps and hands their leases back so another process takes over at once. */
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    const held = [...this.tokens.values()];
+    for (const c of this.r.controllers.values()) c.abort(new LeaseLost("worker stopping"));
+    await Promise.allSettled([...this.executions]);
+    try {
+      await this.leases.handBack(held);
+    } catch (err) {
+      this.r.observer.error?.("could not hand the leases back; they expire on their own", err);
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import { interpolate } from "../domain/interpolate.js";
+import { matchProtectedDomain } from "../domain/providers.js";
+import type { Step } from "../domain/steps.js";
+import {
+  completeStep,
+  failInterpolation,
+  failStep,
+  failUnreadableSecrets,
+  openGate,
+  openProviderGate,
+  type RunState,
+  type Transition,
+} from "../domain/transitions.js";
+import { stepTypeOf } from "../steps/registry.js";
+import type { StepOutcome, StepType } from "../steps/step-type.js";
+import type { RunsResources } from "./resources.js";
+import { guardOutcome } from "./step-guard.js";
+import type { RunRow } from "./views.js";
+
+/** Steps executed in memory and committed together while they are instant (pure steps, gates). */
+const MAX_BATCH = 32;
+
+/** A step that takes time, found by {@link advanceInstant}, with its interpolated form and type. */
+export interface SlowStep {
+  step: Step;
+  resolvedStep: Step;
+  type: StepType<Step>;
+}
+
+/** Executes one interpolated step; a throw becomes a failed outcome unless the run was aborted. */
+export async function runStep(
+  r: RunsResources,
+  type: StepType<Step>,
+  step: Step,
+  row: RunRow,
+  signal: AbortSignal,
+  stepFetch: typeof globalThis.fetch = r.fetch,
+): Promise<{ outcome: StepOutcome; durationMs: number }> {
+  const t0 = performance.now();
+  let outcome: StepOutcome;
+  try {
+    outcome = await type.execute(step, {
+      runId: row.id,
+      stepId: step.id,
+      signal,
+      retries: row.policies.retries,
+      fetch: stepFetch,
+      maxResponseBytes: r.maxResponseBytes,
+      startedAt:
+        row.stepStartedCursor === row.cursor && row.stepStartedAt !== null ? row.stepStartedAt : r.now(),
+      now: r.now,
+    });
+  } catch (err) {
+    if (signal.aborted) throw err;
+    outcome = {
+      kind: "failed",
+      reason: "step_failed",
+      message: `${step.id}: ${err instanceof Error ? err.message : String(err)}`,
+      expectation: false,
+    };
+  }
+  return { outcome, durationMs: Math.round(performance.now() - t0) };
+}
+
+/** The transition a step's outcome makes (an OTP gate the template does not require is skipped). */
+export function transitionFor(
+  r: RunsResources,
+  state: RunState,
+  row: RunRow,
+  result: StepOutcome,
+  durationMs: number,
+): Transition {
+  const outcome = guardOutcome(result, row.steps[state.cursor]?.id);
+  if (outcome.kind === "completed") return completeStep(state, row.steps, outcome, durationMs);
+  if (outcome.kind === "failed")
+    return failStep(state, row.steps, outcome, row.policies, durationMs, r.now());
+  if (outcome.gate.kind === "otp" && !row.policies.otp.required) {
+    const skipped = { ...state, gate: { ...state.gate, otp_code: "" } };
+    const detail = { skipped: "otp not required" };
+    return completeStep(skipped, row.steps, { kind: "completed", detail }, 0);
+  }
+  return openGate(state, row.steps, outcome.gate, row.policies, r.now());
+}
+
+type Next = { kind: "done"; t: Transition } | { kind: "slow"; slow: SlowStep };
+
+/** What the step at the run's cursor comes to without taking time, or that it is a slow one. */
+async function instantStep(
+  r: RunsResources,
+  row: RunRow,
+  state: RunState,
+  opened: ReturnType<RunsResources["vault"]["open"]>,
+  step: Step,
+): Promise<Next> {
+  if (opened.unreadable.length > 0)
+    return { kind: "done", t: failUnreadableSecrets(state, step.id, opened.unreadable) };
+  const resolved = interpolate(step, r.vault.scopeOf(row, state, opened));
+  if (!resolved.ok) return { kind: "done", t: failInterpolation(state, step.id, resolved.reference) };
+  const resolvedStep = resolved.value as Step;
+  const type = stepTypeOf(resolvedStep);
+  const domain = (type.targets?.(resolvedStep) ?? [])
+    .map((url) => matchProtectedDomain(url, r.protectedDomains))
+    .find((d) => d !== undefined);
+  if (domain !== undefined && !state.gate.approved_steps.includes(step.id)) {
+    return { kind: "done", t: openProviderGate(state, row.steps, domain, row.policies, r.now()) };
+  }
+  if (type.effect !== "pure" && type.effect !== "gate")
+    return { kind: "slow", slow: { step, resolvedStep, type } };
+  const started = { type: "step_started" as const, data: { step_id: step.id, type: step.type } };
+  const { outcome, durationMs } = await runStep(r, type, resolvedStep, row, new AbortController().signal);
+  const t = transitionFor(r, state, row, outcome, durationMs);
+  return { kind: "done", t: { state: t.state, events: [started, ...t.events] } };
+}
+
+/**
+ * Runs instant steps (pure steps, gates, the protected-provider check, interpolation failures) in memory
+ * from `start`, up to {@link MAX_BATCH}, and stops at the first step that takes time (returned as
+ * `slow`) or when the run leaves `running`. The caller commits the result in one transaction.
+ */
+export async function advanceInstant(
+  r: RunsResources,
+  row: RunRow,
+  start: Transition,
+): Promise<Transition & { slow?: SlowStep }> {
+  let state = start.state;
+  const drafts = [...start.events];
+  const opened = r.vault.open(row);
+  for (let advanced = 0; state.status === "running" && advanced < MAX_BATCH; advanced++) {
+    const step = row.steps[state.cursor];
+    if (step === undefined) {
+      const last = { ...state, cursor: row.steps.length - 1 };
+      const t = completeStep(last, row.steps, { kind: "completed" }, 0);
+      return { state: t.state, events: [...drafts, ...t.events] };
+    }
+    const next = await instantStep(r, row, state, opened, step);
+    if (next.kind === "slow") return { state, events: drafts, slow: next.slow };
+    drafts.push(...next.t.events);
+    state = next.t.state;
+  }
+  return { state, events: drafts };
+}

@@ -1,0 +1,242 @@
+import { and, asc, eq, gt, inArray, lt, or } from "drizzle-orm";
+import { recoverInFlight } from "../domain/step-recovery.js";
+import type { Step } from "../domain/steps.js";
+import { claimRun, type Transition } from "../domain/transitions.js";
+import { runs } from "../store/schema.js";
+import { appendEvents, persist } from "./persist.js";
+import { LeaseLost, type RunsResources } from "./resources.js";
+import { redactError, spendCode } from "./run-vault.js";
+import { type CrashDeps, failRunOnError, leaseToken, prepareOutbound } from "./step-guard.js";
+import { advanceInstant, runStep, transitionFor } from "./step-runner.js";
+import { type RunRow, stateOf } from "./views.js";
+
+/** A run this worker may claim: queued, or running under a lease that expired. */
+export function claimable(at: number) {
+  return or(eq(runs.status, "queued"), and(eq(runs.status, "running"), lt(runs.leaseExpiresAt, at)));
+}
+
+/** Whether the row as read inside the claim's transaction may still be claimed (the claim's guard). */
+export function isClaimable(row: Pick<RunRow, "status" | "leaseExpiresAt">, at: number): boolean {
+  return row.status === "queued" || (row.status === "running" && (row.leaseExpiresAt ?? 0) < at);
+}
+
+/**
+ * The leases: claiming a run (each claim under its own lease token), the heartbeat, and the worker's
+ * writes, which land only while the run's lease token is still the one this claim got.
+ */
+export class Leases {
+  private claims = 0;
+  /** What failing a run on an unexpected error needs. */
+  readonly crash: CrashDeps;
+
+  constructor(private readonly r: RunsResources) {
+    this.crash = {
+      write: r.write,
+      workerId: r.workerId,
+      now: r.now,
+      persist: (tx, row, t, at) => persist(r, tx, row, t, at),
+    };
+  }
+
+  /** Claims `runId` if it is still claimable, and runs its instant steps, in one transaction. */
+  async claimById(runId: string, at: number): Promise<RunRow | undefined> {
+    const r = this.r;
+    return r.write(async (tx) => {
+      const [row] = await tx.select().from(runs).where(eq(runs.id, runId)).limit(1);
+      if (row === undefined || !isClaimable(row, at)) return undefined;
+      const expired = row.status === "running";
+      // A step a previous worker left in flight is in doubt: pause rather than send it again.
+      const claimed = recoverInFlight(
+        claimRun(stateOf(row), expired),
+        row.steps,
+        row.inFlightStepId,
+        row.policies,
+        at,
+      );
+      // Instant steps run inside the claim's transaction: a flow without I/O completes in one commit.
+      const ahead = await advanceInstant(r, { ...row, status: "running" }, claimed);
+      this.claims += 1;
+      const extra = {
+        leaseOwner: leaseToken(r.workerId, this.claims),
+        leaseExpiresAt: at + r.leaseMs,
+        resumedAt: null,
+      };
+      const updated = await persist(r, tx, row, ahead, at, { extra });
+      if (expired) r.observer.leaseExpired?.();
+      if (row.resumedAt !== null) r.observer.resumeToNextStep?.(at - row.resumedAt);
+      return updated;
+    });
+  }
+
+  /** The oldest claimable run's id, by a cheap read that takes no write lock (most polls find nothing). */
+  async findClaimable(at: number): Promise<string | undefined> {
+    const r = this.r;
+    const [row] = await r.db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(claimable(at))
+      .orderBy(asc(runs.updatedAt))
+      .limit(1);
+    return row?.id;
+  }
+
+  /** Claims the oldest claimable run; an error is that run's alone (it fails, the round goes on). */
+  async claim(): Promise<RunRow | undefined> {
+    const r = this.r;
+    // Another process may claim the run between the read and the claim: then try the next one (a few times).
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const at = r.now();
+      const id = await this.findClaimable(at);
+      if (id === undefined) return undefined;
+      try {
+        const claimed = await this.claimById(id, at);
+        if (claimed !== undefined) return claimed;
+      } catch (err) {
+        r.observer.error?.(`run ${id} failed on an unexpected error`, err);
+        if (!(await failRunOnError(this.crash, id, err))) throw err;
+        r.kick();
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+
+  /** The heartbeat: extends this claim's lease while the run is still running and leased to it. */
+  async renewLease(runId: string, token: string): Promise<boolean> {
+    const r = this.r;
+    const at = r.now();
+    const updated = await r.write((tx) =>
+      tx
+        .update(runs)
+        .set({ leaseExpiresAt: at + r.leaseMs })
+        .where(and(eq(runs.id, runId), eq(runs.leaseOwner, token), eq(runs.status, "running")))
+        .returning({ id: runs.id }),
+    );
+    return updated.length > 0;
+  }
+
+  /** Commits a transition of a claimed run, only while the run is still leased to this claim. */
+  async commit(row: RunRow, t: Transition): Promise<RunRow | undefined> {
+    const r = this.r;
+    const token = row.leaseOwner;
+    if (token === null) return undefined;
+    const at = r.now();
+    return r.write((tx) => persist(r, tx, row, t, at, { guard: { leaseOwner: token } }));
+  }
+
+  /** Marks a step that takes time started (and in flight, when it may not be repeated), under a live lease. */
+  async recordStepStart(row: RunRow, step: Step, inFlight: boolean): Promise<RunRow | undefined> {
+    const r = this.r;
+    const token = row.leaseOwner;
+    if (token === null) return undefined;
+    const at = r.now();
+    const firstStart = row.stepStartedAt === null || row.stepStartedCursor !== row.cursor;
+    return r.write(async (tx) => {
+      const [updated] = await tx
+        .update(runs)
+        // Starting a step with side effects needs a live lease, and renews it for the step's sake.
+        .set({
+          eventSeq: row.eventSeq + 1,
+          updatedAt: at,
+          leaseExpiresAt: at + r.leaseMs,
+          ...(firstStart ? { stepStartedAt: at, stepStartedCursor: row.cursor } : {}),
+          // Durable before a non-idempotent request leaves: a re-claim finds it and does not repeat it.
+          ...(inFlight ? { inFlightStepId: step.id } : {}),
+        })
+        .where(
+          and(
+            eq(runs.id, row.id),
+            eq(runs.version, row.version),
+            eq(runs.leaseOwner, token),
+            gt(runs.leaseExpiresAt, at),
+          ),
+        )
+        .returning();
+      if (updated === undefined) return undefined;
+      const started = { type: "step_started" as const, data: { step_id: step.id, type: step.type } };
+      await appendEvents(tx, row.id, row.eventSeq, [started], at);
+      return updated;
+    });
+  }
+
+  /** Hands this worker's leases back so another process picks the runs up at once. */
+  async handBack(tokens: readonly string[]): Promise<void> {
+    const r = this.r;
+    if (tokens.length === 0) return;
+    await r.write((tx) =>
+      tx
+        .update(runs)
+        .set({ leaseExpiresAt: 0 })
+        .where(and(inArray(runs.leaseOwner, [...tokens]), eq(runs.status, "running"))),
+    );
+  }
+}
+
+/**
+ * Advances a claimed run by one commit: the instant steps ahead of it, or else one step that takes time
+ * (external I/O, timers) — marked started in its own transaction, executed under the run's AbortSignal,
+ * and committed together with the instant steps after it. Returns the run as committed, or undefined
+ * when the run was taken away (cancelled, timed out, lease lost).
+ */
+export async function executeStep(
+  r: RunsResources,
+  leases: Leases,
+  row: RunRow,
+  signal: AbortSignal,
+): Promise<RunRow | undefined> {
+  const ahead = await advanceInstant(r, row, { state: stateOf(row), events: [] });
+  if (ahead.slow === undefined || ahead.events.length > 0) return leases.commit(row, ahead);
+  const { step, resolvedStep, type } = ahead.slow;
+  const base = { policy: r.outbound, protectedDomains: r.protectedDomains, fetch: r.fetch };
+  const target = await prepareOutbound({ ...base, row, step, resolvedStep, type, now: r.now() });
+  if (target.kind === "blocked") return leases.commit(row, target.transition);
+  const inFlight = type.effect === "external" && !(type.idempotent?.(resolvedStep) ?? false);
+  let marked: RunRow | undefined;
+  let ran: Awaited<ReturnType<typeof runStep>>;
+  try {
+    marked = await leases.recordStepStart(row, step, inFlight);
+    if (marked === undefined) return undefined;
+    ran = await runStep(r, type, resolvedStep, marked, signal, target.fetch);
+  } finally {
+    await target.close();
+  }
+  if (signal.aborted) return undefined;
+  // The step that sent the one-time code has finished: the code (and any copy of it) is spent.
+  const done = spendCode(step, transitionFor(r, stateOf(marked), marked, ran.outcome, ran.durationMs));
+  return leases.commit(marked, await advanceInstant(r, marked, done));
+}
+
+/** Drives one claimed run until it pauses, ends or is taken away, renewing its lease meanwhile. */
+export async function execute(r: RunsResources, leases: Leases, claimed: RunRow): Promise<void> {
+  const controller = new AbortController();
+  r.controllers.set(claimed.id, controller);
+  const token = claimed.leaseOwner ?? "";
+  const beat = () => {
+    leases
+      .renewLease(claimed.id, token)
+      .then((ok) => {
+        if (!ok) controller.abort(new LeaseLost("lease lost"));
+      })
+      .catch((err: unknown) => r.observer.error?.("lease renewal failed", err));
+  };
+  const heartbeat = setInterval(beat, Math.max(10, Math.floor(r.leaseMs / 3)));
+  let row: RunRow | undefined = claimed;
+  try {
+    while (row !== undefined && row.status === "running" && !controller.signal.aborted) {
+      row = await executeStep(r, leases, row, controller.signal);
+    }
+  } catch (err) {
+    if (!controller.signal.aborted) {
+      r.observer.error?.(
+        `run ${claimed.id} stopped on an unexpected error`,
+        redactError(r.vault, claimed, err),
+      );
+      await failRunOnError(leases.crash, claimed.id, err).catch((e: unknown) =>
+        r.observer.error?.(`could not fail run ${claimed.id}`, redactError(r.vault, claimed, e)),
+      );
+    }
+  } finally {
+    clearInterval(heartbeat);
+    r.controllers.delete(claimed.id);
+  }
+}
