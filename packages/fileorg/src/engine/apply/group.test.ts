@@ -21,7 +21,11 @@ describe("completeGroup", () => {
     const job = await h.engine.analyze({ source_dir: `${h.dir}/in` }, { actor: "test" });
     await h.engine.waitForJob(job.job_id);
     const [row] = await h.db.select(MOVE_COLUMNS).from(rows).where(eq(rows.jobId, job.job_id));
-    const res = createFileorgResources({ db: drizzle(h.db.$client), allowedRoots: [h.dir], journalKey: TEST_KEY });
+    const res = createFileorgResources({
+      db: drizzle(h.db.$client),
+      allowedRoots: [h.dir],
+      journalKey: TEST_KEY,
+    });
     const record = await findJob(res.ctx.db, job.job_id);
     if (row === undefined || record === undefined) throw new Error("no row");
     return { h, row, record, ctx: res.ctx };
