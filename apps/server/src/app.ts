@@ -60,11 +60,9 @@ export interface AppEnv {
   };
 }
 
-/** Builds the Hono app (never listens): middleware, every route family, the OpenAPI document and docs. */
-export function createApp(deps: AppDeps) {
+/** Every request's middleware, in order: metrics, request id, logging, guards, limits, 405 answers. */
+function useMiddleware(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
   const { config, logger } = deps;
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-
   app.use(deps.metrics.httpMiddleware);
   app.use(requestId({ headerName: "X-Request-Id" }));
   app.use(closeOnUnreadBody());
@@ -113,6 +111,29 @@ export function createApp(deps: AppDeps) {
       },
     }),
   );
+}
+
+/** Serves the OpenAPI 3.1 document generated from the routes' schemas, and its reference page. */
+function documentApi(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+  const { config } = deps;
+  app.doc31("/api/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Vetted API",
+      version: deps.version,
+      description: "File organization, run engine and comparison documents under one server.",
+    },
+    ...(config.apiToken === undefined ? {} : { security: [{ bearer: [] }] }),
+  });
+  app.get("/api/docs", Scalar({ url: "/api/openapi.json", pageTitle: "Vetted API reference" }));
+}
+
+/** Builds the Hono app (never listens): middleware, every route family, the OpenAPI document and docs. */
+export function createApp(deps: AppDeps) {
+  const { config, logger } = deps;
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  useMiddleware(app, deps);
 
   app.openAPIRegistry.register("ErrorEnvelope", ErrorEnvelope);
   if (config.apiToken !== undefined) {
@@ -132,16 +153,7 @@ export function createApp(deps: AppDeps) {
     .route("/", createInboxRoutes(deps))
     .route("/", createReviewRoutes(deps));
 
-  app.doc31("/api/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Vetted API",
-      version: deps.version,
-      description: "File organization, run engine and comparison documents under one server.",
-    },
-    ...(config.apiToken === undefined ? {} : { security: [{ bearer: [] }] }),
-  });
-  app.get("/api/docs", Scalar({ url: "/api/openapi.json", pageTitle: "Vetted API reference" }));
+  documentApi(app, deps);
 
   app.notFound((c) =>
     errorResponse(

@@ -49,94 +49,78 @@ export class ServerError extends Error {
   }
 }
 
-/** The one HTTP status for each error code: the only place codes become statuses. */
+/**
+ * The one HTTP status for each error code: the only place codes become statuses. A mapped type over the
+ * whole `ErrorCode` union, so a code a package adds without a status here fails the typecheck.
+ */
+const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
+  BAD_REQUEST: 400,
+  INVALID_JSON: 400,
+  VALIDATION_FAILED: 400,
+  PREFERENCE_INVALID: 400,
+  NOT_A_DIRECTORY: 400,
+  INVALID_TEMPLATE: 400,
+  INVALID_TARGET_PATH: 400,
+  NESTING_TOO_DEEP: 400,
+  CURSOR_INVALID: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN_HOST: 403,
+  FORBIDDEN_ORIGIN: 403,
+  PATH_OUTSIDE_ROOT: 403,
+  NOT_FOUND: 404,
+  FLOW_NOT_FOUND: 404,
+  TEMPLATE_NOT_FOUND: 404,
+  RUN_NOT_FOUND: 404,
+  PREFERENCE_NOT_FOUND: 404,
+  REVIEW_RULE_NOT_FOUND: 404,
+  WATCH_SOURCE_NOT_FOUND: 404,
+  LEARNED_RULE_NOT_FOUND: 404,
+  JOB_NOT_FOUND: 404,
+  ROW_NOT_FOUND: 404,
+  CONFLICT_NOT_FOUND: 404,
+  SOURCE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
+  PREFERENCE_NAME_TAKEN: 409,
+  BATCH_CHANGED: 409,
+  INBOX_EMPTY: 409,
+  VERSION_MISMATCH: 409,
+  RUN_NOT_WAITING: 409,
+  RUN_FINISHED: 409,
+  WRONG_JOB_KIND: 409,
+  JOB_NOT_READY: 409,
+  JOB_BUSY: 409,
+  JOB_NOT_RETRYABLE: 409,
+  MANIFEST_LOCKED: 409,
+  PLAN_CHANGED: 409,
+  STRATEGY_NOT_APPLICABLE: 409,
+  JOURNAL_TAMPERED: 409,
+  ROW_NOT_EDITABLE: 409,
+  ILLEGAL_TRANSITION: 409,
+  REVISION_MISMATCH: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  FLOW_INVALID: 422,
+  TEMPLATE_INVALID: 422,
+  PARAMS_INVALID: 422,
+  RESUME_KIND_NOT_ALLOWED: 422,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  OTP_UNAVAILABLE: 422,
+  INPUT_INVALID: 422,
+  REQUEST_INVALID: 422,
+  REGEX_INVALID: 422,
+  UNKNOWN_GROUP: 422,
+  UNKNOWN_FILTER_VALUE: 422,
+  UNKNOWN_QUERY_FIELD: 422,
+  INVALID_SELECTION: 422,
+  REQUEST_HEADER_FIELDS_TOO_LARGE: 431,
+  INTERNAL_ERROR: 500,
+  KEY_INVALID: 500,
+};
+
+/** The HTTP status an error code is answered with. */
 export function statusForCode(code: ErrorCode): ContentfulStatusCode {
-  switch (code) {
-    case "BAD_REQUEST":
-    case "INVALID_JSON":
-    case "VALIDATION_FAILED":
-    case "PREFERENCE_INVALID":
-      return 400;
-    case "UNAUTHORIZED":
-      return 401;
-    case "FORBIDDEN_HOST":
-    case "FORBIDDEN_ORIGIN":
-      return 403;
-    case "NOT_FOUND":
-    case "FLOW_NOT_FOUND":
-    case "TEMPLATE_NOT_FOUND":
-    case "RUN_NOT_FOUND":
-    case "PREFERENCE_NOT_FOUND":
-    case "REVIEW_RULE_NOT_FOUND":
-    case "WATCH_SOURCE_NOT_FOUND":
-    case "LEARNED_RULE_NOT_FOUND":
-      return 404;
-    case "METHOD_NOT_ALLOWED":
-      return 405;
-    case "PREFERENCE_NAME_TAKEN":
-    case "BATCH_CHANGED":
-    case "INBOX_EMPTY":
-      return 409;
-    case "PAYLOAD_TOO_LARGE":
-      return 413;
-    case "UNSUPPORTED_MEDIA_TYPE":
-      return 415;
-    case "VERSION_MISMATCH":
-    case "RUN_NOT_WAITING":
-    case "RUN_FINISHED":
-      return 409;
-    case "FLOW_INVALID":
-    case "TEMPLATE_INVALID":
-    case "PARAMS_INVALID":
-    case "RESUME_KIND_NOT_ALLOWED":
-    case "IDEMPOTENCY_KEY_REUSED":
-    case "OTP_UNAVAILABLE":
-    case "INPUT_INVALID":
-    case "REQUEST_INVALID":
-      return 422;
-    case "INTERNAL_ERROR":
-      return 500;
-    case "NOT_A_DIRECTORY":
-    case "INVALID_TEMPLATE":
-    case "INVALID_TARGET_PATH":
-      return 400;
-    case "PATH_OUTSIDE_ROOT":
-      return 403;
-    case "JOB_NOT_FOUND":
-    case "ROW_NOT_FOUND":
-    case "CONFLICT_NOT_FOUND":
-    case "SOURCE_NOT_FOUND":
-      return 404;
-    case "WRONG_JOB_KIND":
-    case "JOB_NOT_READY":
-    case "JOB_BUSY":
-    case "JOB_NOT_RETRYABLE":
-    case "MANIFEST_LOCKED":
-    case "PLAN_CHANGED":
-    case "STRATEGY_NOT_APPLICABLE":
-    case "JOURNAL_TAMPERED":
-    case "ROW_NOT_EDITABLE":
-    case "ILLEGAL_TRANSITION":
-      return 409;
-    case "REVISION_MISMATCH":
-      return 412;
-    case "NESTING_TOO_DEEP":
-    case "CURSOR_INVALID":
-      return 400;
-    case "REQUEST_TIMEOUT":
-      return 408;
-    case "REQUEST_HEADER_FIELDS_TOO_LARGE":
-      return 431;
-    case "REGEX_INVALID":
-      return 422;
-    case "KEY_INVALID":
-      return 500;
-    case "UNKNOWN_GROUP":
-    case "UNKNOWN_FILTER_VALUE":
-    case "UNKNOWN_QUERY_FIELD":
-    case "INVALID_SELECTION":
-      return 422;
-  }
+  return STATUS_FOR_CODE[code];
 }
 
 /** The error envelope every failing response carries. */

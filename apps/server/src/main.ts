@@ -1,19 +1,18 @@
 import { createRunsEngine, loadSecretsKey } from "@vetted/runs";
 import { createApp } from "./app.js";
-import { ConfigError, loadConfig } from "./config.js";
-import { openDatabase } from "./db.js";
+import { type Config, ConfigError, loadConfig } from "./config.js";
+import { type OpenDatabase, openDatabase } from "./db.js";
 import { createFileorgDeps } from "./fileorg.js";
 import { createHttpServer } from "./http-server.js";
-import { createLogger } from "./logger.js";
-import { createMetrics } from "./metrics.js";
+import { createLogger, type Logger } from "./logger.js";
+import { createMetrics, type Metrics } from "./metrics.js";
 import { runMigrations } from "./migrate.js";
 import { SERVER_VERSION } from "./version.js";
 
-/** Reads env, opens and migrates the database, serves, and shuts down cleanly on SIGINT/SIGTERM. */
-async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+/** The configuration from the environment; an invalid variable ends the process with exit code 2. */
+function readConfig(): Config {
   try {
-    config = loadConfig(process.env);
+    return loadConfig(process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`vetted: ${err.message}\n`);
@@ -21,15 +20,10 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel);
-  const database = await openDatabase(config);
-  const migrated = await runMigrations(database.db);
-  logger.info("database ready", {
-    database: config.databaseIsFile ? config.databaseUrl : new URL(config.databaseUrl).host,
-    migrated,
-  });
+}
 
-  const metrics = createMetrics(logger);
+/** The engines over the migrated database; fileorg's recovery of jobs a crash left running runs here. */
+async function startEngines(config: Config, database: OpenDatabase, logger: Logger, metrics: Metrics) {
   const runs = createRunsEngine({
     db: database.db,
     secretsKey: loadSecretsKey({ dataDir: config.dataDir, env: { VETTED_SECRETS_KEY: config.secretsKey } }),
@@ -50,10 +44,26 @@ async function main(): Promise<void> {
       leaseMs: config.fileorgLeaseMs,
     },
   });
-  const { fileorg, inbox } = fileorgDeps;
   // Recovery of jobs a crash left running happens here, before anything is served.
-  await fileorg.start();
-  await inbox.start();
+  await fileorgDeps.fileorg.start();
+  await fileorgDeps.inbox.start();
+  return { runs, fileorgDeps };
+}
+
+/** Reads env, opens and migrates the database, serves, and shuts down cleanly on SIGINT/SIGTERM. */
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase(config);
+  const migrated = await runMigrations(database.db);
+  logger.info("database ready", {
+    database: config.databaseIsFile ? config.databaseUrl : new URL(config.databaseUrl).host,
+    migrated,
+  });
+
+  const metrics = createMetrics(logger);
+  const { runs, fileorgDeps } = await startEngines(config, database, logger, metrics);
+  const { fileorg, inbox } = fileorgDeps;
 
   const app = createApp({
     config,

@@ -111,8 +111,8 @@ function jobEventSource(engine: FileorgEngine, jobId: string) {
   };
 }
 
-/** Every `/api/jobs` route: jobs, manifests, conflicts, apply/rollback, streams, audit and reports. */
-export function createJobRoutes(deps: AppDeps) {
+/** The job lists, the all-jobs stream and the verbs that start a job. */
+function createJobListRoutes(deps: AppDeps) {
   const engine = deps.fileorg;
   const heartbeatMs = deps.sseHeartbeatMs;
   return new OpenAPIHono<AppEnv>()
@@ -176,7 +176,14 @@ export function createJobRoutes(deps: AppDeps) {
     .openapi(
       queueRoute("rollback", "Roll back an apply job (all rows, or `row_ids`)", RollbackRequest, 404, 409),
       async (c) => c.json(await engine.rollback(c.req.valid("json"), actorOf(c)), 202),
-    )
+    );
+}
+
+/** One job: its state, events and stream, cancel and retry, audit and report. */
+function createJobItemRoutes(deps: AppDeps) {
+  const engine = deps.fileorg;
+  const heartbeatMs = deps.sseHeartbeatMs;
+  return new OpenAPIHono<AppEnv>()
     .openapi(
       createRoute({
         method: "get",
@@ -231,6 +238,13 @@ export function createJobRoutes(deps: AppDeps) {
         });
       },
     )
+    .route("/", createJobActionRoutes(deps));
+}
+
+/** One job's cancel and retry, audit and report. */
+function createJobActionRoutes(deps: AppDeps) {
+  const engine = deps.fileorg;
+  return new OpenAPIHono<AppEnv>()
     .openapi(
       createRoute({
         method: "post",
@@ -277,6 +291,13 @@ export function createJobRoutes(deps: AppDeps) {
         responses: { 200: jsonResponse("The report", JobReport), ...errors(404) },
       }),
       async (c) => c.json(await engine.report(c.req.valid("param").job_id), 200),
-    )
+    );
+}
+
+/** Every `/api/jobs` route: jobs, manifests, conflicts, apply/rollback, streams, audit and reports. */
+export function createJobRoutes(deps: AppDeps) {
+  return new OpenAPIHono<AppEnv>()
+    .route("/", createJobListRoutes(deps))
+    .route("/", createJobItemRoutes(deps))
     .route("/", createManifestRoutes(deps));
 }

@@ -115,6 +115,13 @@ export function createManifestRoutes(deps: Pick<AppDeps, "fileorg">) {
       }),
       async (c) => c.json(await engine.listConflicts(c.req.valid("param").job_id, c.req.valid("query")), 200),
     )
+    .route("/", createConflictRowRoutes(deps));
+}
+
+/** Conflict resolution, one row's edit, the manifest view and a row's preview. */
+function createConflictRowRoutes(deps: Pick<AppDeps, "fileorg">) {
+  const engine = deps.fileorg;
+  return new OpenAPIHono<AppEnv>()
     .openapi(
       createRoute({
         method: "post",

@@ -96,6 +96,13 @@ export function createReviewRoutes(deps: Pick<AppDeps, "review">) {
       async (c) =>
         c.json(await review.draftFromExamples(c.req.valid("param").job_id, c.req.valid("json").row_ids), 200),
     )
+    .route("/", createLearnedRuleRoutes(deps));
+}
+
+/** The learned rules in preferences: list and forget. */
+function createLearnedRuleRoutes(deps: Pick<AppDeps, "review">) {
+  const { review } = deps;
+  return new OpenAPIHono<AppEnv>()
     .openapi(
       createRoute({
         method: "get",
