@@ -29,7 +29,10 @@ describe("the package entries", () => {
     expect(inputs.filter((input) => input.includes("node_modules"))).toEqual([]);
     expect(inputs.map((input) => input.replace(/^.*\/src\//, "src/")).sort()).toEqual([
       "src/browser.ts",
+      "src/domain/issue-text.ts",
+      "src/domain/issue-walk.ts",
       "src/domain/issues.ts",
+      "src/domain/quick-check.ts",
       "src/domain/shape.ts",
       "src/domain/validate.ts",
       "src/domain/vocabulary.ts",
