@@ -73,8 +73,27 @@ function firstSeen<T>(
 export function lint(document: ComparisonDocument, options: LintOptions = {}): Issue[] {
   const out = new LintCollector(options.severities ?? {});
   const curated = new Set(options.curatedGroups ?? []);
-  const rows = document.comparisons;
+  const rowIndex = lintRows(out, document.comparisons);
+  firstSeen(
+    document.filters,
+    (group) => group.id,
+    (index, id, first) =>
+      out.add(
+        "DUPLICATE_FILTER_ID",
+        `/filters/${index}/id`,
+        `Filter group id "${id}" is already used by /filters/${first}; group ids must be unique.`,
+        { id, first: `/filters/${first}` },
+      ),
+  );
 
+  document.filters.forEach((group, groupIndex) => {
+    lintFilterGroup(out, document.comparisons, rowIndex, group, groupIndex, curated.has(group.id));
+  });
+  return out.issues;
+}
+
+/** Unique row ids and `compareAgainst` references naming other existing rows; answers the row index. */
+function lintRows(out: LintCollector, rows: readonly ComparisonRow[]): Map<string, number> {
   const rowIndex = firstSeen(
     rows,
     (row) => row.id,
@@ -105,66 +124,62 @@ export function lint(document: ComparisonDocument, options: LintOptions = {}): I
     });
   });
 
+  return rowIndex;
+}
+
+/** One filter group: unique value ids, references to existing rows, a scalar field, derived values. */
+function lintFilterGroup(
+  out: LintCollector,
+  rows: readonly ComparisonRow[],
+  rowIndex: ReadonlyMap<string, number>,
+  group: ComparisonDocument["filters"][number],
+  groupIndex: number,
+  curated: boolean,
+): void {
+  const groupPointer = `/filters/${groupIndex}`;
   firstSeen(
-    document.filters,
-    (group) => group.id,
+    group.values,
+    (value) => value.id,
     (index, id, first) =>
       out.add(
-        "DUPLICATE_FILTER_ID",
-        `/filters/${index}/id`,
-        `Filter group id "${id}" is already used by /filters/${first}; group ids must be unique.`,
-        { id, first: `/filters/${first}` },
+        "DUPLICATE_VALUE_ID",
+        `${groupPointer}/values/${index}/id`,
+        `Value id "${id}" is already used in filter group "${group.id}" (${groupPointer}/values/${first}).`,
+        { group: group.id, id, first: `${groupPointer}/values/${first}` },
       ),
   );
-
-  document.filters.forEach((group, groupIndex) => {
-    const groupPointer = `/filters/${groupIndex}`;
-    firstSeen(
-      group.values,
-      (value) => value.id,
-      (index, id, first) =>
-        out.add(
-          "DUPLICATE_VALUE_ID",
-          `${groupPointer}/values/${index}/id`,
-          `Value id "${id}" is already used in filter group "${group.id}" (${groupPointer}/values/${first}).`,
-          { group: group.id, id, first: `${groupPointer}/values/${first}` },
-        ),
-    );
-    group.values.forEach((value, valueIndex) => {
-      value.comparisonIds.forEach((id, position) => {
-        if (rowIndex.has(id)) return;
-        out.add(
-          "UNKNOWN_ROW_REFERENCE",
-          `${groupPointer}/values/${valueIndex}/comparisonIds/${position}`,
-          `Filter value "${group.id}/${value.id}" lists "${id}", which is no row id of this document.`,
-          { group: group.id, value: value.id, reference: id },
-        );
-      });
+  group.values.forEach((value, valueIndex) => {
+    value.comparisonIds.forEach((id, position) => {
+      if (rowIndex.has(id)) return;
+      out.add(
+        "UNKNOWN_ROW_REFERENCE",
+        `${groupPointer}/values/${valueIndex}/comparisonIds/${position}`,
+        `Filter value "${group.id}/${value.id}" lists "${id}", which is no row id of this document.`,
+        { group: group.id, value: value.id, reference: id },
+      );
     });
-
-    if (!Object.hasOwn(ROW_SPEC.fields, group.field)) {
-      out.add(
-        "UNKNOWN_FILTER_FIELD",
-        `${groupPointer}/field`,
-        `Filter group "${group.id}" filters on "${group.field}", which is no row field; use one of ${SCALAR_ROW_FIELDS.join(", ")}.`,
-        { group: group.id, field: group.field, allowed: SCALAR_ROW_FIELDS },
-      );
-      return;
-    }
-    if (!SCALAR_ROW_FIELDS.includes(group.field)) {
-      out.add(
-        "FILTER_FIELD_NOT_SCALAR",
-        `${groupPointer}/field`,
-        `Filter group "${group.id}" filters on "${group.field}", which holds a list; use a scalar field: ${SCALAR_ROW_FIELDS.join(", ")}.`,
-        { group: group.id, field: group.field, allowed: SCALAR_ROW_FIELDS },
-      );
-      return;
-    }
-    if (curated.has(group.id) || !out.enabled("FILTER_VALUE_MISMATCH", "FILTER_VALUE_NOT_DERIVED")) return;
-    checkDerivedGroup(out, rows, group, groupPointer);
   });
 
-  return out.issues;
+  if (!Object.hasOwn(ROW_SPEC.fields, group.field)) {
+    out.add(
+      "UNKNOWN_FILTER_FIELD",
+      `${groupPointer}/field`,
+      `Filter group "${group.id}" filters on "${group.field}", which is no row field; use one of ${SCALAR_ROW_FIELDS.join(", ")}.`,
+      { group: group.id, field: group.field, allowed: SCALAR_ROW_FIELDS },
+    );
+    return;
+  }
+  if (!SCALAR_ROW_FIELDS.includes(group.field)) {
+    out.add(
+      "FILTER_FIELD_NOT_SCALAR",
+      `${groupPointer}/field`,
+      `Filter group "${group.id}" filters on "${group.field}", which holds a list; use a scalar field: ${SCALAR_ROW_FIELDS.join(", ")}.`,
+      { group: group.id, field: group.field, allowed: SCALAR_ROW_FIELDS },
+    );
+    return;
+  }
+  if (curated || !out.enabled("FILTER_VALUE_MISMATCH", "FILTER_VALUE_NOT_DERIVED")) return;
+  checkDerivedGroup(out, rows, group, groupPointer);
 }
 
 function checkDerivedGroup(
