@@ -16,7 +16,7 @@ import {
   type RollbackInput,
   retryJob,
 } from "./jobs/verbs.js";
-import type { RowsEdited } from "./manifest.js";
+import type { RowsEdited } from "./manifest/index.js";
 import { manifestVerbs } from "./manifest-verbs.js";
 import { type HubMessage, type JobRecord, listEventsSince, verifyAuditChain } from "./records.js";
 import { createFileorgResources, type FileorgEngineOptions } from "./resources.js";
