@@ -22,7 +22,7 @@ import { type HubMessage, type JobRecord, listEventsSince, verifyAuditChain } fr
 import { createFileorgResources, type FileorgEngineOptions } from "./resources.js";
 import { runRollback } from "./rollback/run.js";
 
-export type { FileorgEngineOptions, JobBody } from "./resources.js";
+export type { FileorgEngineOptions } from "./resources.js";
 
 /** Creates the fileorg engine: one module per concern (jobs, analyze, apply, rollback) over shared resources. */
 export function createFileorgEngine(options: FileorgEngineOptions) {
