@@ -5,6 +5,8 @@
  * (a prioritized queue, batch triage, rules, learned suggestions, an inbox), apply it with a write-ahead
  * journal, and roll it back exactly. No file is ever lost or overwritten.
  */
+
+export { runTransaction } from "@vetted/store";
 export {
   type Classification,
   categoryOfExtension,
@@ -203,13 +205,18 @@ export {
   ROW_TRANSITIONS,
   sourcesOf,
 } from "./domain/transitions.js";
-export { runTransaction } from "./engine/db.js";
 export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } from "./engine/engine.js";
-export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox-engine.js";
-export { createInboxEngine } from "./engine/inbox-engine.js";
+export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox/index.js";
+export { createInboxEngine } from "./engine/inbox/index.js";
 export { ManifestFolder, ManifestView, RowPreview } from "./engine/insights.js";
 export { JOURNAL_KEY_FILE, loadJournalKey } from "./engine/journal-key.js";
-export type { InternalPatch, ListRowsOptions, PatchOptions, RowEdit, RowsEdited } from "./engine/manifest.js";
+export type {
+  InternalPatch,
+  ListRowsOptions,
+  PatchOptions,
+  RowEdit,
+  RowsEdited,
+} from "./engine/manifest/index.js";
 export { createPathGuard, defaultAllowedRoots, type PathGuard } from "./engine/path-guard.js";
 export type {
   ItemFamily,
@@ -220,11 +227,11 @@ export type {
   SaveOptions,
   Stored,
   StrategyPackView,
-} from "./engine/preferences-engine.js";
-export { createPreferencesEngine, ITEM_SCHEMAS } from "./engine/preferences-engine.js";
+} from "./engine/preferences/index.js";
+export { createPreferencesEngine, ITEM_SCHEMAS } from "./engine/preferences/index.js";
 export type { HubMessage } from "./engine/records.js";
-export type { ReviewEngine, ReviewEngineOptions } from "./engine/review-engine.js";
-export { createReviewEngine } from "./engine/review-engine.js";
+export type { ReviewEngine, ReviewEngineOptions } from "./engine/review/index.js";
+export { createReviewEngine } from "./engine/review/index.js";
 export type { Clock, IdGenerator } from "./engine/review-ids.js";
 export {
   FILEORG_ERROR_CODES,

@@ -1,8 +1,8 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runReadmeExample } from "../../../tools/readme-example.js";
 import {
   CONFLICT_TRANSITIONS,
   FINISHED_JOB_STATUSES,
@@ -65,25 +65,8 @@ describe("the README", () => {
   }
 
   it("runs its TypeScript example verbatim (in a temp directory) and prints what its comments say", () => {
-    const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(example).toBeDefined();
-    const code = example ?? "";
-    const expected = [...code.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => m[1]);
-    expect(expected.length).toBeGreaterThan(0);
-    // Inside the package folder (not under node_modules) so `@vetted/fileorg` resolves to this package.
-    const dir = mkdtempSync(join(packageDir, ".readme-"));
-    try {
-      const file = join(dir, "example.mts");
-      writeFileSync(file, code);
-      const tsx = join(packageDir, "..", "..", "node_modules", ".bin", "tsx");
-      const out = execFileSync(tsx, ["--conditions=@vetted/source", file], {
-        cwd: packageDir,
-        encoding: "utf8",
-        timeout: 60_000,
-      });
-      expect(out.trim().split("\n")).toEqual(expected);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const run = runReadmeExample(packageDir, 60_000);
+    expect(run.expected.length).toBeGreaterThan(0);
+    expect(run.printed).toEqual(run.expected);
   }, 90_000);
 });

@@ -1,5 +1,5 @@
 import type { Database } from "./db.js";
-import type { RowsEdited } from "./manifest.js";
+import type { RowsEdited } from "./manifest/index.js";
 import type { PathGuard } from "./path-guard.js";
 import type { EventHub, HubMessage } from "./records.js";
 

@@ -2,9 +2,6 @@ import type { ResultSet } from "@libsql/client";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 
-/** The per-client write lock and write transactions are `@vetted/store`'s, shared with every Vetted engine. */
-export { runTransaction, type Tx, type WriteLock, writeLockFor } from "@vetted/store";
-
 /** The Drizzle database the engine is given. */
 export type Database = LibSQLDatabase;
 /** A database or a transaction: what queries run against. */

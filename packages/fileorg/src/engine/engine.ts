@@ -16,13 +16,13 @@ import {
   type RollbackInput,
   retryJob,
 } from "./jobs/verbs.js";
-import type { RowsEdited } from "./manifest.js";
+import type { RowsEdited } from "./manifest/index.js";
 import { manifestVerbs } from "./manifest-verbs.js";
 import { type HubMessage, type JobRecord, listEventsSince, verifyAuditChain } from "./records.js";
 import { createFileorgResources, type FileorgEngineOptions } from "./resources.js";
 import { runRollback } from "./rollback/run.js";
 
-export type { FileorgEngineOptions, JobBody } from "./resources.js";
+export type { FileorgEngineOptions } from "./resources.js";
 
 /** Creates the fileorg engine: one module per concern (jobs, analyze, apply, rollback) over shared resources. */
 export function createFileorgEngine(options: FileorgEngineOptions) {

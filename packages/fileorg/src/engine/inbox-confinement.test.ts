@@ -5,9 +5,9 @@ import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
 import { migrate } from "../store/migrate.js";
-import { createInboxEngine } from "./inbox-engine.js";
+import { createInboxEngine } from "./inbox/index.js";
 import { createPathGuard } from "./path-guard.js";
-import { createPreferencesEngine } from "./preferences-engine.js";
+import { createPreferencesEngine } from "./preferences/index.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

@@ -6,8 +6,8 @@ import { watch as chokidarWatch, type FSWatcher } from "chokidar";
 import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
 import { migrate } from "../store/migrate.js";
-import { createInboxEngine, type InboxEngine } from "./inbox-engine.js";
-import { createPreferencesEngine } from "./preferences-engine.js";
+import { createInboxEngine, type InboxEngine } from "./inbox/index.js";
+import { createPreferencesEngine } from "./preferences/index.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const cleanups: Array<() => Promise<void> | void> = [];

@@ -11,7 +11,7 @@ import { NotFoundError } from "../errors.js";
 import { conflicts, jobs, journal, rows } from "../store/schema.js";
 import { confinedFs } from "./confined-fs.js";
 import type { EngineContext } from "./context.js";
-import { loadRows, planHashOfJob, requireManifestJob, toManifestRow } from "./manifest.js";
+import { loadRows, planHashOfJob, requireManifestJob, toManifestRow } from "./manifest/index.js";
 import { findJob } from "./records.js";
 
 /** One folder of the target tree: files directly in it and in it with every subfolder. */

@@ -14,7 +14,7 @@ import {
   requireManifestJob,
   resolveConflicts,
   toManifestRow,
-} from "./manifest.js";
+} from "./manifest/index.js";
 import type { FileorgResources } from "./resources.js";
 
 /** The engine's manifest verbs (rows, patches, conflicts, views), over the shared resources. */

@@ -6,9 +6,6 @@ import {
   MAX_PAGE_LIMIT,
 } from "@vetted/store";
 
-/** What queries run against, and chunking for bound-parameter limits: the package's own (`./db.js`). */
-export { chunk as chunkOf, type Queryable } from "./db.js";
-
 /**
  * The page size of a list: the asked `limit` (at least 1), or the list's default, never more than the one
  * documented maximum ({@link MAX_PAGE_LIMIT}).

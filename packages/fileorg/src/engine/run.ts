@@ -1,7 +1,7 @@
+import { runTransaction } from "@vetted/store";
 import { eq } from "drizzle-orm";
 import { jobs } from "../store/schema.js";
 import type { EngineContext } from "./context.js";
-import { runTransaction } from "./db.js";
 import { appendEvent, type JobRecord } from "./records.js";
 
 /** What a running job's body is given: its context, its record, and how to report. */

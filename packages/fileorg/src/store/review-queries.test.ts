@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planRules, ReviewRule } from "../domain/review-rule.js";
-import { toManifestRow } from "../engine/manifest.js";
+import { toManifestRow } from "../engine/manifest/index.js";
 import { migrate } from "./migrate.js";
 import { rulePrefilter } from "./review-queries.js";
 import { rows } from "./schema.js";

@@ -5,10 +5,10 @@ import { drizzle } from "drizzle-orm/libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReviewBucket } from "../domain/manifest.js";
 import { EMPTY_PLAN_ACCUMULATOR } from "../domain/plan-hash.js";
-import { createInboxEngine } from "../engine/inbox-engine.js";
+import { createInboxEngine } from "../engine/inbox/index.js";
 import { createPathGuard } from "../engine/path-guard.js";
-import { createPreferencesEngine } from "../engine/preferences-engine.js";
-import { createReviewEngine } from "../engine/review-engine.js";
+import { createPreferencesEngine } from "../engine/preferences/index.js";
+import { createReviewEngine } from "../engine/review/index.js";
 import { jobs, rows } from "../store/schema.js";
 import { createHarness, type Harness } from "./harness.js";
 

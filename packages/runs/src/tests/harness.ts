@@ -6,10 +6,16 @@ import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { createRunsEngine, type RunsEngineOptions } from "../engine/runs-engine.js";
+import type { RunsError } from "../errors.js";
 import { migrate } from "../store/migrate.js";
 
 /** The secrets key test engines use (every engine over one database needs the same key). */
 export const TEST_SECRETS_KEY = Buffer.alloc(32, 7);
+
+/** An engine over `db` with the test key, a short lease and a fast poll (each overridable). */
+function testEngineOver(db: RunsEngineOptions["db"], options: Partial<RunsEngineOptions>) {
+  return createRunsEngine({ db, secretsKey: TEST_SECRETS_KEY, leaseMs: 1000, pollMs: 50, ...options });
+}
 
 /** A migrated temporary SQLite file and an engine over it. */
 export async function openTestEngine(options: Partial<RunsEngineOptions> = {}) {
@@ -19,13 +25,7 @@ export async function openTestEngine(options: Partial<RunsEngineOptions> = {}) {
   await client.execute("PRAGMA journal_mode = WAL");
   const db = drizzle(client);
   await migrate(db);
-  const engine = createRunsEngine({
-    db,
-    secretsKey: TEST_SECRETS_KEY,
-    leaseMs: 1000,
-    pollMs: 50,
-    ...options,
-  });
+  const engine = testEngineOver(db, options);
   return {
     db,
     client,
@@ -99,14 +99,7 @@ export async function waitFor<T>(
 /** A second engine (its own connection, its own worker id) over the database file of another one. */
 export async function openSecondEngine(file: string, options: Partial<RunsEngineOptions> = {}) {
   const client = createClient({ url: `file:${file}`, timeout: 5000 });
-  const db = drizzle(client);
-  const engine = createRunsEngine({
-    db,
-    secretsKey: TEST_SECRETS_KEY,
-    leaseMs: 1000,
-    pollMs: 50,
-    ...options,
-  });
+  const engine = testEngineOver(drizzle(client), options);
   return {
     engine,
     async close() {
@@ -114,4 +107,14 @@ export async function openSecondEngine(file: string, options: Partial<RunsEngine
       client.close();
     },
   };
+}
+
+/** The `code` of the error `p` rejects with, or `undefined` when it resolves. */
+export async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await p;
+    return undefined;
+  } catch (err) {
+    return (err as RunsError).code;
+  }
 }

@@ -87,29 +87,22 @@ describe("a run re-claimed while a request was in flight", () => {
     expect(sink.received).toHaveLength(1);
   });
 
-  it("sends a GET again: it is idempotent", async () => {
-    const { b, sink, held, run } = await reclaimMidRequest({ method: "GET" });
-    await waitFor(
-      async () => sink.received.length,
-      (n) => n === 2,
-    );
-    for (const res of held) res.end("{}");
-    await waitFor(
-      () => b.engine.getRun(run.id),
-      (r) => r.status === "success",
-    );
-  });
-
-  it("sends a POST declared idempotent again", async () => {
-    const { b, sink, held, run } = await reclaimMidRequest({ method: "POST", idempotent: true });
-    await waitFor(
-      async () => sink.received.length,
-      (n) => n === 2,
-    );
-    for (const res of held) res.end("{}");
-    await waitFor(
-      () => b.engine.getRun(run.id),
-      (r) => r.status === "success",
-    );
-  });
+  const resent: Array<[string, { method: "POST" | "GET"; idempotent?: boolean }]> = [
+    ["sends a GET again: it is idempotent", { method: "GET" }],
+    ["sends a POST declared idempotent again", { method: "POST", idempotent: true }],
+  ];
+  for (const [name, step] of resent) {
+    it(name, async () => {
+      const { b, sink, held, run } = await reclaimMidRequest(step);
+      await waitFor(
+        async () => sink.received.length,
+        (n) => n === 2,
+      );
+      for (const res of held) res.end("{}");
+      await waitFor(
+        () => b.engine.getRun(run.id),
+        (r) => r.status === "success",
+      );
+    });
+  }
 });

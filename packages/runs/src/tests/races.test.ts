@@ -66,6 +66,18 @@ function contender(file: string, clockOffsetMs = 0) {
   return { r, leases: new Leases(r) };
 }
 
+/** A test engine (closed after the test) with one queued run of a flow that waits 5 s, not started. */
+async function queuedSlowRun() {
+  const t = await openTestEngine();
+  cleanups.push(t.close);
+  const flow = await t.engine.createFlow({
+    name: "slow",
+    steps: [{ id: "pause", type: "wait", seconds: 5 }],
+  });
+  const run = await t.engine.createRun({ flow_id: flow.id, params: {} });
+  return { t, run };
+}
+
 describe("race guards, across connections and processes", { timeout: 60_000 }, () => {
   it("lets exactly one of 50 resumes split across two processes win; the others get RUN_NOT_WAITING", async () => {
     const t = await openTestEngine();
@@ -93,13 +105,7 @@ describe("race guards, across connections and processes", { timeout: 60_000 }, (
   });
 
   it("lets exactly one of two workers on two connections claim a queued run both found", async () => {
-    const t = await openTestEngine();
-    cleanups.push(t.close);
-    const flow = await t.engine.createFlow({
-      name: "slow",
-      steps: [{ id: "pause", type: "wait", seconds: 5 }],
-    });
-    const run = await t.engine.createRun({ flow_id: flow.id, params: {} });
+    const { t, run } = await queuedSlowRun();
     const one = contender(t.file);
     const two = contender(t.file);
     const at = Date.now();
@@ -117,13 +123,7 @@ describe("race guards, across connections and processes", { timeout: 60_000 }, (
   });
 
   it("keeps a stale lease owner from writing its step result once another worker took the lease over", async () => {
-    const t = await openTestEngine();
-    cleanups.push(t.close);
-    const flow = await t.engine.createFlow({
-      name: "slow",
-      steps: [{ id: "pause", type: "wait", seconds: 5 }],
-    });
-    const run = await t.engine.createRun({ flow_id: flow.id, params: {} });
+    const { t, run } = await queuedSlowRun();
     const stale = contender(t.file);
     // The second worker's clock runs past the first one's lease, as if the first had stalled.
     const taker = contender(t.file, 5000);

@@ -1,17 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createClient } from "@libsql/client";
 import { sql } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Run } from "../domain/run.js";
 import { createInboundMessagesOtpSource } from "../engine/otp-source.js";
 import { createRunsEngine, type RunsEngineOptions } from "../engine/runs-engine.js";
-import { migrate } from "../store/migrate.js";
-import { TEST_SECRETS_KEY, waitFor } from "./harness.js";
+import { openTestEngine, TEST_SECRETS_KEY, waitFor } from "./harness.js";
 
 const SECRET = "hunter2 s3cr3t/Pa55+wörd";
 const CODE = "740391";
@@ -34,23 +29,9 @@ afterEach(async () => {
 
 /** A migrated SQLite file (WAL) and an engine over it; the path so a test can read the raw bytes. */
 async function openEngine(options: Partial<RunsEngineOptions> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "vetted-runs-secrets-"));
-  const path = join(dir, "runs.db");
-  const client = createClient({ url: `file:${path}`, timeout: 5000 });
-  await client.execute("PRAGMA journal_mode = WAL");
-  const db = drizzle(client);
-  await migrate(db);
-  const engine = createRunsEngine({
-    db,
-    secretsKey: TEST_SECRETS_KEY,
-    leaseMs: 1000,
-    pollMs: 20,
-    ...options,
-  });
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  cleanups.push(() => client.close());
-  cleanups.push(() => engine.stop());
-  return { db, client, engine, path };
+  const t = await openTestEngine({ pollMs: 20, ...options });
+  cleanups.push(t.close);
+  return { db: t.db, client: t.client, engine: t.engine, path: t.file };
 }
 
 /**

@@ -1,20 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunsError } from "../errors.js";
-import { openTestEngine, waitFor } from "./harness.js";
+import { codeOf, openTestEngine, waitFor } from "./harness.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await p;
-    return undefined;
-  } catch (err) {
-    return (err as RunsError).code;
-  }
-}
 
 describe("regular expressions from users", () => {
   it("matches the catastrophic ^(a+)+$ against 28 a's and a ! in linear time", async () => {

@@ -1,8 +1,7 @@
 import { MAX_JSON_DEPTH } from "@vetted/store";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunsError } from "../errors.js";
-import { openTestEngine, waitFor } from "./harness.js";
+import { codeOf, openTestEngine, waitFor } from "./harness.js";
 import { startSink } from "./sink.js";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -20,15 +19,6 @@ function nested(depth: number, inner: unknown = "x"): unknown {
 /** The same as JSON text, built without any recursive serializer. */
 function nestedText(depth: number): string {
   return `${"[".repeat(depth)}"x"${"]".repeat(depth)}`;
-}
-
-async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await p;
-    return undefined;
-  } catch (err) {
-    return (err as RunsError).code;
-  }
 }
 
 describe("a run no worker round can stall on", () => {

@@ -6,7 +6,7 @@ import type { RowError } from "../../domain/manifest.js";
 import { type ParsedTemplate, pathKey, renderTemplate } from "../../domain/template.js";
 import { INITIAL_STATUS } from "../../domain/transitions.js";
 import type { InspectedFile } from "../inspect-pool.js";
-import { digestOf, type RowRecord, reviewOf } from "../manifest.js";
+import { digestOf, type RowRecord, reviewOf } from "../manifest/index.js";
 
 /** What analyzing one file yields. */
 export interface FileFacts {

@@ -1,3 +1,4 @@
+import { runTransaction } from "@vetted/store";
 import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
 import type { ConflictScope } from "../../domain/detect-conflicts.js";
 import { EMPTY_PLAN_ACCUMULATOR, xorDigest } from "../../domain/plan-hash.js";
@@ -6,9 +7,8 @@ import { FileorgError } from "../../errors.js";
 import { createBulkInserter } from "../../store/bulk-insert.js";
 import { jobs, rows } from "../../store/schema.js";
 import { confineScope } from "../confined-fs.js";
-import { runTransaction } from "../db.js";
 import { createInspectPool, type InspectedFile, readerThreadsFor } from "../inspect-pool.js";
-import { type RowRecord, recomputeConflicts, thresholdOf } from "../manifest.js";
+import { type RowRecord, recomputeConflicts, thresholdOf } from "../manifest/index.js";
 import type { FileorgResources, JobBody } from "../resources.js";
 import type { JobRun } from "../run.js";
 import { type AnalyzePlan, buildRow, factsOf } from "./rows.js";
@@ -165,7 +165,7 @@ async function detectConflicts(run: JobRun): Promise<number> {
 }
 
 /** Runs an analyze job: walk, inspect, store rows in batches, then detect conflicts over the whole manifest. */
-export async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record<string, unknown>> {
+async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record<string, unknown>> {
   const stats: WalkStats = { directories: 0, skippedEntries: 0 };
   await run.phase("scanning");
   const scanned = await scanRows(run, plan, stats);

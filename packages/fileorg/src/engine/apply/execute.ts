@@ -1,6 +1,6 @@
+import { runTransaction } from "@vetted/store";
 import { confinedFs } from "../confined-fs.js";
 import { folderScope } from "../confined-moves.js";
-import { runTransaction } from "../db.js";
 import type { InspectPool } from "../inspect-pool.js";
 import { type JournalDraft, type JournalRecord, writeIntents } from "../journal.js";
 import { linkMovesOnThreads, MOVE_CONCURRENCY, type MoveScope, moveOne } from "../move-steps.js";

@@ -1,4 +1,5 @@
 import { lstat } from "node:fs/promises";
+import { runTransaction } from "@vetted/store";
 import { eq, inArray } from "drizzle-orm";
 import type { JobEventType } from "../../domain/job.js";
 import type { RowError } from "../../domain/manifest.js";
@@ -6,9 +7,9 @@ import { moveRow, type RowStatus } from "../../domain/transitions.js";
 import { jobs, rows } from "../../store/schema.js";
 import type { SourceIdentity } from "../confined-fs.js";
 import type { EngineContext } from "../context.js";
-import { chunk, type Queryable, runTransaction } from "../db.js";
+import { chunk, type Queryable } from "../db.js";
 import { completeRecords, type JournalRecord, type JournalSigner } from "../journal.js";
-import type { RowRecord } from "../manifest.js";
+import type { RowRecord } from "../manifest/index.js";
 import { appendEvent, type HubMessage, type JobRecord } from "../records.js";
 
 /** Rows per group commit. */

@@ -1,4 +1,5 @@
 import { dirname } from "node:path";
+import { runTransaction } from "@vetted/store";
 import { and, asc, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
 import type { RowError } from "../../domain/manifest.js";
 import { isInside } from "../../domain/template.js";
@@ -6,9 +7,8 @@ import { moveRow, ROW_TRANSITIONS, sourcesOf } from "../../domain/transitions.js
 import { jobs, rows } from "../../store/schema.js";
 import { confineScope } from "../confined-fs.js";
 import { identityOfRow, sourceProblem } from "../confined-moves.js";
-import { runTransaction } from "../db.js";
 import { createInspectPool, type InspectPool, readerThreadsFor } from "../inspect-pool.js";
-import { recomputeConflicts } from "../manifest.js";
+import { recomputeConflicts } from "../manifest/index.js";
 import { MOVE_CONCURRENCY, type MoveScope } from "../move-steps.js";
 import { mapLimit } from "../pool.js";
 import { findJob, type JobRecord } from "../records.js";

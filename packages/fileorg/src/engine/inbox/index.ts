@@ -17,7 +17,7 @@ import { confirmRoot, createWatcher } from "./watchers.js";
 export type { AnalyzeFiles, InboxEngineOptions } from "./resources.js";
 
 /** The list name an inbox-scan cursor is bound to (a cursor of another list is CURSOR_INVALID). */
-export const INBOX_BATCHES_LIST = "fileorg.inbox-batches";
+const INBOX_BATCHES_LIST = "fileorg.inbox-batches";
 
 /** Paging of a scan: batches are answered per watch source, by id. */
 export interface InboxScanQuery {

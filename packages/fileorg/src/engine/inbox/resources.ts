@@ -3,7 +3,7 @@ import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { InboxFile } from "../../domain/inbox-batch.js";
 import type { FileorgError } from "../../errors.js";
 import { createPathGuard, defaultAllowedRoots, type PathGuard } from "../path-guard.js";
-import type { PreferencesEngine, Stored } from "../preferences-engine.js";
+import type { PreferencesEngine, Stored } from "../preferences/index.js";
 import type { Clock } from "../review-ids.js";
 
 /** A watch source as stored. */

@@ -1,7 +1,7 @@
+import { runTransaction } from "@vetted/store";
 import { and, eq, inArray } from "drizzle-orm";
 import { moveJob } from "../../domain/transitions.js";
 import { jobs } from "../../store/schema.js";
-import { runTransaction } from "../db.js";
 import { appendEvent, type JobRecord } from "../records.js";
 import type { FileorgResources } from "../resources.js";
 

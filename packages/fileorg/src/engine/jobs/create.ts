@@ -1,9 +1,10 @@
+import { runTransaction } from "@vetted/store";
 import type { Actor, Job, JobKind } from "../../domain/job.js";
 import { INITIAL_STATUS } from "../../domain/transitions.js";
 import { NotFoundError } from "../../errors.js";
 import { jobs } from "../../store/schema.js";
-import { type Queryable, runTransaction } from "../db.js";
-import { planHashOfJob } from "../manifest.js";
+import type { Queryable } from "../db.js";
+import { planHashOfJob } from "../manifest/index.js";
 import { appendAudit, appendEvent, findJob, toJob } from "../records.js";
 import type { FileorgResources } from "../resources.js";
 

@@ -1,8 +1,8 @@
+import { runTransaction } from "@vetted/store";
 import { and, eq } from "drizzle-orm";
 import type { JobError } from "../../domain/job.js";
 import { decideJobOutcome, moveJob } from "../../domain/transitions.js";
 import { jobs } from "../../store/schema.js";
-import { runTransaction } from "../db.js";
 import { appendAudit, appendEvent, type HubMessage } from "../records.js";
 import type { FileorgResources } from "../resources.js";
 import type { JobRun } from "../run.js";

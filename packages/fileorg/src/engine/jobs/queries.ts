@@ -11,7 +11,7 @@ import {
   type JobStatus,
 } from "../../domain/job.js";
 import { audit, jobs } from "../../store/schema.js";
-import { planHashOfJob } from "../manifest.js";
+import { planHashOfJob } from "../manifest/index.js";
 import { type JobRecord, listEvents, toAuditEntry, toJob, verifyAuditChain } from "../records.js";
 import type { FileorgResources } from "../resources.js";
 import { snapshotJob } from "./create.js";

@@ -1,8 +1,9 @@
+import { runTransaction } from "@vetted/store";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { moveJob } from "../../domain/transitions.js";
 import { jobs, journal } from "../../store/schema.js";
 import { completeGroup, GROUP_SIZE, lstatOrUndefined, type RecordOutcome } from "../apply/group.js";
-import { chunk, runTransaction } from "../db.js";
+import { chunk } from "../db.js";
 import { type JournalSigner, resolveMoveFromDisk } from "../journal.js";
 import { isLeaseTakeable } from "../lease.js";
 import { appendEvent, type JobRecord } from "../records.js";

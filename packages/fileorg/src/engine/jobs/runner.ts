@@ -27,7 +27,7 @@ function errorOf(err: unknown): JobError {
 }
 
 /** Runs one claimed job to its end, with a heartbeat renewing its lease. */
-export async function runOne(res: FileorgResources, job: JobRecord, stopping: () => boolean): Promise<void> {
+async function runOne(res: FileorgResources, job: JobRecord, stopping: () => boolean): Promise<void> {
   let leaseLost = false;
   // A job whose lease is lost stops at its next checkpoint, as on shutdown.
   const run = createJobRun(res.ctx, job, () => stopping() || leaseLost);

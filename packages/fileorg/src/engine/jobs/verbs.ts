@@ -1,3 +1,4 @@
+import { runTransaction } from "@vetted/store";
 import { and, eq } from "drizzle-orm";
 import {
   type Actor,
@@ -11,8 +12,8 @@ import { parseTemplate } from "../../domain/template.js";
 import { moveJob } from "../../domain/transitions.js";
 import { FileorgError, JobStateError, NotFoundError } from "../../errors.js";
 import { jobs } from "../../store/schema.js";
-import { type Queryable, runTransaction } from "../db.js";
-import { findActiveMoveJob, planHashOfJob, requireManifestJob } from "../manifest.js";
+import type { Queryable } from "../db.js";
+import { findActiveMoveJob, planHashOfJob, requireManifestJob } from "../manifest/index.js";
 import { appendAudit, appendEvent, findJob } from "../records.js";
 import type { FileorgResources } from "../resources.js";
 import { createJob, snapshotJob } from "./create.js";

@@ -12,7 +12,7 @@ import { xorDigest } from "../../domain/plan-hash.js";
 import { isInside } from "../../domain/template.js";
 import { INITIAL_STATUS, moveConflict } from "../../domain/transitions.js";
 import { conflicts, rows } from "../../store/schema.js";
-import { chunkOf, type Queryable } from "../query-kit.js";
+import { chunk, type Queryable } from "../db.js";
 import { appendEvent, type HubMessage, type JobRecord } from "../records.js";
 import { digestOf, type RowRecord, reviewOf, thresholdOf } from "./rows.js";
 
@@ -45,7 +45,7 @@ function toConflictRow(r: RowRecord, outputDir: string): ConflictRow {
 async function loadScopeRows(tx: Queryable, jobId: string, scope: ConflictScope): Promise<RowRecord[]> {
   const found = new Map<string, RowRecord>();
   const load = async (col: typeof rows.targetKey | typeof rows.sha256 | typeof rows.id, values: string[]) => {
-    for (const part of chunkOf(values, 500)) {
+    for (const part of chunk(values, 500)) {
       const page = await tx
         .select()
         .from(rows)
@@ -61,7 +61,7 @@ async function loadScopeRows(tx: Queryable, jobId: string, scope: ConflictScope)
 
 async function loadConflicts(tx: Queryable, ids: Iterable<string>): Promise<Map<string, ConflictRecord>> {
   const existing = new Map<string, ConflictRecord>();
-  for (const part of chunkOf([...ids], 500)) {
+  for (const part of chunk([...ids], 500)) {
     for (const c of await tx.select().from(conflicts).where(inArray(conflicts.id, part)))
       existing.set(c.id, c);
   }

@@ -8,7 +8,7 @@ import { parseTemplate } from "../../domain/template.js";
 import { FileorgError, JobStateError, NotFoundError } from "../../errors.js";
 import { jobs, rows } from "../../store/schema.js";
 import type { EngineContext } from "../context.js";
-import type { Queryable } from "../query-kit.js";
+import type { Queryable } from "../db.js";
 import {
   type AuditInput,
   appendAudit,

@@ -8,7 +8,7 @@ import { conflicts, rows } from "../../store/schema.js";
 import { confineScope } from "../confined-fs.js";
 import { hashConfined } from "../confined-moves.js";
 import type { EngineContext } from "../context.js";
-import { chunkOf, type Queryable } from "../query-kit.js";
+import { chunk, type Queryable } from "../db.js";
 import type { InternalPatch } from "./patch-plan.js";
 import { patchRows } from "./patches.js";
 import { loadRows, planHashOfJob, type RowRecord, requireManifestJob } from "./rows.js";
@@ -184,7 +184,7 @@ export async function resolveConflicts(
     planHash = edited.plan_hash;
   }
   const after: Conflict[] = [];
-  for (const part of chunkOf(
+  for (const part of chunk(
     request.resolutions.map((r) => r.conflict_id),
     500,
   )) {

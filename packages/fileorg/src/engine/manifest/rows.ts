@@ -11,7 +11,7 @@ import {
 } from "../../domain/review-bucket.js";
 import { JobStateError, NotFoundError } from "../../errors.js";
 import { rows } from "../../store/schema.js";
-import { chunkOf, type Queryable } from "../query-kit.js";
+import { chunk, type Queryable } from "../db.js";
 import { findJob, type JobRecord } from "../records.js";
 
 /** A manifest row as stored. */
@@ -144,7 +144,7 @@ export function planHashOfJob(job: JobRecord): string | null {
 /** Loads rows of a job by id, in chunks. */
 export async function loadRows(db: Queryable, jobId: string, ids: readonly string[]): Promise<RowRecord[]> {
   const out: RowRecord[] = [];
-  for (const part of chunkOf([...new Set(ids)], 500)) {
+  for (const part of chunk([...new Set(ids)], 500)) {
     out.push(
       ...(await db
         .select()

@@ -3,7 +3,8 @@ import { and, asc, eq, gt, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { Conflict } from "../../domain/conflict.js";
 import type { ManifestFilter, ManifestPage } from "../../domain/manifest.js";
 import { conflicts, rows } from "../../store/schema.js";
-import { cursorKey, pageLimit, type Queryable } from "../query-kit.js";
+import type { Queryable } from "../db.js";
+import { cursorKey, pageLimit } from "../query-kit.js";
 import { planHashOfJob, requireManifestJob, toManifestRow } from "./rows.js";
 
 /** The list name a manifest-rows cursor is bound to (a cursor of another list is CURSOR_INVALID). */

@@ -17,7 +17,6 @@ import {
   validateRuntime,
 } from "./runtime.js";
 
-export { type PreferencePageQuery, preferenceListName } from "./items.js";
 export {
   ITEM_SCHEMAS,
   type ItemFamily,

@@ -26,7 +26,7 @@ export interface PreferencePageQuery {
 }
 
 /** The list name a family's cursor is bound to (a cursor of another family is CURSOR_INVALID). */
-export function preferenceListName(family: ItemFamily): string {
+function preferenceListName(family: ItemFamily): string {
   return `fileorg.preferences.${family}`;
 }
 

@@ -17,8 +17,8 @@ import {
 import { findStrategyPack, STRATEGY_PACKS, type StrategyPack } from "../../domain/strategy-packs.js";
 import { PreferenceInvalidError } from "../../review-errors.js";
 import { preferences, preferenceVersions } from "../../store/review-schema.js";
+import type { Queryable } from "../db.js";
 import { boundedDepth, checkStoredRuntime } from "../preference-guards.js";
-import type { Queryable } from "../query-kit.js";
 import {
   iso,
   type PreferencesResources,

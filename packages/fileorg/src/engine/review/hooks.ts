@@ -3,7 +3,7 @@ import type { Actor, Job } from "../../domain/job.js";
 import { boostConfidence, suggestFor } from "../../domain/learned-signals.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
 import { findStrategyPack } from "../../domain/strategy-packs.js";
-import type { Stored } from "../preferences-engine.js";
+import type { Stored } from "../preferences/index.js";
 import { learnedIndex, recordEdits } from "./learning.js";
 import type { ReviewResources } from "./resources.js";
 

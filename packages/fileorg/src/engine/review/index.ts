@@ -7,7 +7,7 @@ import type {
   ReviewQueueQuery,
   RuleRequest,
 } from "../../domain/review-api.js";
-import type { Stored } from "../preferences-engine.js";
+import type { Stored } from "../preferences/index.js";
 import { analyzeInboxFiles, registerReviewHooks } from "./hooks.js";
 import { clearLearned, type LearnedPageQuery, listLearned } from "./learning.js";
 import { queuePage, summaryOf } from "./queue.js";

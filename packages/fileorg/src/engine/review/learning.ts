@@ -14,12 +14,13 @@ import {
 import type { LearnedRuleView } from "../../domain/review-api.js";
 import { ReviewError } from "../../review-errors.js";
 import { learnedRules } from "../../store/review-schema.js";
-import type { RowsEdited } from "../manifest.js";
-import { chunkOf, cursorKey, pageLimit } from "../query-kit.js";
+import { chunk } from "../db.js";
+import type { RowsEdited } from "../manifest/index.js";
+import { cursorKey, pageLimit } from "../query-kit.js";
 import type { ReviewResources } from "./resources.js";
 
 /** The list name a learned-rules cursor is bound to. */
-export const LEARNED_LIST = "fileorg.learned-rules";
+const LEARNED_LIST = "fileorg.learned-rules";
 /** Edits a person makes directly, which learning records (rule applications and conflict renames are not). */
 const LEARN_FROM: ReadonlySet<string> = new Set(["row.edited", "review.triage"]);
 
@@ -68,7 +69,7 @@ export async function recordEdits(res: ReviewResources, event: RowsEdited): Prom
   const pairs = pairsOf(event);
   if (pairs.length === 0) return;
   await runTransaction(res.db, async (tx) => {
-    for (const part of chunkOf(pairs, 200)) {
+    for (const part of chunk(pairs, 200)) {
       for (const p of part) {
         await tx
           .insert(learnedRules)

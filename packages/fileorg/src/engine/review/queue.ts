@@ -10,14 +10,14 @@ import type {
 } from "../../domain/review-api.js";
 import { labelReason } from "../../domain/review-priority.js";
 import { rows } from "../../store/schema.js";
-import { type RowRecord, requireManifestJob, toManifestRow } from "../manifest.js";
+import { type RowRecord, requireManifestJob, toManifestRow } from "../manifest/index.js";
 import { cursorKey, pageLimit } from "../query-kit.js";
 import type { JobRecord } from "../records.js";
 import { learnedIndex } from "./learning.js";
 import { type ReviewResources, reasonFilter } from "./resources.js";
 
 /** The list name a review-queue cursor is bound to (a cursor of another list is CURSOR_INVALID). */
-export const REVIEW_QUEUE_LIST = "fileorg.review-queue";
+const REVIEW_QUEUE_LIST = "fileorg.review-queue";
 const QUEUE_BUCKETS: readonly ReviewBucket[] = ["blocked", "conflict", "needs_review"];
 /** The page size of a queue page that names none. */
 const QUEUE_DEFAULT_LIMIT = 100;

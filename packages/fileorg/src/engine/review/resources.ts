@@ -5,8 +5,8 @@ import type { ReviewSummary } from "../../domain/review-api.js";
 import type { ReviewRowFacts } from "../../domain/review-row.js";
 import { rows } from "../../store/schema.js";
 import type { FileorgEngine } from "../engine.js";
-import { type RowRecord, toManifestRow } from "../manifest.js";
-import type { PreferencesEngine } from "../preferences-engine.js";
+import { type RowRecord, toManifestRow } from "../manifest/index.js";
+import type { PreferencesEngine } from "../preferences/index.js";
 import { type Clock, type IdGenerator, randomIds } from "../review-ids.js";
 
 /** What the review engine is built from. */

@@ -18,7 +18,7 @@ import {
   requireManifestJob,
   thresholdOf,
   verdictOf,
-} from "../manifest.js";
+} from "../manifest/index.js";
 import type { JobRecord } from "../records.js";
 import { type ReviewResources, toFacts } from "./resources.js";
 

@@ -11,7 +11,7 @@ import {
   pathTextFilter,
   type RowRecord,
   requireManifestJob,
-} from "../manifest.js";
+} from "../manifest/index.js";
 import type { JobRecord } from "../records.js";
 import { summaryOf } from "./queue.js";
 import { type ReviewResources, reasonFilter } from "./resources.js";

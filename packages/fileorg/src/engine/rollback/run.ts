@@ -1,4 +1,5 @@
 import { dirname } from "node:path";
+import { runTransaction } from "@vetted/store";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { RowError } from "../../domain/manifest.js";
 import { journal, rows } from "../../store/schema.js";
@@ -16,9 +17,8 @@ import {
 } from "../apply/group.js";
 import { confinedFs, confineScope } from "../confined-fs.js";
 import { folderScope } from "../confined-moves.js";
-import { chunk, runTransaction } from "../db.js";
-import type { JournalRecord } from "../journal.js";
-import { writeIntents } from "../journal.js";
+import { chunk } from "../db.js";
+import { type JournalRecord, writeIntents } from "../journal.js";
 import { checkRollback, MOVE_CONCURRENCY, type MoveScope } from "../move-steps.js";
 import { mapLimit } from "../pool.js";
 import { findJob } from "../records.js";
