@@ -6,7 +6,9 @@ import { mkdir, opendir, readFile, rename, rmdir, stat } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createClient } from "@libsql/client";
+import { encodeCursor } from "@vetted/store";
 import { drizzle } from "drizzle-orm/libsql";
+import { MANIFEST_ROWS_LIST } from "../src/engine/manifest/index.js";
 import { createFileorgEngine, migrate } from "../src/index.js";
 
 const argFiles = process.argv.indexOf("--files");
@@ -99,7 +101,8 @@ async function main(): Promise<void> {
   const latencies: number[] = [];
   for (let i = 0; i < 300; i++) {
     const seq = Math.floor(Math.random() * FILES);
-    const cursor = Buffer.from(String(seq)).toString("base64url");
+    // The cursor a previous page would have answered for a row at that position.
+    const cursor = encodeCursor(MANIFEST_ROWS_LIST, [seq]);
     const s = performance.now();
     const page = await engine.listRows(job.job_id, {
       cursor,
