@@ -22,16 +22,70 @@ function isWithin(roots, real) {
   return roots.some((root) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
 }
 
+// Whether /proc/self/fd tells the real path of an open descriptor (Linux with /proc mounted).
+function procFdWorks() {
+  if (process.platform !== "linux") return false;
+  try {
+    const fd = fs.openSync("/", fs.constants.O_RDONLY);
+    try {
+      return fs.readlinkSync("/proc/self/fd/" + fd) === "/";
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
+const PROC_FD = procFdWorks();
+const DIR_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY || 0);
+
+// The real path of the directory "dir" right now. With a "dirs" cache (one batch on a file thread, closed
+// by its owner with closeDirs), each directory is opened once and every call reads where that very
+// directory is now from /proc/self/fd (one readlink instead of one per path component). The answer is used
+// only when it is "dir" itself: then "dir" names that directory right now (no component is a symlink, it
+// was not renamed or replaced), which is what a fresh realpath would answer; anything else resolves anew.
+function realDir(dir, dirs) {
+  if (dirs !== undefined && PROC_FD) {
+    let fd = dirs.get(dir);
+    if (fd === undefined) {
+      try {
+        fd = fs.openSync(dir, DIR_FLAGS);
+      } catch {
+        fd = -1;
+      }
+      dirs.set(dir, fd);
+    }
+    if (fd >= 0) {
+      try {
+        if (fs.readlinkSync("/proc/self/fd/" + fd) === dir) return dir;
+      } catch {}
+    }
+  }
+  return fs.realpathSync.native(dir);
+}
+
+// Closes the directories a "dirs" cache opened.
+function closeDirs(dirs) {
+  for (const fd of dirs.values()) {
+    if (fd < 0) continue;
+    try {
+      fs.closeSync(fd);
+    } catch {}
+  }
+  dirs.clear();
+}
+
 // The path to act on: the real parent (inside a root) joined with the unresolved basename. A "parents"
-// cache (real path per parent) is only for checks that do not act (a plan's pre-check); acts resolve anew.
-function confine(roots, target, parents) {
+// cache (real path per parent) is only for checks that do not act (a plan's pre-check); acts resolve anew
+// (with a "dirs" cache: through the directory's open descriptor, see realDir).
+function confine(roots, target, parents, dirs) {
   const base = path.basename(target);
   if (base === "" || base === "." || base === ".." || !path.isAbsolute(target)) return { code: "OUTSIDE_ROOT" };
   const dir = path.dirname(target);
   let parent = parents && parents.get(dir);
   if (parent === undefined) {
     try {
-      parent = fs.realpathSync.native(dir);
+      parent = realDir(dir, dirs);
     } catch (err) {
       return { code: err.code === "ENOTDIR" ? "ENOENT" : err.code || "EIO" };
     }
@@ -63,8 +117,8 @@ function matchesIdentity(expected, facts) {
   return expected.ctime === null || facts.ctime === expected.ctime;
 }
 
-function lstatIn(roots, target, parents) {
-  const at = confine(roots, target, parents);
+function lstatIn(roots, target, parents, dirs) {
+  const at = confine(roots, target, parents, dirs);
   if (at.code !== undefined) return at;
   try {
     return { path: at.path, facts: identityOf(fs.lstatSync(at.path)) };
@@ -74,8 +128,8 @@ function lstatIn(roots, target, parents) {
 }
 
 // Opens a regular file for reading, never through a symlink; answers the descriptor and its fstat.
-function openReadIn(roots, target) {
-  const at = confine(roots, target);
+function openReadIn(roots, target, dirs) {
+  const at = confine(roots, target, undefined, dirs);
   if (at.code !== undefined) return at;
   let fd;
   try {
@@ -150,13 +204,13 @@ function linkIn(fromRoots, toRoots, from, to) {
 // A move by hard link + unlink that never replaces what is at the target (link fails with EEXIST), and
 // only moves the recorded file: its identity is checked right before the link, and the inode linked is
 // checked again after it (a file swapped in between is unlinked from the target and left alone).
-function linkMoveIn(fromRoots, toRoots, move) {
-  const src = lstatIn(fromRoots, move.from);
+function linkMoveIn(fromRoots, toRoots, move, dirs) {
+  const src = lstatIn(fromRoots, move.from, undefined, dirs);
   if (src.code === "OUTSIDE_ROOT") return { outcome: "outside_root" };
   if (src.code === "ENOENT") return { outcome: "source_missing" };
   if (src.code !== undefined) return { outcome: "error", code: src.code };
   if (!src.facts.isFile || !matchesIdentity(move.identity, src.facts)) return { outcome: "source_changed" };
-  const dst = confine(toRoots, move.to);
+  const dst = confine(toRoots, move.to, undefined, dirs);
   if (dst.code === "OUTSIDE_ROOT") return { outcome: "outside_root" };
   if (dst.code !== undefined) return { outcome: "error", code: dst.code };
   try {
@@ -198,6 +252,7 @@ const confinedFs = {
   unlinkIn,
   linkIn,
   linkMoveIn,
+  closeDirs,
 };
 `;
 
@@ -248,6 +303,7 @@ export interface ConfinedFs {
   openReadIn(
     roots: readonly string[],
     target: string,
+    dirs?: Map<string, number>,
   ): Refused | { path: string; fd: number; facts: FileFacts; code?: undefined };
   mkdirIn(roots: readonly string[], target: string): Refused | { path: string; code?: undefined };
   rmdirIn(roots: readonly string[], target: string): Refused | { path: string; code?: undefined };
@@ -262,11 +318,18 @@ export interface ConfinedFs {
     from: string,
     to: string,
   ): Refused | { from: string; path: string; code?: undefined };
+  /**
+   * With `dirs` (one batch's open directories; the caller closes them with `closeDirs`), each real parent is
+   * read from its open directory's `/proc/self/fd` link where that answers the parent's own path.
+   */
   linkMoveIn(
     fromRoots: readonly string[],
     toRoots: readonly string[],
     move: { from: string; to: string; identity: SourceIdentity | null },
+    dirs?: Map<string, number>,
   ): ConfinedMoveOutcome;
+  /** Closes the directories a batch's `dirs` opened and empties it. */
+  closeDirs(dirs: Map<string, number>): void;
 }
 
 /** The layer on the main thread: the same source the file threads evaluate. */

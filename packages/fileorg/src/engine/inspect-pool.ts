@@ -58,8 +58,8 @@ function factsOf(file, info) {
 
 // Reads one file through the confined layer: its real parent must lie inside the roots, the file is opened
 // with O_NOFOLLOW (never a symlink swapped in since the walk) and O_NONBLOCK (never blocking on a FIFO).
-function inspect(file, scope) {
-  const opened = confinedFs.openReadIn(scope.source, file);
+function inspect(file, scope, parents, dirs) {
+  const opened = confinedFs.openReadIn(scope.source, file, dirs);
   if (opened.code !== undefined) {
     if (opened.code === "OUTSIDE_ROOT" || opened.code === "NOT_A_FILE" || opened.code === "ENOENT") return undefined;
     const seen = confinedFs.lstatIn(scope.source, file);
@@ -104,15 +104,23 @@ function statOf(file, scope, parents) {
   return seen.code === undefined ? seen.facts : null;
 }
 
-function linkMove(move, scope) {
-  // Never the batch's parents cache: each move resolves its real parents right before it acts.
-  return confinedFs.linkMoveIn(scope.source, scope.target, move);
+function linkMove(move, scope, parents, dirs) {
+  // Never the batch's parents cache: each move resolves its real parents right before it acts (through
+  // the batch's open directories: one readlink of /proc/self/fd each, see realDir).
+  return confinedFs.linkMoveIn(scope.source, scope.target, move, dirs);
 }
 
 const OPS = { inspect, stat: statOf, link: linkMove };
 parentPort.on("message", ({ id, op, items, scope }) => {
   const parents = new Map();
-  parentPort.postMessage({ id, results: items.map((item) => OPS[op](item, scope, parents)) });
+  const dirs = new Map();
+  let results;
+  try {
+    results = items.map((item) => OPS[op](item, scope, parents, dirs));
+  } finally {
+    confinedFs.closeDirs(dirs);
+  }
+  parentPort.postMessage({ id, results });
 });
 `;
 
