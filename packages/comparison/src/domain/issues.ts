@@ -12,6 +12,7 @@ export const SCHEMA_ISSUE_CODES = [
   "EMPTY_STRING",
   "NOT_INTEGER",
   "OUT_OF_RANGE",
+  "DUPLICATE_KEY",
 ] as const;
 /** A schema issue code. */
 export type SchemaIssueCode = (typeof SCHEMA_ISSUE_CODES)[number];

@@ -1,3 +1,4 @@
+import { suggestName } from "./issue-text.js";
 import type { Issue, IssueParam, LintIssueCode, Severity } from "./issues.js";
 import type { ComparisonDocument, ComparisonRow } from "./schema.js";
 import { ROW_SPEC } from "./shape.js";
@@ -50,6 +51,37 @@ class LintCollector {
   }
 }
 
+interface Hint {
+  readonly text: string;
+  readonly params: Record<string, IssueParam>;
+}
+
+/** `; did you mean "x"?` and its param, when a likely intended name exists; nothing otherwise. */
+function didYouMean(input: string, candidates: readonly string[]): Hint {
+  const suggestion = suggestName(input, candidates);
+  return suggestion === undefined
+    ? { text: "", params: {} }
+    : { text: `; did you mean ${JSON.stringify(suggestion)}?`, params: { suggestion } };
+}
+
+/**
+ * The advice for a reference naming no row. When row ids are repeated, a copied row that kept the wrong
+ * id is the likely story, so the message names the repeats (where renaming one would fix the reference).
+ */
+function referenceHint(reference: string, candidates: readonly string[], repeats: RepeatedRowIds): Hint {
+  const typo = didYouMean(reference, candidates);
+  const base = typo.text || ".";
+  if (repeats.size === 0) return { text: base, params: typo.params };
+  const places = [...repeats].map(([id, pointer]) => `${JSON.stringify(id)} at ${pointer}`);
+  return {
+    text: `${base} Row ids are repeated (${places.join(", ")}): if one of those rows should be ${JSON.stringify(reference)}, rename it.`,
+    params: { ...typo.params, repeatedRows: [...repeats.values()] },
+  };
+}
+
+/** Row ids used by more than one row → pointer of the first repeat. */
+type RepeatedRowIds = ReadonlyMap<string, string>;
+
 function firstSeen<T>(
   items: readonly T[],
   idOf: (item: T) => string,
@@ -73,7 +105,8 @@ function firstSeen<T>(
 export function lint(document: ComparisonDocument, options: LintOptions = {}): Issue[] {
   const out = new LintCollector(options.severities ?? {});
   const curated = new Set(options.curatedGroups ?? []);
-  const rowIndex = lintRows(out, document.comparisons);
+  const { rowIndex, duplicateRowIds } = lintRows(out, document.comparisons);
+  const rowIds = [...rowIndex.keys()];
   firstSeen(
     document.filters,
     (group) => group.id,
@@ -87,24 +120,45 @@ export function lint(document: ComparisonDocument, options: LintOptions = {}): I
   );
 
   document.filters.forEach((group, groupIndex) => {
-    lintFilterGroup(out, document.comparisons, rowIndex, group, groupIndex, curated.has(group.id));
+    const rows = { list: document.comparisons, index: rowIndex, ids: rowIds, duplicates: duplicateRowIds };
+    lintFilterGroup(out, rows, group, groupIndex, curated.has(group.id));
   });
   return out.issues;
 }
 
-/** Unique row ids and `compareAgainst` references naming other existing rows; answers the row index. */
-function lintRows(out: LintCollector, rows: readonly ComparisonRow[]): Map<string, number> {
+/** The rows as the filter-group rules see them. */
+interface RowLookup {
+  readonly list: readonly ComparisonRow[];
+  /** Row id → index of its first row. */
+  readonly index: ReadonlyMap<string, number>;
+  readonly ids: readonly string[];
+  /** Ids shared by several rows: which row a filter value means is unknown, so no derivation advice. */
+  readonly duplicates: RepeatedRowIds;
+}
+
+/**
+ * Unique row ids and `compareAgainst` references naming other existing rows; answers the row index and
+ * the ids used by more than one row.
+ */
+function lintRows(
+  out: LintCollector,
+  rows: readonly ComparisonRow[],
+): { rowIndex: Map<string, number>; duplicateRowIds: RepeatedRowIds } {
+  const duplicateRowIds = new Map<string, string>();
   const rowIndex = firstSeen(
     rows,
     (row) => row.id,
-    (index, id, first) =>
+    (index, id, first) => {
+      if (!duplicateRowIds.has(id)) duplicateRowIds.set(id, `/comparisons/${index}`);
       out.add(
         "DUPLICATE_ROW_ID",
         `/comparisons/${index}/id`,
         `Row id "${id}" is already used by /comparisons/${first}; row ids must be unique.`,
         { id, first: `/comparisons/${first}` },
-      ),
+      );
+    },
   );
+  const rowIds = [...rowIndex.keys()];
 
   rows.forEach((row, index) => {
     row.compareAgainst.forEach((target, position) => {
@@ -114,24 +168,25 @@ function lintRows(out: LintCollector, rows: readonly ComparisonRow[]): Map<strin
           id: row.id,
         });
       } else if (!rowIndex.has(target)) {
+        const others = rowIds.filter((id) => id !== row.id);
+        const hint = referenceHint(target, others, duplicateRowIds);
         out.add(
           "UNKNOWN_COMPARE_AGAINST",
           pointer,
-          `Row "${row.id}" compares against "${target}", which is no row id of this document.`,
-          { id: row.id, reference: target },
+          `Row "${row.id}" compares against "${target}", which is no row id of this document${hint.text}`,
+          { id: row.id, reference: target, ...hint.params },
         );
       }
     });
   });
 
-  return rowIndex;
+  return { rowIndex, duplicateRowIds };
 }
 
 /** One filter group: unique value ids, references to existing rows, a scalar field, derived values. */
 function lintFilterGroup(
   out: LintCollector,
-  rows: readonly ComparisonRow[],
-  rowIndex: ReadonlyMap<string, number>,
+  rows: RowLookup,
   group: ComparisonDocument["filters"][number],
   groupIndex: number,
   curated: boolean,
@@ -150,22 +205,24 @@ function lintFilterGroup(
   );
   group.values.forEach((value, valueIndex) => {
     value.comparisonIds.forEach((id, position) => {
-      if (rowIndex.has(id)) return;
+      if (rows.index.has(id)) return;
+      const hint = referenceHint(id, rows.ids, rows.duplicates);
       out.add(
         "UNKNOWN_ROW_REFERENCE",
         `${groupPointer}/values/${valueIndex}/comparisonIds/${position}`,
-        `Filter value "${group.id}/${value.id}" lists "${id}", which is no row id of this document.`,
-        { group: group.id, value: value.id, reference: id },
+        `Filter value "${group.id}/${value.id}" lists "${id}", which is no row id of this document${hint.text}`,
+        { group: group.id, value: value.id, reference: id, ...hint.params },
       );
     });
   });
 
   if (!Object.hasOwn(ROW_SPEC.fields, group.field)) {
+    const hint = didYouMean(group.field, SCALAR_ROW_FIELDS);
     out.add(
       "UNKNOWN_FILTER_FIELD",
       `${groupPointer}/field`,
-      `Filter group "${group.id}" filters on "${group.field}", which is no row field; use one of ${SCALAR_ROW_FIELDS.join(", ")}.`,
-      { group: group.id, field: group.field, allowed: SCALAR_ROW_FIELDS },
+      `Filter group "${group.id}" filters on "${group.field}", which is no row field${hint.text || `; use one of ${SCALAR_ROW_FIELDS.join(", ")}.`}`,
+      { group: group.id, field: group.field, allowed: SCALAR_ROW_FIELDS, ...hint.params },
     );
     return;
   }
@@ -184,19 +241,19 @@ function lintFilterGroup(
 
 function checkDerivedGroup(
   out: LintCollector,
-  rows: readonly ComparisonRow[],
+  rows: RowLookup,
   group: ComparisonDocument["filters"][number],
   groupPointer: string,
 ): void {
   const field = group.field as keyof ComparisonRow;
   const rowsByValue = new Map<string, ComparisonRow[]>();
-  for (const row of rows) {
+  for (const row of rows.list) {
     const key = String(row[field]);
     const list = rowsByValue.get(key);
     if (list) list.push(row);
     else rowsByValue.set(key, [row]);
   }
-  const rowsById = new Map(rows.map((row) => [row.id, row]));
+  const rowsById = new Map(rows.list.map((row) => [row.id, row]));
   group.values.forEach((value, valueIndex) => {
     const valuePointer = `${groupPointer}/values/${valueIndex}`;
     const expected = rowsByValue.get(value.id);
@@ -212,7 +269,7 @@ function checkDerivedGroup(
     const listed = new Set(value.comparisonIds);
     value.comparisonIds.forEach((id, position) => {
       const row = rowsById.get(id);
-      if (row === undefined || String(row[field]) === value.id) return;
+      if (row === undefined || rows.duplicates.has(id) || String(row[field]) === value.id) return;
       out.add(
         "FILTER_VALUE_MISMATCH",
         `${valuePointer}/comparisonIds/${position}`,
@@ -220,7 +277,14 @@ function checkDerivedGroup(
         { group: group.id, value: value.id, row: id, field: group.field, actual: String(row[field]) },
       );
     });
-    const missing = expected.filter((row) => !listed.has(row.id)).map((row) => row.id);
+    // A row that a misspelt reference of this value already points to (UNKNOWN_ROW_REFERENCE suggests
+    // it) is not reported missing a second time.
+    const meant = new Set(
+      value.comparisonIds.filter((id) => !rows.index.has(id)).map((id) => suggestName(id, rows.ids)),
+    );
+    const missing = expected
+      .filter((row) => !listed.has(row.id) && !rows.duplicates.has(row.id) && !meant.has(row.id))
+      .map((row) => row.id);
     if (missing.length > 0) {
       out.add(
         "FILTER_VALUE_MISMATCH",

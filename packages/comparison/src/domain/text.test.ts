@@ -64,7 +64,7 @@ describe("validateText", () => {
     expect(byCode.MISSING_FIELD?.line).toBe(lineOf(text, '"recommendedPack": "mcp-readonly-skill-pack"') - 1);
   });
 
-  it("locates issues deep in a generated 1,000-row text", () => {
+  it("locates issues deep in a generated 1,000-row text, sorted by position", () => {
     const document = createLargeDocument(1000) as unknown as { comparisons: Array<Record<string, unknown>> };
     const row = document.comparisons[998];
     if (!row) throw new Error("fixture too small");
@@ -74,8 +74,8 @@ describe("validateText", () => {
     const result = validateText(text, "big.json");
     if (result.ok) throw new Error("expected issues");
     expect(result.issues.map((issue) => [issue.code, issue.line, issue.column, issue.file])).toEqual([
-      ["INVALID_ENUM", lineOf(text, '"plugin"'), 22, "big.json"],
       ["EMPTY_STRING", lineOf(text, '"smokeCommand": ""'), 23, "big.json"],
+      ["INVALID_ENUM", lineOf(text, '"plugin"'), 22, "big.json"],
     ]);
   });
 

@@ -1,6 +1,7 @@
 import type { Node as JsonNode, ParseError } from "jsonc-parser";
 import { parse, parseTree, printParseErrorCode } from "jsonc-parser";
 import { findTooDeepOffset, MAX_DOCUMENT_DEPTH } from "./depth.js";
+import { findDuplicateKeys } from "./duplicate-keys.js";
 import type { Issue, TextIssue, ValidationResult } from "./issues.js";
 import { parsePointer } from "./issues.js";
 import type { ComparisonDocument } from "./schema.js";
@@ -126,6 +127,28 @@ function nestingIssue(text: string, offset: number): TextIssue {
   };
 }
 
+function duplicateKeyIssues(text: string): TextIssue[] {
+  const duplicates = findDuplicateKeys(text);
+  if (duplicates.length === 0) return [];
+  const lines = new LineIndex(text);
+  return duplicates.map(({ key, pointer, offset, firstOffset }) => {
+    const first = lines.position(firstOffset);
+    return {
+      code: "DUPLICATE_KEY",
+      severity: "error",
+      pointer,
+      message: `Key ${JSON.stringify(key)} is repeated in this object (first at line ${first.line}, column ${first.column}); JSON parsers silently keep only the last value, so remove or rename one of them.`,
+      params: { key, firstLine: first.line, firstColumn: first.column, firstOffset, offset },
+      ...lines.position(offset),
+    };
+  });
+}
+
+/** Issues ordered by line, then column; issues at one place keep their order (the sort is stable). */
+export function sortIssuesByPosition<T extends TextIssue>(issues: readonly T[]): T[] {
+  return [...issues].sort((a, b) => a.line - b.line || a.column - b.column);
+}
+
 function withFile(issues: TextIssue[], file: string | undefined): TextIssue[] {
   return file === undefined ? issues : issues.map((issue) => ({ ...issue, file }));
 }
@@ -134,7 +157,8 @@ function withFile(issues: TextIssue[], file: string | undefined): TextIssue[] {
  * Parses and validates a JSON text. Every issue carries a line and a column; a syntax error is reported
  * as an `INVALID_JSON` issue at its position, and nesting deeper than {@link MAX_DOCUMENT_DEPTH} as a
  * `NESTING_TOO_DEEP` issue at the first bracket past the limit (found before anything parses the text).
- * When `filename` is given, each issue carries it as `file`.
+ * A key written twice in one object is a `DUPLICATE_KEY` issue at the repeat, naming where the key first
+ * was. Issues come sorted by position. When `filename` is given, each issue carries it as `file`.
  */
 export function validateText(text: string, filename?: string): TextValidationResult {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -147,7 +171,9 @@ export function validateText(text: string, filename?: string): TextValidationRes
   } catch (error) {
     return { ok: false, issues: withFile([syntaxIssue(source, error)], filename) };
   }
+  const duplicates = duplicateKeyIssues(source);
   const result: ValidationResult<ComparisonDocument> = validate(value);
-  if (result.ok) return result;
-  return { ok: false, issues: withFile(locateIssues(source, result.issues), filename) };
+  if (result.ok && duplicates.length === 0) return result;
+  const located = result.ok ? [] : locateIssues(source, result.issues);
+  return { ok: false, issues: withFile(sortIssuesByPosition([...duplicates, ...located]), filename) };
 }
