@@ -1,19 +1,14 @@
 #!/usr/bin/env node
 /**
- * The `vetted-comparison` command: validate, query and print the schema of comparison documents.
- * Exit codes: 0 valid, 1 invalid, 2 usage error or unreadable file.
- *
- * @module @vetted/comparison/cli
+ * The `vetted-comparison` bin: validate, query and print the schema of comparison documents.
+ * Exit codes: 0 valid, 1 invalid, 2 usage error or unreadable file. The same CLI as a function is
+ * `runCli` of `@vetted/comparison/cli`.
  */
 import process from "node:process";
+import { createProcessIo } from "./cli/io.js";
 import { runCli } from "./cli/run.js";
 
-runCli(process.argv.slice(2), {
-  cwd: process.cwd(),
-  env: process.env,
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-}).then(
+runCli(process.argv.slice(2), createProcessIo()).then(
   (code) => {
     process.exitCode = code;
   },
