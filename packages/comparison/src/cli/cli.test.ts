@@ -1,40 +1,16 @@
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderJsonSchemaText } from "../domain/json-schema.js";
+import { type BinOutcome, buildBin, runBin as runBuiltBin } from "../tests/bin.js";
 import { cloneJson, createLargeDocument, createSampleDocument } from "../tests/fixtures.js";
 
-const cliPath = fileURLToPath(new URL("../cli.ts", import.meta.url));
-
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+let bin = "";
 
 /** Runs the real `vetted-comparison` process (bundled from source in `beforeAll`) in `cwd`. */
-function runBin(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Outcome> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [join(dir, "bin", "vetted-comparison.mjs"), ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", GITHUB_ACTIONS: "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolvePromise({ code, stdout, stderr }));
-  });
+function runBin(args: string[], cwd: string, env: Record<string, string> = {}): Promise<BinOutcome> {
+  return runBuiltBin(bin, args, cwd, { env });
 }
 
 let dir = "";
@@ -45,23 +21,7 @@ function write(name: string, value: unknown): void {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "vetted-comparison-cli-"));
-  await build({
-    entryPoints: [cliPath],
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "esm",
-    // jsonc-parser's UMD build requires its modules dynamically; bundle its ESM build instead.
-    // Workspace packages resolve to their sources (no build needed).
-    conditions: ["@vetted/source"],
-    mainFields: ["module", "main"],
-    // Bundled CommonJS dependencies require Node built-ins; give the ESM bundle a `require` for them.
-    banner: {
-      js: 'import { createRequire as createBundleRequire } from "node:module"; const require = createBundleRequire(import.meta.url);',
-    },
-    outfile: join(dir, "bin", "vetted-comparison.mjs"),
-    logLevel: "silent",
-  });
+  bin = await buildBin(dir);
   mkdirSync(join(dir, "docs"));
   write("docs/a.json", createSampleDocument());
   const broken = cloneJson(createSampleDocument()) as unknown as {

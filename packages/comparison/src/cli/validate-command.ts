@@ -90,12 +90,10 @@ function checkCuratedIds(curated: readonly string[], loaded: readonly LoadedInpu
   if (unknown.length === 0) return;
   const messages = unknown.map((id) => {
     const suggestion = suggestName(id, known);
-    return `--curated ${JSON.stringify(id)} names no filter group of the checked documents${suggestion === undefined ? "" : `; did you mean ${JSON.stringify(suggestion)}?`}`;
+    const hint = suggestion === undefined ? "" : ` (did you mean ${JSON.stringify(suggestion)}?)`;
+    return `--curated ${JSON.stringify(id)} names no filter group of the checked documents${hint}`;
   });
-  throw new UsageError(
-    `${messages.join(". ")}. Known groups: ${known.length > 0 ? known.join(", ") : "(none)"}.`,
-    command,
-  );
+  throw new UsageError(`${messages.join("; ")}; known groups: ${known.join(", ")}.`, command);
 }
 
 function render(format: OutputFormat, reports: readonly FileReport[]): string {
