@@ -42,7 +42,7 @@ export type {
 export { facets, group, query } from "./domain/query.js";
 export { ComparisonDocument, ComparisonRow, FilterGroup, FilterValue } from "./domain/schema.js";
 export type { TextValidationResult } from "./domain/text.js";
-export { locateIssues, validateText } from "./domain/text.js";
+export { locateIssues, sortIssuesByPosition, validateText } from "./domain/text.js";
 export { validate } from "./domain/validate.js";
 export type { FirstSuccessMode, HostFamily, RowStatus, StarterKind } from "./domain/vocabulary.js";
 export { FIRST_SUCCESS_MODES, HOST_FAMILIES, ROW_STATUSES, STARTER_KINDS } from "./domain/vocabulary.js";

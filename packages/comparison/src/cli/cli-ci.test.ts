@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -102,6 +103,20 @@ describe("vetted-comparison in CI", { timeout: 60_000 }, () => {
     const empty = await run(["check", "-"], dir, "");
     expect(empty.code).toBe(1);
     expect(empty.stdout).toContain("The text is empty");
+  });
+
+  it("does not wait on a terminal for -: standard input that is a TTY is an unreadable input", async () => {
+    // `script` gives the process a pseudo-terminal as its standard input.
+    const outcome = await new Promise<{ code: number | null; stdout: string }>((resolvePromise) => {
+      const command = `"${process.execPath}" "${bin}" check -`;
+      execFile("script", ["-qec", command, "/dev/null"], { cwd: dir, timeout: 20_000 }, (error, stdout) =>
+        resolvePromise({ code: error === null ? 0 : (error.code as number), stdout }),
+      );
+    });
+    expect(outcome.code).toBe(2);
+    expect(outcome.stdout).toContain(
+      "<stdin>: cannot read the file (standard input is a terminal; pipe a document into -)",
+    );
   });
 
   it("reports a duplicate key with the positions of both occurrences", async () => {

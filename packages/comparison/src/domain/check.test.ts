@@ -24,6 +24,19 @@ describe("checkComparison", () => {
     expect(checkComparison({ text, lint: false }).lint_issues).toEqual([]);
   });
 
+  it("sorts the lint issues of a text by position, and reports a duplicate key as a schema issue", () => {
+    const document = createSampleDocument();
+    const [first] = document.comparisons;
+    if (first === undefined) throw new Error("sample too small");
+    first.compareAgainst = ["ghost"];
+    const text = JSON.stringify(document, null, 2);
+    const lines = checkComparison({ text }).lint_issues.map((issue) => issue.line ?? 0);
+    expect(lines).toHaveLength(3);
+    expect(lines).toEqual([...lines].sort((a, b) => a - b));
+    const repeated = checkComparison({ text: '{"$schema": "x", "$schema": "y"}' });
+    expect(repeated.issues.map((issue) => issue.code)).toContain("DUPLICATE_KEY");
+  });
+
   it("accepts exactly one of document and text", () => {
     expect(CheckComparisonInput.safeParse({ text: "{}" }).success).toBe(true);
     expect(CheckComparisonInput.safeParse({}).success).toBe(false);

@@ -7,7 +7,7 @@ import {
   type TextIssue,
 } from "./issues.js";
 import { lint } from "./lint.js";
-import { locateIssues, validateText } from "./text.js";
+import { locateIssues, sortIssuesByPosition, validateText } from "./text.js";
 import { validate } from "./validate.js";
 
 /** One issue as the HTTP contract answers it; `line` and `column` are present when a text was checked. */
@@ -49,7 +49,9 @@ export const ComparisonCheck = z
     ok: z.boolean().meta({ description: "Valid against the schema and no error-level lint issue" }),
     valid: z.boolean().meta({ description: "Valid against the schema" }),
     issues: z.array(ComparisonIssue).meta({ description: "Schema issues, in document order" }),
-    lint_issues: z.array(ComparisonIssue).meta({ description: "Lint issues (only for a valid document)" }),
+    lint_issues: z
+      .array(ComparisonIssue)
+      .meta({ description: "Lint issues (only for a valid document; sorted by position for a text)" }),
     errors: z.int(),
     warnings: z.int(),
   })
@@ -75,7 +77,9 @@ export function checkComparison(input: CheckComparisonInput): ComparisonCheck {
   if (input.text !== undefined) {
     const result = validateText(input.text);
     if (!result.ok) issues = result.issues.map(plain);
-    else if (runLint) lintIssues = locateIssues(input.text, lint(result.value, options)).map(plain);
+    else if (runLint) {
+      lintIssues = sortIssuesByPosition(locateIssues(input.text, lint(result.value, options))).map(plain);
+    }
   } else {
     const result = validate(input.document);
     if (!result.ok) issues = result.issues.map(plain);
