@@ -8,6 +8,9 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { build } from "esbuild";
+import { findTooDeepOffset } from "../src/domain/depth.js";
+import { findDuplicateKeys } from "../src/domain/duplicate-keys.js";
+import { validateText } from "../src/domain/text.js";
 import { validate } from "../src/domain/validate.js";
 import { cloneJson, createLargeDocument } from "../src/tests/fixtures.js";
 
@@ -136,6 +139,27 @@ console.log(`  validate, all 1,000 issues        ${fmt(brokenRate)}`);
 console.log(
   `  ratio                             ${(validAgain / brokenRate).toFixed(2)}x the valid-path time\n`,
 );
+
+const text = JSON.stringify(createLargeDocument(1000), null, 2);
+check("the text has no duplicate key", findDuplicateKeys(text).length === 0);
+const [parseRate, duplicateRate] = compareRates(
+  () => JSON.parse(text),
+  () => findDuplicateKeys(text),
+);
+// validateText before the duplicate-key scan: the depth scan, JSON.parse, validate.
+const [plainRate, textRate] = compareRates(
+  () => findTooDeepOffset(text) ?? validate(JSON.parse(text)),
+  () => validateText(text),
+);
+console.log(`text (${(text.length / 1e6).toFixed(1)} MB), duplicate keys`);
+console.log(`  JSON.parse (baseline)             ${fmt(parseRate)}`);
+console.log(`  findDuplicateKeys                 ${fmt(duplicateRate)}`);
+console.log(
+  `  ratio                             ${(parseRate / duplicateRate).toFixed(2)}x JSON.parse's time`,
+);
+console.log(`  depth scan + parse + validate      ${fmt(plainRate)}  (baseline: validateText before)`);
+console.log(`  validateText (one scan for both)  ${fmt(textRate)}`);
+console.log(`  ratio                             ${(plainRate / textRate).toFixed(2)}x the baseline time\n`);
 
 async function bundleSize(entry: string): Promise<{ minified: number; gzipped: number }> {
   const result = await build({

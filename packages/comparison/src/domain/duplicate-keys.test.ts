@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createSampleDocument } from "../tests/fixtures.js";
-import { findDuplicateKeys } from "./duplicate-keys.js";
+import { findTooDeepOffset } from "./depth.js";
+import { findDuplicateKeys, scanJsonText } from "./duplicate-keys.js";
 import { validateText } from "./text.js";
 
 /** The sample document as text, with `"status": "partial",` inserted right after the first row's id. */
@@ -68,5 +69,36 @@ describe("duplicate keys", () => {
   it("treats the same key in sibling objects and in nested objects as distinct", () => {
     expect(findDuplicateKeys('[{"id": 1}, {"id": 2, "o": {"id": 3}}]')).toEqual([]);
     expect(validateText(JSON.stringify(createSampleDocument())).ok).toBe(true);
+  });
+});
+
+describe("scanJsonText", () => {
+  it("judges nesting exactly as findTooDeepOffset of @vetted/store does", () => {
+    const texts = [
+      `${"[".repeat(64)}${"]".repeat(64)}`,
+      `${"[".repeat(65)}${"]".repeat(65)}`,
+      `{"a": ${"[".repeat(70)}`,
+      `["[[[[", "\\"[[[", "\\\\", ${"{".repeat(3)}"k": 1}}}]`,
+      `"unterminated [[[[ ${"[".repeat(80)}`,
+      `]]]]${"[".repeat(65)}`,
+      `{"x": "\\\\\\"", "y": ${"[".repeat(66)}`,
+      JSON.stringify(createSampleDocument()),
+    ];
+    for (const limit of [1, 3, 64]) {
+      for (const text of texts) {
+        expect([limit, text, scanJsonText(text, limit).tooDeepOffset]).toEqual([
+          limit,
+          text,
+          findTooDeepOffset(text, limit),
+        ]);
+      }
+    }
+  });
+
+  it("stops at the first bracket past the limit", () => {
+    const text = `{"a": 1, "a": 2, "b": [[[{"a": 1, "a": 2}]]]}`;
+    const scan = scanJsonText(text, 3);
+    expect(scan.tooDeepOffset).toBe(text.indexOf("[[[") + 2);
+    expect(scan.duplicates.map((duplicate) => duplicate.pointer)).toEqual(["/a"]);
   });
 });

@@ -1,7 +1,7 @@
 import type { Node as JsonNode, ParseError } from "jsonc-parser";
 import { parse, parseTree, printParseErrorCode } from "jsonc-parser";
-import { findTooDeepOffset, MAX_DOCUMENT_DEPTH } from "./depth.js";
-import { findDuplicateKeys } from "./duplicate-keys.js";
+import { MAX_DOCUMENT_DEPTH } from "./depth.js";
+import { type DuplicateKey, scanJsonText } from "./duplicate-keys.js";
 import type { Issue, TextIssue, ValidationResult } from "./issues.js";
 import { parsePointer } from "./issues.js";
 import type { ComparisonDocument } from "./schema.js";
@@ -127,8 +127,7 @@ function nestingIssue(text: string, offset: number): TextIssue {
   };
 }
 
-function duplicateKeyIssues(text: string): TextIssue[] {
-  const duplicates = findDuplicateKeys(text);
+function duplicateKeyIssues(text: string, duplicates: readonly DuplicateKey[]): TextIssue[] {
   if (duplicates.length === 0) return [];
   const lines = new LineIndex(text);
   return duplicates.map(({ key, pointer, offset, firstOffset }) => {
@@ -162,16 +161,17 @@ function withFile(issues: TextIssue[], file: string | undefined): TextIssue[] {
  */
 export function validateText(text: string, filename?: string): TextValidationResult {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const tooDeep = findTooDeepOffset(source);
-  if (tooDeep !== undefined)
-    return { ok: false, issues: withFile([nestingIssue(source, tooDeep)], filename) };
+  const scan = scanJsonText(source, MAX_DOCUMENT_DEPTH);
+  if (scan.tooDeepOffset !== undefined) {
+    return { ok: false, issues: withFile([nestingIssue(source, scan.tooDeepOffset)], filename) };
+  }
   let value: unknown;
   try {
     value = JSON.parse(source);
   } catch (error) {
     return { ok: false, issues: withFile([syntaxIssue(source, error)], filename) };
   }
-  const duplicates = duplicateKeyIssues(source);
+  const duplicates = duplicateKeyIssues(source, scan.duplicates);
   const result: ValidationResult<ComparisonDocument> = validate(value);
   if (result.ok && duplicates.length === 0) return result;
   const located = result.ok ? [] : locateIssues(source, result.issues);
