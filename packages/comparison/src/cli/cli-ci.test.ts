@@ -74,6 +74,7 @@ describe("vetted-comparison in CI", { timeout: 60_000 }, () => {
     expect(query.stdout).toMatch(/^Usage: vetted-comparison query \[options\] <file or ->/);
     expect(query.stdout).toContain("--ids");
     expect((await run(["query", "docs/a.json", "--help"])).stdout).toBe(query.stdout);
+    expect((await run(["help", "--help"])).stdout).toMatch(/^Usage: vetted-comparison help \[command\]\n/);
     const full = await run(["--help"]);
     for (const command of ["validate", "query", "facets", "group", "schema", "help"]) {
       expect(full.stdout).toContain(`\n  ${command} `);
@@ -100,6 +101,15 @@ describe("vetted-comparison in CI", { timeout: 60_000 }, () => {
     expect(named.stdout).toContain(`docs/comparison.json:${place}  error    INVALID_ENUM`);
     const ids = await run(["query", "-", "--ids", "--where", "hostFamily=mcp"], dir, sampleText);
     expect(ids).toEqual({ code: 0, stdout: "mcp-readonly-skill\nmcp-diagnostics-skill\n", stderr: "" });
+    const misspelt = await run(["query", "-", "--where", "hostfamly=mcp"], dir, sampleText);
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toMatch(
+      /^vetted-comparison: Rows cannot be filtered on "hostfamly"; did you mean "hostFamily"\? Filterable fields: id, /,
+    );
+    const facets = JSON.parse((await run(["facets", "-"], dir, sampleText)).stdout);
+    expect(facets.map((facet: { id: string }) => facet.id)).toEqual(["host", "kind", "audience"]);
+    const group = JSON.parse((await run(["group", "audience", "-"], dir, sampleText)).stdout);
+    expect(group.id).toBe("audience");
     const empty = await run(["check", "-"], dir, "");
     expect(empty.code).toBe(1);
     expect(empty.stdout).toContain("The text is empty");
@@ -208,6 +218,8 @@ describe("vetted-comparison in CI", { timeout: 60_000 }, () => {
       if (second === undefined || last === undefined) throw new Error("sample too small");
       second.compareAgainst = ["claude-code-docs-skil"];
       last.id = "codex-builder";
+      const audience = doc.filters[2];
+      if (audience) audience.field = "stauts";
     });
     write("advice.json", document);
     const outcome = await run(["check", "advice.json", "--curated", "audience"]);
@@ -219,10 +231,12 @@ describe("vetted-comparison in CI", { timeout: 60_000 }, () => {
     expect(lines.map((line) => line.split(/\s+/)[2])).toEqual([
       "UNKNOWN_ROW_REFERENCE",
       "UNKNOWN_ROW_REFERENCE",
+      "UNKNOWN_FILTER_FIELD",
       "UNKNOWN_COMPARE_AGAINST",
       "DUPLICATE_ROW_ID",
     ]);
-    expect(lines[2]).toContain('did you mean "claude-code-docs-skill"?');
+    expect(lines[2]).toContain('filters on "stauts", which is no row field; did you mean "status"?');
+    expect(lines[3]).toContain('did you mean "claude-code-docs-skill"?');
     expect(lines[0]).toContain('Row ids are repeated ("codex-builder" at /comparisons/9)');
   });
 });

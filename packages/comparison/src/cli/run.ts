@@ -22,7 +22,7 @@ function runHelp(args: string[], io: CliIo, program: string): number {
 }
 
 async function runCommand(command: CommandName, args: string[], io: CliIo, program: string) {
-  if (command !== "help" && wantsHelp(args)) {
+  if (wantsHelp(args)) {
     io.stdout(commandHelp(program, command));
     return EXIT.ok;
   }
