@@ -16,8 +16,6 @@ import { findJob, type JobRecord } from "../records.js";
 import type { JobRun } from "../run.js";
 import { createConfinement, missingDirectories } from "./confinement.js";
 import { executeGroup } from "./execute.js";
-import { movedLinkTargets } from "./links.js";
-import { removeEmptiedFolders } from "./tidy.js";
 import {
   type Failure,
   lstatOrUndefined,
@@ -26,6 +24,8 @@ import {
   type MoveRow,
   type PlannedMove,
 } from "./group.js";
+import { movedLinkTargets } from "./links.js";
+import { removeEmptiedFolders } from "./tidy.js";
 
 /** Statuses of rows that apply (re)attempts: every status the row table lets move to `applied`. */
 const APPLICABLE_STATUSES = sourcesOf(ROW_TRANSITIONS, "applied");

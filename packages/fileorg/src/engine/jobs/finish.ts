@@ -59,11 +59,21 @@ export async function finishJob(res: FileorgResources, run: JobRun, end: BodyEnd
     };
     // A job that succeeded although some rows failed says so before it finishes (the UI must not show it clean).
     const withErrors = status === "succeeded" && end.result?.completed_with_errors === true;
-    await appendAudit(tx, [withErrors ? { ...entry, after: { ...entry.after, completed_with_errors: true } } : entry], at);
+    await appendAudit(
+      tx,
+      [withErrors ? { ...entry, after: { ...entry.after, completed_with_errors: true } } : entry],
+      at,
+    );
     const warned = withErrors
       ? [await appendEvent(tx, jobId, "finished_with_errors", { failed_rows: end.result?.failed_rows }, at)]
       : [];
-    const finished = await appendEvent(tx, jobId, "finished", { status, result: end.result, error: outcome.error }, at);
+    const finished = await appendEvent(
+      tx,
+      jobId,
+      "finished",
+      { status, result: end.result, error: outcome.error },
+      at,
+    );
     return [...warned, finished];
   });
   if (messages === undefined) return false;

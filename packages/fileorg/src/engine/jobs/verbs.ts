@@ -1,12 +1,12 @@
 import { runTransaction } from "@vetted/store";
 import { and, eq } from "drizzle-orm";
 import {
-  type ApplyBucket,
-  isApplyBucket,
   type Actor,
   type AnalyzeRequest,
+  type ApplyBucket,
   canRetry,
   DEFAULT_NAMING_TEMPLATE,
+  isApplyBucket,
   isFinished,
   type Job,
 } from "../../domain/job.js";

@@ -22,8 +22,8 @@ import { type JournalRecord, writeIntents } from "../journal.js";
 import { checkRollback, MOVE_CONCURRENCY, type MoveScope } from "../move-steps.js";
 import { mapLimit } from "../pool.js";
 import { findJob } from "../records.js";
-import { restoreRemovedFolders } from "./restore-folders.js";
 import type { JobRun } from "../run.js";
+import { restoreRemovedFolders } from "./restore-folders.js";
 
 /** What planning the rollback of one group needs. */
 interface RollbackPlanning {
@@ -150,8 +150,7 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
     byError: {},
   };
   // A full rollback first recreates the source folders the apply removed after emptying them.
-  const restored =
-    only === undefined ? await restoreRemovedFolders(run, options, done, p.scope, p.known) : 0;
+  const restored = only === undefined ? await restoreRemovedFolders(run, options, done, p.scope, p.known) : 0;
   await run.phase("moving_back");
   const totals = { moved: 0, failed: 0, bytes: 0 };
   let processed = 0;
