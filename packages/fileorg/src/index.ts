@@ -34,15 +34,19 @@ export {
 // Review, preferences and inbox.
 export type { InboxBatch, InboxFile } from "./domain/inbox-batch.js";
 export { createIgnoreMatcher, DEFAULT_STABILITY_MS, inboxBatchId } from "./domain/inbox-batch.js";
+// Tidy apply, duplicates and the inbox autopilot.
 export {
   type Actor,
   AnalyzeRequest,
+  APPLY_BUCKETS,
+  type ApplyBucket,
   ApplyRequest,
   AuditEntry,
   AuditList,
   canRetry,
   DEFAULT_NAMING_TEMPLATE,
   FINISHED_JOB_STATUSES,
+  isApplyBucket,
   isFinished,
   JOB_EVENT_TYPES,
   JOB_KINDS,
@@ -104,6 +108,8 @@ export { PREFERENCE_FAMILIES } from "./domain/preference-family.js";
 export type { RuntimeProblem, RuntimeSettings } from "./domain/preferences.js";
 export {
   AiClassifierInput,
+  AUTO_APPLY_MODES,
+  type AutoApplyMode,
   DEFAULT_RUNTIME_SETTINGS,
   maskSecret,
   NamingTemplateItem,
@@ -205,9 +211,15 @@ export {
   ROW_TRANSITIONS,
   sourcesOf,
 } from "./domain/transitions.js";
+export { SPECIAL_FILE_REASON, SYMLINK_REASON } from "./engine/analyze/special-rows.js";
 export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } from "./engine/engine.js";
 export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox/index.js";
-export { createInboxEngine } from "./engine/inbox/index.js";
+export {
+  AUTOPILOT_ACTOR,
+  type AutoApplyEngine,
+  autoApplySafeRows,
+  createInboxEngine,
+} from "./engine/inbox/index.js";
 export { ManifestFolder, ManifestView, RowPreview } from "./engine/insights.js";
 export { JOURNAL_KEY_FILE, loadJournalKey } from "./engine/journal-key.js";
 export type {
@@ -217,6 +229,7 @@ export type {
   RowEdit,
   RowsEdited,
 } from "./engine/manifest/index.js";
+export { DUPLICATES_FOLDER } from "./engine/manifest/resolve.js";
 export { createPathGuard, defaultAllowedRoots, type PathGuard } from "./engine/path-guard.js";
 export type {
   ItemFamily,

@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createClient } from "@libsql/client";
 import { and, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFileorgEngine } from "../engine/engine.js";
 import { journal } from "../store/schema.js";
@@ -93,7 +95,12 @@ describe("tidy apply", () => {
     const src = join(h.dir, "src");
     const rootish = join(src, "rootish");
     writeTree(src, { "rootish/x.txt": "x", "plain/y.txt": "y" });
-    const engine = createFileorgEngine({ db: h.db, allowedRoots: [h.dir, rootish], journalKey: TEST_KEY });
+    const client = createClient({ url: `file:${h.dbPath}`, timeout: 5000 });
+    const engine = createFileorgEngine({
+      db: drizzle(client),
+      allowedRoots: [h.dir, rootish],
+      journalKey: TEST_KEY,
+    });
     await engine.start();
     try {
       const job = await engine.analyze({ source_dir: src, output_dir: join(h.dir, "out") }, LOCAL);
@@ -104,6 +111,7 @@ describe("tidy apply", () => {
       expect(existsSync(join(src, "plain"))).toBe(false);
     } finally {
       await engine.stop();
+      client.close();
     }
   });
 
