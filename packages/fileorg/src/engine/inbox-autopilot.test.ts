@@ -84,3 +84,60 @@ describe("inbox autopilot (engine)", () => {
     expect(existsSync(join(dir, "sorted"))).toBe(true);
   });
 });
+
+describe("inbox autopilot across processes", () => {
+  it("takes each file once when two inboxes over two database connections race for the same batch", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-autopilot-race-")));
+    const watchDir = join(dir, "inbox");
+    mkdirSync(watchDir);
+    const dbPath = join(dir, "db.sqlite");
+    const first = createClient({ url: `file:${dbPath}`, timeout: 5000 });
+    await first.execute("PRAGMA journal_mode = WAL");
+    await migrate(drizzle(first));
+    const seed = createPreferencesEngine({ db: drizzle(first) });
+    await seed.save("watch-sources", {
+      name: "Inbox",
+      path: watchDir,
+      enabled: true,
+      stability_ms: 50,
+      auto_apply: "auto_safe",
+    });
+    const taken: Array<{ inbox: string; files: string[] }> = [];
+    const applied: string[] = [];
+    const clients = [first, createClient({ url: `file:${dbPath}`, timeout: 5000 })];
+    const inboxes = clients.map((client, i) => {
+      const db = drizzle(client);
+      return createInboxEngine({
+        db,
+        preferences: createPreferencesEngine({ db }),
+        refreshIntervalMs: 15,
+        // Both inboxes see the batch as new before either claims it.
+        raceHooks: {
+          beforeClaim: async () => {
+            await sleep(100);
+          },
+        },
+        analyzeFiles: async (_source, files) => {
+          taken.push({ inbox: `inbox${i}`, files: files.map((f) => f.path) });
+          return { job_id: `job_${i}_${taken.length}` };
+        },
+        autoApply: async (_source, jobId) => {
+          applied.push(jobId);
+        },
+      });
+    });
+    cleanups.push(() => {
+      for (const c of clients) c.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    for (const inbox of inboxes) cleanups.push(() => inbox.stop());
+    await Promise.all(inboxes.map((inbox) => inbox.start()));
+    const names = Array.from({ length: 20 }, (_, i) => `f${String(i).padStart(2, "0")}.txt`);
+    for (const name of names) writeFileSync(join(watchDir, name), name);
+    for (let i = 0; i < 100 && taken.flatMap((t) => t.files).length < names.length; i++) await sleep(30);
+    await sleep(500);
+    const all = taken.flatMap((t) => t.files).sort();
+    expect(all).toEqual(names.map((n) => join(watchDir, n)));
+    expect(applied).toHaveLength(taken.length);
+  });
+});

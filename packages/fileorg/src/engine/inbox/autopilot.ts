@@ -1,41 +1,56 @@
 import type { Actor, Job } from "../../domain/job.js";
 import type { FileorgEngine } from "../engine.js";
 import { currentBatch } from "./batches.js";
-import type { InboxResources, WatchSource } from "./resources.js";
+import { claimFiles, releaseClaim, settleClaim } from "./claims.js";
+import type { InboxResources, Watched, WatchSource } from "./resources.js";
 
 type Res = InboxResources<{ job_id: string }>;
 
 /** Who the inbox autopilot acts as (in the audit log and on its jobs). */
 export const AUTOPILOT_ACTOR: Actor = { actor: "inbox-autopilot" };
 
-/** Starts an analyze job over a source's current batch (the inbox's own `analyze` verb). */
-type AnalyzeBatch = (watchSourceId: string, batchId: string, actor: Actor) => Promise<{ job_id: string }>;
+/** One source's turn: claim its stable batch, analyze exactly the files claimed, hand the job on. */
+async function takeBatch(res: Res, w: Watched): Promise<void> {
+  const { analyzeFiles, autoApply } = res.options;
+  if (analyzeFiles === undefined || autoApply === undefined) return;
+  const batch = await currentBatch(res, w);
+  if (batch.batch_id === null || w.refused !== undefined) return;
+  await res.options.raceHooks?.beforeClaim?.(w.source.id);
+  const claim = await claimFiles(res, w.source.id, batch.files);
+  if (claim.files.length === 0) return; // another pass (or process) took them first
+  let jobId: string;
+  try {
+    jobId = (await analyzeFiles(w.source, claim.files, AUTOPILOT_ACTOR)).job_id;
+  } catch (err) {
+    await releaseClaim(res, w.source.id, claim);
+    throw err;
+  }
+  await settleClaim(res, w.source.id, claim, jobId);
+  autoApply(w.source, jobId).catch((err: unknown) =>
+    res.warn("inbox autopilot could not apply", {
+      watch_source_id: w.source.id,
+      job_id: jobId,
+      error: String(err),
+    }),
+  );
+}
 
 /**
  * One pass of the autopilot: for each watched source with `auto_apply: "auto_safe"` whose stable batch is
- * waiting, analyze runs over exactly that batch (with the source's pack and the saved rules, like any inbox
- * analyze; the batch is remembered, so it is never taken twice) and the job is handed to `autoApply`, which
- * applies its `auto_safe` rows once it succeeded. A source is taken by one pass at a time; failures are
- * warnings (the batch of a failed analyze is offered again by the next scan).
+ * waiting, the batch's files are claimed (one statement, atomic across processes: a file is taken once),
+ * analyze runs over exactly the files claimed (with the source's pack and the saved rules, like any inbox
+ * analyze) and the job is handed to `autoApply`, which applies its `auto_safe` rows once it succeeded. A
+ * source is taken by one pass of this engine at a time; failures are warnings (an analyze that could not
+ * start gives its files back; the batch of a failed analyze is offered again by the next scan).
  */
-export async function autopilotOnce(res: Res, analyze: AnalyzeBatch): Promise<void> {
-  const autoApply = res.options.autoApply;
-  if (autoApply === undefined) return;
+export async function autopilotOnce(res: Res): Promise<void> {
+  if (res.options.autoApply === undefined) return;
   for (const w of [...res.watched.values()]) {
     const id = w.source.id;
     if (w.source.auto_apply !== "auto_safe" || res.state.autopilot.has(id)) continue;
     res.state.autopilot.add(id);
     try {
-      const batch = await currentBatch(res, w);
-      if (batch.batch_id === null || w.refused !== undefined) continue;
-      const job = await analyze(id, batch.batch_id, AUTOPILOT_ACTOR);
-      autoApply(w.source, job.job_id).catch((err: unknown) =>
-        res.warn("inbox autopilot could not apply", {
-          watch_source_id: id,
-          job_id: job.job_id,
-          error: String(err),
-        }),
-      );
+      await takeBatch(res, w);
     } catch (err) {
       res.warn("inbox autopilot could not analyze", { watch_source_id: id, error: String(err) });
     } finally {

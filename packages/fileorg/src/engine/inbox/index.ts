@@ -101,13 +101,12 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
   options: InboxEngineOptions<J>,
 ) {
   const res = createInboxResources(options);
-  const engine = {
+  return {
     /**
      * Starts watching every enabled source, and re-reads the sources periodically; each time, the autopilot
      * analyzes the stable batches of `auto_apply: "auto_safe"` sources and applies their safe rows.
      */
-    start: () =>
-      start(res, () => autopilotOnce(res, (id, batchId, actor) => engine.analyze(id, batchId, actor))),
+    start: () => start(res, () => autopilotOnce(res)),
     /** Closes every watcher. */
     stop: () => stop(res),
     /** For each enabled source (one page of them), its new stable files since its last analyze, as a batch. */
@@ -147,7 +146,6 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
       );
     },
   };
-  return engine;
 }
 
 /** The inbox engine's verbs. */

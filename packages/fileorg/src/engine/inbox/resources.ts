@@ -41,6 +41,11 @@ export interface InboxEngineOptions<J extends { job_id: string }> {
    * for a source with `auto_apply: "auto_safe"`. Without it the autopilot is off for every source.
    */
   autoApply?: (source: WatchSource, jobId: string) => Promise<unknown>;
+  /**
+   * Race-simulation hooks for tests: `beforeClaim` runs between computing a batch and claiming its files
+   * (the window two autopilot passes — of two processes — could both see the same batch in).
+   */
+  raceHooks?: { beforeClaim?: (watchSourceId: string) => Promise<void> };
   /** Called when a watcher reports an error or falls back to polling. */
   onWarning?: (message: string, details: Record<string, unknown>) => void;
 }
