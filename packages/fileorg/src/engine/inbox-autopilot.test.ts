@@ -40,7 +40,7 @@ async function setup(analyzeDelayMs: number) {
     preferences,
     guard: fileorg.guard,
     refreshIntervalMs: 30,
-    // The delay widens the window between taking a batch and remembering it, where two passes could overlap.
+    // A slow start: later passes run while this analyze is still starting (its files are already claimed).
     analyzeFiles: async (source, files, actor) => {
       analyzed.push(files.map((f) => f.path));
       await sleep(analyzeDelayMs);
@@ -62,7 +62,7 @@ async function setup(analyzeDelayMs: number) {
 }
 
 describe("inbox autopilot (engine)", () => {
-  it("takes each stable batch once even when its passes overlap, and applies only its auto_safe rows", async () => {
+  it("takes a stable batch once while its slow analyze starts, and applies only its auto_safe rows", async () => {
     const { dir, watchDir, fileorg, analyzed } = await setup(250);
     writeFileSync(join(watchDir, "notes.txt"), "notes");
     writeFileSync(join(watchDir, "odd.zzz"), "unknown");
