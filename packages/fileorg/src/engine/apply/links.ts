@@ -30,7 +30,14 @@ export async function movedLinkTargets(
   const links = await db
     .select({ id: rows.id, sourcePath: rows.sourcePath })
     .from(rows)
-    .where(and(eq(rows.jobId, manifestId), sql`json_extract(${rows.error}, '$.code') = ${SYMLINK_REASON}`));
+    .where(
+      and(
+        // Listed symlinks are blocked rows: the bucket index narrows the scan to them.
+        eq(rows.jobId, manifestId),
+        eq(rows.reviewBucket, "blocked"),
+        sql`json_extract(${rows.error}, '$.code') = ${SYMLINK_REASON}`,
+      ),
+    );
   const byTarget = new Map<string, Array<{ id: string; link: string }>>();
   for (const l of links) {
     const target = await linkTargetOf(l.sourcePath);
