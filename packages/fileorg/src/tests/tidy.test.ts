@@ -6,7 +6,7 @@ import { and, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFileorgEngine } from "../engine/engine.js";
-import { journal } from "../store/schema.js";
+import { jobs, journal } from "../store/schema.js";
 import { createHarness, type Harness, snapshotTree, TEST_KEY, writeTree } from "./harness.js";
 
 let h: Harness | undefined;
@@ -88,6 +88,42 @@ describe("tidy apply", () => {
       result: { failed_rows: 1, by_error: { HASH_MISMATCH: 1 } },
     });
     expect(readdirSync(join(src, "gone"))).toEqual([]);
+  });
+
+  it("recovery settles a folder removal a crash interrupted (done when gone, not done when there), and rollback restores it", async () => {
+    let now = 1_000_000;
+    h = await createHarness({ clock: () => now, leaseMs: 5000 });
+    const src = join(h.dir, "src");
+    writeTree(src, { "gone/a.txt": "a", "stays/b.txt": "b" });
+    const before = snapshotTree(src);
+    const jobId = await analyze(h, src, join(h.dir, "out"));
+    const applied = await applyAll(h, jobId);
+    expect(applied.result).toMatchObject({ moved: 2, folders_removed: 2 });
+    // As if the process died after removing "gone" and before removing "stays": both intents still open.
+    mkdirSync(join(src, "stays"));
+    await h.db
+      .update(journal)
+      .set({ state: "intent", completedAt: null })
+      .where(and(eq(journal.jobId, applied.job_id), eq(journal.op, "rmdir")));
+    await h.db
+      .update(jobs)
+      .set({ status: "running", leaseOwner: "another-host:4242:abcdef", leaseExpiresAt: now + 5000 })
+      .where(eq(jobs.id, applied.job_id));
+    now += 5001;
+    expect((await h.engine.recover()).map((r) => r.jobId)).toEqual([applied.job_id]);
+    const rmdirs = await h.db
+      .select()
+      .from(journal)
+      .where(and(eq(journal.jobId, applied.job_id), eq(journal.op, "rmdir")));
+    expect(rmdirs.map((r) => [r.toPath.slice(src.length + 1), r.state]).sort()).toEqual([
+      ["gone", "done"],
+      ["stays", "not_done"],
+    ]);
+    const rolled = await h.engine.waitForJob(
+      (await h.engine.rollback({ job_id: applied.job_id }, LOCAL)).job_id,
+    );
+    expect(rolled.result).toMatchObject({ moved_back: 2, failed: 0, directories_restored: 1 });
+    expect(snapshotTree(src)).toEqual(before);
   });
 
   it("never removes an allowed root, even when the apply emptied it", async () => {
