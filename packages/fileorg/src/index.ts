@@ -34,7 +34,6 @@ export {
 // Review, preferences and inbox.
 export type { InboxBatch, InboxFile } from "./domain/inbox-batch.js";
 export { createIgnoreMatcher, DEFAULT_STABILITY_MS, inboxBatchId } from "./domain/inbox-batch.js";
-// Tidy apply, duplicates and the inbox autopilot.
 export {
   type Actor,
   AnalyzeRequest,
