@@ -1,4 +1,5 @@
 import {
+  autoApplySafeRows,
   createFileorgEngine,
   createInboxEngine,
   createPreferencesEngine,
@@ -41,6 +42,8 @@ export function createFileorgDeps(db: Database, options: FileorgDepsOptions): Fi
     preferences,
     guard: fileorg.guard,
     analyzeFiles: (source, files, actor) => review.analyzeInboxFiles(source, files, actor),
+    // Sources with auto_apply "auto_safe": their stable batches are analyzed and the safe rows applied.
+    autoApply: autoApplySafeRows(fileorg),
     ...(options.inboxRefreshMs === undefined ? {} : { refreshIntervalMs: options.inboxRefreshMs }),
     onWarning: (message, details) => options.logger.warn(message, details),
   });

@@ -37,12 +37,15 @@ export { createIgnoreMatcher, DEFAULT_STABILITY_MS, inboxBatchId } from "./domai
 export {
   type Actor,
   AnalyzeRequest,
+  APPLY_BUCKETS,
+  type ApplyBucket,
   ApplyRequest,
   AuditEntry,
   AuditList,
   canRetry,
   DEFAULT_NAMING_TEMPLATE,
   FINISHED_JOB_STATUSES,
+  isApplyBucket,
   isFinished,
   JOB_EVENT_TYPES,
   JOB_KINDS,
@@ -104,6 +107,8 @@ export { PREFERENCE_FAMILIES } from "./domain/preference-family.js";
 export type { RuntimeProblem, RuntimeSettings } from "./domain/preferences.js";
 export {
   AiClassifierInput,
+  AUTO_APPLY_MODES,
+  type AutoApplyMode,
   DEFAULT_RUNTIME_SETTINGS,
   maskSecret,
   NamingTemplateItem,
@@ -205,9 +210,15 @@ export {
   ROW_TRANSITIONS,
   sourcesOf,
 } from "./domain/transitions.js";
+export { SPECIAL_FILE_REASON, SYMLINK_REASON } from "./engine/analyze/special-rows.js";
 export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } from "./engine/engine.js";
 export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox/index.js";
-export { createInboxEngine } from "./engine/inbox/index.js";
+export {
+  AUTOPILOT_ACTOR,
+  type AutoApplyEngine,
+  autoApplySafeRows,
+  createInboxEngine,
+} from "./engine/inbox/index.js";
 export { ManifestFolder, ManifestView, RowPreview } from "./engine/insights.js";
 export { JOURNAL_KEY_FILE, loadJournalKey } from "./engine/journal-key.js";
 export type {
@@ -217,6 +228,7 @@ export type {
   RowEdit,
   RowsEdited,
 } from "./engine/manifest/index.js";
+export { DUPLICATES_FOLDER } from "./engine/manifest/resolve.js";
 export { createPathGuard, defaultAllowedRoots, type PathGuard } from "./engine/path-guard.js";
 export type {
   ItemFamily,

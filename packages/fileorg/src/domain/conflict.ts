@@ -14,7 +14,7 @@ export const CONFLICT_KINDS = [
 export type ConflictKind = (typeof CONFLICT_KINDS)[number];
 
 /** How a conflict can be resolved. */
-export const RESOLUTION_STRATEGIES = ["rename", "skip", "keep_both", "manual"] as const;
+export const RESOLUTION_STRATEGIES = ["rename", "skip", "keep_both", "manual", "move_to_duplicates"] as const;
 /** How a conflict can be resolved. */
 export type ResolutionStrategy = (typeof RESOLUTION_STRATEGIES)[number];
 

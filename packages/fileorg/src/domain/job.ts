@@ -41,6 +41,16 @@ export const AnalyzeRequest = z
 /** `POST /api/jobs/analyze` body. */
 export type AnalyzeRequest = z.infer<typeof AnalyzeRequest>;
 
+/** The review buckets an apply may move rows of (blocked and conflict rows never move). */
+export const APPLY_BUCKETS = ["auto_safe", "needs_review"] as const;
+/** A review bucket an apply may move rows of. */
+export type ApplyBucket = (typeof APPLY_BUCKETS)[number];
+
+/** True when `value` is a bucket an apply may move rows of. */
+export function isApplyBucket(value: unknown): value is ApplyBucket {
+  return (APPLY_BUCKETS as readonly unknown[]).includes(value);
+}
+
 /** `POST /api/jobs/apply` body. */
 export const ApplyRequest = z
   .object({
@@ -50,6 +60,11 @@ export const ApplyRequest = z
       .string()
       .optional()
       .meta({ description: "When given, must equal the manifest's current plan hash" }),
+    buckets: z
+      .array(z.enum(APPLY_BUCKETS))
+      .min(1)
+      .optional()
+      .meta({ description: "Apply only rows of these review buckets (default: auto_safe and needs_review)" }),
   })
   .strict()
   .meta({ id: "FileorgApplyRequest" });
@@ -89,6 +104,9 @@ export const Job = z
     revision: z.number().int().nullable().meta({ description: "Manifest revision (analyze jobs)" }),
     plan_hash: z.string().nullable().meta({ description: "Manifest plan hash (analyze jobs)" }),
     result: z.record(z.string(), z.unknown()).nullable(),
+    completed_with_errors: z.boolean().meta({
+      description: "Succeeded, but some rows failed (`result.failed_rows` > 0): not a clean run",
+    }),
     error: JobError.nullable(),
     actor: z.string(),
     created_at: z.string(),
@@ -114,6 +132,7 @@ export const JOB_EVENT_TYPES = [
   "phase",
   "manifest_edited",
   "recovered",
+  "finished_with_errors",
 ] as const;
 /** A type of job event. */
 export type JobEventType = (typeof JOB_EVENT_TYPES)[number];

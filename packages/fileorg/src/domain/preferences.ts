@@ -39,6 +39,11 @@ export const NamingTemplateItem = z
 /** A saved naming template. */
 export type NamingTemplateItem = z.infer<typeof NamingTemplateItem>;
 
+/** What the inbox does by itself with a watch source's stable batches. */
+export const AUTO_APPLY_MODES = ["off", "auto_safe"] as const;
+/** What the inbox does by itself with a watch source's stable batches. */
+export type AutoApplyMode = (typeof AUTO_APPLY_MODES)[number];
+
 /** A folder the inbox watches. `stability_ms` defaults to 5000. */
 export const WatchSourceItem = z
   .object({
@@ -67,6 +72,14 @@ export const WatchSourceItem = z
       .max(200)
       .optional(),
     stability_ms: z.number().int().min(0).max(3_600_000).optional(),
+    auto_apply: z
+      .enum(AUTO_APPLY_MODES)
+      .optional()
+      .meta({
+        description:
+          "`auto_safe`: a stable batch is analyzed by itself and its auto_safe rows applied at once (journaled, " +
+          "undoable); the rest wait for review. `off` (the default when absent): batches wait in the inbox.",
+      }),
   })
   .meta({ id: "WatchSourceItem" });
 /** A watched folder. */

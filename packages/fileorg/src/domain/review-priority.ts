@@ -5,6 +5,8 @@ import type { ReviewRow } from "./review-row.js";
 export const REVIEW_REASON_LABELS: Readonly<Record<string, string>> = {
   BLOCKED: "Blocked: the row cannot be applied as it is",
   UNREADABLE: "The file could not be read",
+  SYMLINK: "A symlink: listed, never followed or moved",
+  SPECIAL_FILE: "A special file (FIFO, socket or device): listed, never read or moved",
   SOURCE_CHANGED: "The file changed since it was analyzed",
   OPEN_CONFLICT: "A conflict involving this row is still open",
   LOW_CONFIDENCE: "The classification is under the confidence threshold of the strategy pack",

@@ -25,6 +25,7 @@ export function toJob(r: JobRecord, planHash: string | null): Job {
     revision: r.revision,
     plan_hash: planHash,
     result: r.result,
+    completed_with_errors: r.status === "succeeded" && r.result?.completed_with_errors === true,
     error: r.error,
     actor: r.actor,
     created_at: iso(r.createdAt),

@@ -128,6 +128,8 @@ export const journal = sqliteTable(
   (t) => [
     index("fileorg_journal_job_idx").on(t.jobId, t.state),
     index("fileorg_journal_row_idx").on(t.rowId),
+    // The inbox asks whether a file is where an apply put it (it is never offered again).
+    index("fileorg_journal_to_path_idx").on(t.toPath),
   ],
 );
 

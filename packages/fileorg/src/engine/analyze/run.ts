@@ -12,6 +12,7 @@ import { type RowRecord, recomputeConflicts, thresholdOf } from "../manifest/ind
 import type { FileorgResources, JobBody } from "../resources.js";
 import type { JobRun } from "../run.js";
 import { type AnalyzePlan, buildRow, factsOf } from "./rows.js";
+import { buildSpecialRow } from "./special-rows.js";
 import { inspectAll, mapBounded, type WalkStats, walkFiles } from "./walk.js";
 
 /**
@@ -91,6 +92,13 @@ async function scanRows(run: JobRun, plan: AnalyzePlan, stats: WalkStats): Promi
         }
       }
     }
+    for (const entry of stats.specialEntries ?? []) {
+      const row = await buildSpecialRow(entry, plan, job.id, ctx.ids("row"), ctx.clock());
+      if (row === undefined) continue;
+      totals.seq++;
+      row.seq = totals.seq;
+      if (writer.push(row)) await writer.flush();
+    }
   } finally {
     await pool.close();
   }
@@ -166,7 +174,7 @@ async function detectConflicts(run: JobRun): Promise<number> {
 
 /** Runs an analyze job: walk, inspect, store rows in batches, then detect conflicts over the whole manifest. */
 async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record<string, unknown>> {
-  const stats: WalkStats = { directories: 0, skippedEntries: 0 };
+  const stats: WalkStats = { directories: 0, skippedEntries: 0, specialEntries: [] };
   await run.phase("scanning");
   const scanned = await scanRows(run, plan, stats);
   if (scanned.cancelled) return { files: scanned.seq, bytes: scanned.bytes, cancelled: true };
@@ -178,6 +186,7 @@ async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record<string
     blocked: scanned.blocked,
     directories: stats.directories,
     skipped_entries: stats.skippedEntries,
+    special_entries: stats.specialEntries?.length ?? 0,
     conflicts,
   };
 }

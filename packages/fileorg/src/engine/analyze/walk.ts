@@ -18,10 +18,21 @@ export interface WalkOptions {
   includeHidden: boolean;
 }
 
+/** A symlink or special file (FIFO, socket, device) the walk passed over: listed as a skipped row. */
+export interface SpecialEntry {
+  path: string;
+  kind: "symlink" | "special";
+}
+
+/** At most this many symlinks and special files are listed per analyze; the rest are only counted. */
+export const MAX_SPECIAL_ENTRIES = 10_000;
+
 /** Counts of what the walk passed over. */
 export interface WalkStats {
   directories: number;
   skippedEntries: number;
+  /** Symlinks and special files found (listed as skipped rows with a reason); absent: only counted. */
+  specialEntries?: SpecialEntry[];
 }
 
 function isSkipped(name: string, isDir: boolean, options: WalkOptions): boolean {
@@ -58,8 +69,14 @@ export async function* walkFiles(
       } else if (entry.isFile()) {
         if (isSkipped(entry.name, false, options)) stats.skippedEntries++;
         else yield path;
+      } else if (
+        stats.specialEntries !== undefined &&
+        stats.specialEntries.length < MAX_SPECIAL_ENTRIES &&
+        !isSkipped(entry.name, false, options)
+      ) {
+        // symlinks, sockets, devices: never followed, never moved, but listed with a reason
+        stats.specialEntries.push({ path, kind: entry.isSymbolicLink() ? "symlink" : "special" });
       } else {
-        // symlinks, sockets, devices: never followed, never moved
         stats.skippedEntries++;
       }
     }

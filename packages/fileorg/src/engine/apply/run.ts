@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import { runTransaction } from "@vetted/store";
 import { and, asc, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
+import { APPLY_BUCKETS } from "../../domain/job.js";
 import type { RowError } from "../../domain/manifest.js";
 import { isInside } from "../../domain/template.js";
 import { moveRow, ROW_TRANSITIONS, sourcesOf } from "../../domain/transitions.js";
@@ -23,6 +24,8 @@ import {
   type MoveRow,
   type PlannedMove,
 } from "./group.js";
+import { movedLinkTargets } from "./links.js";
+import { removeEmptiedFolders } from "./tidy.js";
 
 /** Statuses of rows that apply (re)attempts: every status the row table lets move to `applied`. */
 const APPLICABLE_STATUSES = sourcesOf(ROW_TRANSITIONS, "applied");
@@ -146,17 +149,46 @@ async function settleManifest(run: JobRun, manifest: JobRecord, changedRowIds: r
 function summaryOf(dryRun: boolean, total: number, t: ApplyTotals): Record<string, unknown> {
   return dryRun
     ? { dry_run: true, rows: total, would_move: t.would_move, would_fail: t.would_fail, by_error: t.byError }
-    : { rows: total, moved: t.moved, failed: t.failed, bytes_moved: t.bytes, by_error: t.byError };
+    : {
+        rows: total,
+        moved: t.moved,
+        failed: t.failed,
+        failed_rows: t.failed,
+        completed_with_errors: t.failed > 0,
+        bytes_moved: t.bytes,
+        by_error: t.byError,
+      };
+}
+
+/** The buckets an apply job moves rows of (its `buckets` parameter, else every bucket that may move). */
+function bucketsOf(params: Record<string, unknown>): Array<(typeof APPLY_BUCKETS)[number]> {
+  const asked = Array.isArray(params.buckets) ? params.buckets : [];
+  const known = APPLY_BUCKETS.filter((b) => asked.includes(b));
+  return known.length > 0 ? known : [...APPLY_BUCKETS];
 }
 
 /** The rows of the manifest that an apply moves. */
-function eligibleRows(manifestId: string): SQL | undefined {
+function eligibleRows(manifestId: string, buckets: ReturnType<typeof bucketsOf>): SQL | undefined {
   return and(
     eq(rows.jobId, manifestId),
     eq(rows.action, "move"),
-    inArray(rows.reviewBucket, ["auto_safe", "needs_review"]),
+    inArray(rows.reviewBucket, buckets),
     inArray(rows.status, APPLICABLE_STATUSES),
   );
+}
+
+/** After the moves: emptied source folders are removed (journaled) and moved symlink targets reported. */
+async function tidyUp(run: JobRun, options: MoveOptions, manifest: JobRecord, outputDir: string) {
+  await run.phase("tidying");
+  const sourceDir = String(manifest.params.source_dir ?? "");
+  const scope = { sourceDir, outputDir, allowed: run.ctx.guard.roots };
+  const tidy = await removeEmptiedFolders(run, options, manifest.id, scope);
+  const links = await movedLinkTargets(run, manifest.id, sourceDir);
+  return {
+    folders_removed: tidy.removed,
+    ...(tidy.kept > 0 ? { folders_kept: tidy.kept } : {}),
+    ...(links.count > 0 ? { warnings: links.items, moved_link_targets: links.count } : {}),
+  };
 }
 
 /** Runs an apply job: journaled group commits over the eligible rows of the manifest. */
@@ -167,7 +199,7 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
   const outputDir = String(manifest.params.output_dir ?? "");
   const allowed = ctx.guard.roots;
   const dryRun = job.params.dry_run === true;
-  const eligible = eligibleRows(manifest.id);
+  const eligible = eligibleRows(manifest.id, bucketsOf(job.params));
   await run.phase("planning");
   const [counted] = await ctx.db.select({ n: sql<number>`count(*)` }).from(rows).where(eligible);
   const total = Number(counted?.n ?? 0);
@@ -222,6 +254,7 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
   } finally {
     await p.files.close();
   }
-  if (!dryRun) await settleManifest(run, manifest, t.changedRowIds);
-  return summaryOf(dryRun, total, t);
+  if (dryRun) return summaryOf(dryRun, total, t);
+  await settleManifest(run, manifest, t.changedRowIds);
+  return { ...summaryOf(dryRun, total, t), ...(await tidyUp(run, options, manifest, outputDir)) };
 }

@@ -9,6 +9,7 @@ import {
 import { ReviewError } from "../../review-errors.js";
 import { inboxSeen } from "../../store/review-schema.js";
 import { confinedFs } from "../confined-fs.js";
+import { placedByApply } from "./placed.js";
 import type { InboxResources, Watched } from "./resources.js";
 import { confirmRoot, createWatcher, observe, walk } from "./watchers.js";
 
@@ -53,9 +54,10 @@ export async function currentBatch(res: Res, w: Watched): Promise<InboxBatch> {
     const s = seen.get(path);
     return s === undefined || s.size !== size || s.mtime !== mtime;
   };
-  const candidates = [...w.files.entries()]
-    .filter(([path, o]) => isNew(path, o.size, o.mtime))
-    .map(([p]) => p);
+  const fresh = [...w.files.entries()].filter(([path, o]) => isNew(path, o.size, o.mtime)).map(([p]) => p);
+  // Files an apply put here (the output root may lie inside the watched folder) are never offered again.
+  const placed = await placedByApply(res.options.db, fresh);
+  const candidates = placed.size === 0 ? fresh : fresh.filter((p) => !placed.has(p));
   recheck(res, w, root, candidates);
   const now = res.clock();
   const files: InboxFile[] = [];

@@ -4,6 +4,7 @@ import type { InboxBatch } from "../../domain/inbox-batch.js";
 import { ReviewError } from "../../review-errors.js";
 import { inboxSeen } from "../../store/review-schema.js";
 import { cursorKey, pageLimit } from "../query-kit.js";
+import { autopilotOnce } from "./autopilot.js";
 import { assertBatch, currentBatch, rememberBatch } from "./batches.js";
 import {
   createInboxResources,
@@ -14,6 +15,7 @@ import {
 import { refreshOnce } from "./sources.js";
 import { confirmRoot, createWatcher } from "./watchers.js";
 
+export { AUTOPILOT_ACTOR, type AutoApplyEngine, autoApplySafeRows } from "./autopilot.js";
 export type { AnalyzeFiles, InboxEngineOptions } from "./resources.js";
 
 /** The list name an inbox-scan cursor is bound to (a cursor of another list is CURSOR_INVALID). */
@@ -25,15 +27,18 @@ export interface InboxScanQuery {
   limit?: number | undefined;
 }
 
-async function start(res: InboxResources<{ job_id: string }>): Promise<void> {
+async function start(res: InboxResources<{ job_id: string }>, autopilot: () => Promise<void>): Promise<void> {
   if (res.state.started) return;
   res.state.started = true;
   await refreshOnce(res);
   for (const w of res.watched.values())
     if (w.watcher === undefined && (await confirmRoot(res, w)))
       createWatcher(res, w, res.options.usePolling ?? false);
+  // Each tick re-reads the sources, then lets the autopilot take the stable batches of auto_safe sources.
   const timer = setInterval(() => {
-    refreshOnce(res).catch((err: unknown) => res.warn("inbox refresh failed", { error: String(err) }));
+    refreshOnce(res)
+      .then(() => (res.state.started ? autopilot() : undefined))
+      .catch((err: unknown) => res.warn("inbox refresh failed", { error: String(err) }));
   }, res.options.refreshIntervalMs ?? 5000);
   timer.unref();
   res.state.refreshTimer = timer;
@@ -97,8 +102,11 @@ export function createInboxEngine<J extends { job_id: string } = { job_id: strin
 ) {
   const res = createInboxResources(options);
   return {
-    /** Starts watching every enabled source, and re-reads the sources periodically. */
-    start: () => start(res),
+    /**
+     * Starts watching every enabled source, and re-reads the sources periodically; each time, the autopilot
+     * analyzes the stable batches of `auto_apply: "auto_safe"` sources and applies their safe rows.
+     */
+    start: () => start(res, () => autopilotOnce(res)),
     /** Closes every watcher. */
     stop: () => stop(res),
     /** For each enabled source (one page of them), its new stable files since its last analyze, as a batch. */

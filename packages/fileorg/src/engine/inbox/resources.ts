@@ -36,6 +36,16 @@ export interface InboxEngineOptions<J extends { job_id: string }> {
    * source that resolves outside is skipped, never listed). Default: the home and system temp directories.
    */
   guard?: PathGuard;
+  /**
+   * The autopilot's apply step (see `autoApplySafeRows`): called with each analyze job the autopilot starts
+   * for a source with `auto_apply: "auto_safe"`. Without it the autopilot is off for every source.
+   */
+  autoApply?: (source: WatchSource, jobId: string) => Promise<unknown>;
+  /**
+   * Race-simulation hooks for tests: `beforeClaim` runs between computing a batch and claiming its files
+   * (the window two autopilot passes — of two processes — could both see the same batch in).
+   */
+  raceHooks?: { beforeClaim?: (watchSourceId: string) => Promise<void> };
   /** Called when a watcher reports an error or falls back to polling. */
   onWarning?: (message: string, details: Record<string, unknown>) => void;
 }
@@ -73,6 +83,8 @@ export interface InboxResources<J extends { job_id: string }> {
     started: boolean;
     refreshTimer: NodeJS.Timeout | undefined;
     refreshing: Promise<void> | undefined;
+    /** Sources an autopilot pass is taking a batch of right now. */
+    autopilot: Set<string>;
   };
 }
 
@@ -86,7 +98,7 @@ export function createInboxResources<J extends { job_id: string }>(
     warn: options.onWarning ?? (() => {}),
     guard: options.guard ?? createPathGuard(defaultAllowedRoots()),
     watched: new Map(),
-    state: { started: false, refreshTimer: undefined, refreshing: undefined },
+    state: { started: false, refreshTimer: undefined, refreshing: undefined, autopilot: new Set() },
   };
 }
 

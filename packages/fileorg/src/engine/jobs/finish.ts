@@ -24,7 +24,7 @@ export async function finishJob(res: FileorgResources, run: JobRun, end: BodyEnd
   const at = ctx.clock();
   const durations = run.durations();
   const jobId = run.job.id;
-  const message = await runTransaction(ctx.db, async (tx): Promise<HubMessage | undefined> => {
+  const messages = await runTransaction(ctx.db, async (tx): Promise<HubMessage[] | undefined> => {
     const [current] = await tx
       .select({ status: jobs.status })
       .from(jobs)
@@ -57,10 +57,26 @@ export async function finishJob(res: FileorgResources, run: JobRun, end: BodyEnd
       before: { status: current.status },
       after: { status, error: outcome.error },
     };
-    await appendAudit(tx, [entry], at);
-    return appendEvent(tx, jobId, "finished", { status, result: end.result, error: outcome.error }, at);
+    // A job that succeeded although some rows failed says so before it finishes (the UI must not show it clean).
+    const withErrors = status === "succeeded" && end.result?.completed_with_errors === true;
+    await appendAudit(
+      tx,
+      [withErrors ? { ...entry, after: { ...entry.after, completed_with_errors: true } } : entry],
+      at,
+    );
+    const warned = withErrors
+      ? [await appendEvent(tx, jobId, "finished_with_errors", { failed_rows: end.result?.failed_rows }, at)]
+      : [];
+    const finished = await appendEvent(
+      tx,
+      jobId,
+      "finished",
+      { status, result: end.result, error: outcome.error },
+      at,
+    );
+    return [...warned, finished];
   });
-  if (message === undefined) return false;
-  ctx.publish([message]);
+  if (messages === undefined) return false;
+  ctx.publish(messages);
   return true;
 }

@@ -3,8 +3,10 @@ import { and, eq } from "drizzle-orm";
 import {
   type Actor,
   type AnalyzeRequest,
+  type ApplyBucket,
   canRetry,
   DEFAULT_NAMING_TEMPLATE,
+  isApplyBucket,
   isFinished,
   type Job,
 } from "../../domain/job.js";
@@ -23,6 +25,7 @@ export interface ApplyInput {
   job_id: string;
   dry_run?: boolean | undefined;
   plan_hash?: string | undefined;
+  buckets?: ApplyBucket[] | undefined;
 }
 
 /** A rollback request. */
@@ -88,7 +91,11 @@ export async function createApply(
   retryOf: string | null,
 ): Promise<Job> {
   const manifest = await requireManifestJob(res.ctx.db, request.job_id);
-  const params = { job_id: manifest.id, dry_run: request.dry_run ?? false };
+  const params = {
+    job_id: manifest.id,
+    dry_run: request.dry_run ?? false,
+    ...(request.buckets === undefined ? {} : { buckets: request.buckets }),
+  };
   return createJob(res, "apply", { manifestJobId: manifest.id, retryOf, params }, actor, async (tx) => {
     const fresh = await requireManifestJob(tx, request.job_id);
     if (fresh.status !== "succeeded") {
@@ -176,7 +183,11 @@ export async function retryJob(res: FileorgResources, jobId: string, actor: Acto
   if (job.kind === "apply") {
     return createApply(
       res,
-      { job_id: job.manifestJobId, dry_run: job.params.dry_run === true },
+      {
+        job_id: job.manifestJobId,
+        dry_run: job.params.dry_run === true,
+        ...(Array.isArray(job.params.buckets) ? { buckets: job.params.buckets.filter(isApplyBucket) } : {}),
+      },
       actor,
       job.id,
     );

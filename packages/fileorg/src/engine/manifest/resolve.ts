@@ -1,4 +1,5 @@
 import { lstat } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { and, eq, inArray } from "drizzle-orm";
 import type { Conflict, ConflictKind, ResolutionStrategy, ResolveRequest } from "../../domain/conflict.js";
 import type { Actor } from "../../domain/job.js";
@@ -54,6 +55,8 @@ interface ResolveScope {
   jobId: string;
   sourceRoots: readonly string[];
   taken: Set<string>;
+  /** The manifest's output root (`_duplicates/` lies under it). */
+  outputDir: string;
 }
 
 function notApplicable(c: ConflictRecord, strategy: ResolutionStrategy): FileorgError {
@@ -95,6 +98,32 @@ async function renameOrKeep(
   return ops;
 }
 
+/** The folder duplicates are moved to, under the output root. */
+export const DUPLICATES_FOLDER = "_duplicates";
+
+/**
+ * `move_to_duplicates` (duplicate content): the first row keeps its target; every other copy moves into
+ * `_duplicates/` under the output root, under its planned name or, when that is taken (by another row or on
+ * disk), a free ` (n)` variant — never over anything — and its duplicate content is accepted.
+ */
+async function toDuplicatesFolder(scope: ResolveScope, members: RowRecord[]): Promise<RowOp[]> {
+  const ops: RowOp[] = [];
+  for (const r of members.slice(1)) {
+    const wanted = join(scope.outputDir, DUPLICATES_FOLDER, basename(r.targetPath));
+    const key = pathKey(wanted);
+    const [used] = await scope.ctx.db
+      .select({ id: rows.id })
+      .from(rows)
+      .where(and(eq(rows.jobId, scope.jobId), eq(rows.targetKey, key), eq(rows.action, "move")))
+      .limit(1);
+    const free = !scope.taken.has(key) && used === undefined && !(await existsOnDisk(wanted));
+    if (free) scope.taken.add(key);
+    const target = free ? wanted : await freeVariant(scope.ctx.db, scope.jobId, wanted, scope.taken);
+    ops.push({ row_id: r.id, patch: { target_path: target, duplicate_accepted: true } });
+  }
+  return ops;
+}
+
 /** The row patches that carry out one resolution of an open conflict. */
 async function opsOf(scope: ResolveScope, c: ConflictRecord, res: Resolution): Promise<RowOp[]> {
   const members = (await loadRows(scope.ctx.db, scope.jobId, c.rowIds)).sort((a, b) => a.seq - b.seq);
@@ -111,6 +140,9 @@ async function opsOf(scope: ResolveScope, c: ConflictRecord, res: Resolution): P
     case "rename":
     case "keep_both":
       return renameOrKeep(scope, c, res.strategy, members);
+    case "move_to_duplicates":
+      if (c.kind !== "duplicate_content") throw notApplicable(c, res.strategy);
+      return toDuplicatesFolder(scope, members);
     case "manual": {
       if (res.target_path === undefined) {
         throw new FileorgError("INVALID_TARGET_PATH", "A manual resolution needs a target_path.", {
@@ -153,7 +185,8 @@ export async function resolveConflicts(
 ): Promise<{ revision: number; plan_hash: string; conflicts: Conflict[] }> {
   const manifestJob = await requireManifestJob(ctx.db, jobId);
   const sourceRoots = confineScope(ctx.guard.roots, String(manifestJob.params.source_dir ?? ""));
-  const scope: ResolveScope = { ctx, jobId, sourceRoots, taken: new Set() };
+  const outputDir = String(manifestJob.params.output_dir ?? "");
+  const scope: ResolveScope = { ctx, jobId, sourceRoots, taken: new Set(), outputDir };
   const ops: RowOp[] = [];
   const strategies = new Map<string, ResolutionStrategy>();
   for (const res of request.resolutions) {

@@ -23,6 +23,7 @@ import { checkRollback, MOVE_CONCURRENCY, type MoveScope } from "../move-steps.j
 import { mapLimit } from "../pool.js";
 import { findJob } from "../records.js";
 import type { JobRun } from "../run.js";
+import { restoreRemovedFolders } from "./restore-folders.js";
 
 /** What planning the rollback of one group needs. */
 interface RollbackPlanning {
@@ -148,6 +149,8 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
     confined: createConfinement(sourceDir),
     byError: {},
   };
+  // A full rollback first recreates the source folders the apply removed after emptying them.
+  const restored = only === undefined ? await restoreRemovedFolders(run, options, done, p.scope, p.known) : 0;
   await run.phase("moving_back");
   const totals = { moved: 0, failed: 0, bytes: 0 };
   let processed = 0;
@@ -166,8 +169,11 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
   return {
     moved_back: totals.moved,
     failed: totals.failed,
+    failed_rows: totals.failed,
+    completed_with_errors: totals.failed > 0,
     bytes_moved: totals.bytes,
     directories_removed: removed,
+    directories_restored: restored,
     by_error: p.byError,
   };
 }

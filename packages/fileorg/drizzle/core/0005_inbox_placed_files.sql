@@ -1,0 +1,1 @@
+CREATE INDEX `fileorg_journal_to_path_idx` ON `fileorg_journal` (`to_path`);
