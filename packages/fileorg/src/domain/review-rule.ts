@@ -1,7 +1,7 @@
 import { compileUserRegex } from "@vetted/store";
 import picomatch from "picomatch";
 import { z } from "zod";
-import { CATEGORIES } from "./manifest.js";
+import { CategoryName } from "./manifest.js";
 import { basenameOf, extensionOf, ReviewBucketEnum, type ReviewRowFacts } from "./review-row.js";
 import { checkNamingTemplate } from "./template-check.js";
 
@@ -78,7 +78,7 @@ export type RuleConditions = z.infer<typeof RuleConditions>;
 /** What a matching rule does to a row. `set_target` takes a naming template. */
 export const RuleAction = z
   .discriminatedUnion("type", [
-    z.object({ type: z.literal("set_category"), category: z.enum(CATEGORIES) }),
+    z.object({ type: z.literal("set_category"), category: CategoryName }),
     z.object({
       type: z.literal("set_target"),
       template: z

@@ -1,6 +1,6 @@
 import { lstat, stat } from "node:fs/promises";
 import { posix } from "node:path";
-import type { Category, RowAction } from "../../domain/manifest.js";
+import type { RowAction } from "../../domain/manifest.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
 import { type ParsedTemplate, pathKey, renderTemplate, resolveTargetPath } from "../../domain/template.js";
 import { FileorgError, JobStateError } from "../../errors.js";
@@ -10,7 +10,8 @@ import type { RowRecord } from "./rows.js";
 /** A patch the engine applies to a row: the public fields plus what conflict resolutions need. */
 export interface InternalPatch {
   target_path?: string | undefined;
-  category?: Category | undefined;
+  /** A known category, built in or custom (checked by the caller: CATEGORY_UNKNOWN). */
+  category?: string | undefined;
   action?: RowAction | undefined;
   /** Accept this row's duplicate content (`keep_both` on `duplicate_content`). */
   duplicate_accepted?: boolean | undefined;

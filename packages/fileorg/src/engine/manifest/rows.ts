@@ -37,6 +37,7 @@ export function toManifestRow(r: RowRecord): ManifestRow {
     edited: r.edited,
     error: r.error ?? null,
     conflict_ids: r.conflictIds,
+    applied_rules: r.appliedRules,
   };
 }
 
