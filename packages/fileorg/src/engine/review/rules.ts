@@ -81,13 +81,13 @@ function renderersOf(job: JobRecord, records: ReadonlyMap<string, RowRecord>) {
 /** A planned change with the bucket the core will compute (conflicts it may open or close not foreseen). */
 function predictBucket(p: RowChanges, r: RowRecord, threshold: number): PlannedRow {
   const approve = p.changes.review_bucket?.to === "auto_safe";
-  const edits =
-    p.changes.category !== undefined || p.changes.target_path !== undefined || p.changes.action !== undefined;
-  const approvedAfter = approve || (r.reasonCodes.includes(REVIEW_MARKERS.approved) && !edits);
+  // A rule's changes are not a person's edits: they neither mark the row edited nor withdraw its approval.
+  const approvedAfter = approve || r.reasonCodes.includes(REVIEW_MARKERS.approved);
   const reasonCodes = r.reasonCodes.filter((c) => c !== REVIEW_MARKERS.approved);
   if (approvedAfter) reasonCodes.push(REVIEW_MARKERS.approved);
   const action = (p.changes.action?.to as RowRecord["action"] | undefined) ?? r.action;
-  const predicted = verdictOf({ ...r, action, edited: r.edited || edits, reasonCodes }, threshold).bucket;
+  if (p.changes.action?.to === "skip") reasonCodes.push(REVIEW_MARKERS.skipChosen);
+  const predicted = verdictOf({ ...r, action, reasonCodes }, threshold).bucket;
   const changes = { ...p.changes };
   if (predicted !== r.reviewBucket) changes.review_bucket = { from: r.reviewBucket, to: predicted };
   else delete changes.review_bucket;
@@ -132,7 +132,7 @@ export async function previewRule(
 
 function patchOf(p: PlannedRow): InternalPatch {
   const patch: InternalPatch = {};
-  if (p.changes.category !== undefined) patch.category = p.changes.category.to as RowRecord["category"];
+  if (p.changes.category !== undefined) patch.category = p.changes.category.to;
   if (p.changes.target_path !== undefined) patch.target_path = p.changes.target_path.to;
   if (p.changes.action !== undefined) patch.action = p.changes.action.to as RowRecord["action"];
   if (p.approve) patch.approved = true;
@@ -161,6 +161,7 @@ export async function applyRule(
     actor: actor.actor,
     requestId: actor.requestId,
     auditAction: "review.rule_applied",
+    personEdit: false,
     extraAudit: [
       {
         jobId,

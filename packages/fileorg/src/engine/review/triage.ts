@@ -91,7 +91,7 @@ async function triageOps(
     case "skip":
       return rowIds.map((id) => ({ row_id: id, patch: { action: "skip" } }));
     case "set_category":
-      return rowIds.map((id) => ({ row_id: id, patch: { category: value as RowRecord["category"] } }));
+      return rowIds.map((id) => ({ row_id: id, patch: { category: value } }));
     case "set_target":
       return targetOps(res, job, rowIds, value);
   }
@@ -118,6 +118,7 @@ export async function batchTriage(
     actor: actor.actor,
     requestId: actor.requestId,
     auditAction: "review.triage",
+    personEdit: false,
     extraAudit: [
       {
         jobId,
