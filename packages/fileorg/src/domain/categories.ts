@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CATEGORIES, CategoryName } from "./manifest.js";
 import { NamingTemplateString } from "./preferences.js";
+import type { ReviewRule } from "./review-rule.js";
 
 /** `POST /api/preferences/categories`: a custom category and, optionally, the template of its targets. */
 export const CategoryInput = z
@@ -31,6 +32,15 @@ export type CategoryView = z.infer<typeof CategoryView>;
 export const CategoryList = z.object({ items: z.array(CategoryView) }).meta({ id: "FileorgCategoryList" });
 /** Every known category. */
 export type CategoryList = z.infer<typeof CategoryList>;
+
+/** The categories a rule names: the ones it sets and the ones its conditions test. */
+export function categoriesOfRule(rule: Pick<ReviewRule, "actions" | "conditions">): string[] {
+  const out: string[] = [];
+  for (const a of rule.actions) if (a.type === "set_category") out.push(a.category);
+  const { all = [], any = [], none = [] } = rule.conditions;
+  for (const c of [...all, ...any, ...none]) if (c.field === "category") out.push(...c.in);
+  return out;
+}
 
 /** Whether `name` is one of the built-in categories. */
 export function isBuiltInCategory(name: string): boolean {

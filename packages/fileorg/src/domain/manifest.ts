@@ -40,7 +40,10 @@ export const CategoryName = z
   .string()
   .min(1)
   .max(64)
-  .regex(/^[a-z0-9][a-z0-9._-]*$/, "lowercase letters, digits, `-`, `_` and `.`, starting with a letter or digit")
+  .regex(
+    /^[a-z0-9][a-z0-9._-]*$/,
+    "lowercase letters, digits, `-`, `_` and `.`, starting with a letter or digit",
+  )
   .meta({ id: "FileorgCategoryName", example: "receipts" });
 
 /** Where a rule that acted on a row at analyze came from. */

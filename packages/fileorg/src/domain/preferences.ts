@@ -116,12 +116,20 @@ export const AiClassifierInput = z.object({
 });
 
 const Limits = z.object({
-  max_file_size_bytes: z
+  /** A file larger than this is a blocked row (`FILE_TOO_LARGE`). */
+  max_file_bytes: z
     .number()
     .int()
     .positive()
     .max(2 ** 50),
+  /** An analyze that finds more files stops with JOB_LIMIT_EXCEEDED. */
   max_files_per_job: z.number().int().positive().max(10_000_000),
+  /** An analyze whose files add up to more bytes stops with JOB_LIMIT_EXCEEDED. */
+  max_total_bytes: z
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53 - 1),
 });
 
 /** Runtime settings as a client sends them (every field optional: what is given replaces what is stored). */
@@ -170,6 +178,9 @@ export const RuntimeSettingsView = z
     default_output_root: z.string().nullable(),
     workers: z.number().int(),
     limits: Limits,
+    effective_roots: z.array(z.string()).meta({
+      description: "The roots paths may lie in: the environment's roots, narrowed by allowed_roots when set",
+    }),
     default_naming_template: z.string(),
     active_strategy_pack: z.string(),
     ai_classifier: z
@@ -192,7 +203,7 @@ export const DEFAULT_RUNTIME_SETTINGS: RuntimeSettings = {
   allowed_roots: [],
   default_output_root: null,
   workers: 4,
-  limits: { max_file_size_bytes: 2 ** 40, max_files_per_job: 1_000_000 },
+  limits: { max_file_bytes: 2 ** 40, max_files_per_job: 1_000_000, max_total_bytes: 2 ** 50 },
   default_naming_template: DEFAULT_NAMING_TEMPLATE,
   active_strategy_pack: "downloads-cleanup",
   ai_classifier: null,
@@ -267,9 +278,9 @@ export function checkRuntimeSettings(s: RuntimeSettings): RuntimeProblem[] {
       message: "the default output root must be inside one of the allowed roots",
     });
   }
-  if (s.limits.max_file_size_bytes < 1024) {
+  if (s.limits.max_file_bytes < 1024) {
     problems.push({
-      pointer: "/limits/max_file_size_bytes",
+      pointer: "/limits/max_file_bytes",
       code: "LIMIT_TOO_SMALL",
       message: "a size limit under 1 KiB would refuse almost every file",
     });

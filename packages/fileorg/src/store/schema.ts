@@ -2,8 +2,7 @@ import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-or
 import { CONFLICT_KINDS, CONFLICT_STATUSES } from "../domain/conflict.js";
 import type { JobError } from "../domain/job.js";
 import { JOB_EVENT_TYPES, JOB_KINDS, JOB_STATUSES } from "../domain/job.js";
-import type { RowError } from "../domain/manifest.js";
-import type { AppliedRule } from "../domain/manifest.js";
+import type { AppliedRule, RowError } from "../domain/manifest.js";
 import { REVIEW_BUCKETS, ROW_ACTIONS, ROW_STATUSES } from "../domain/manifest.js";
 
 /** Jobs of every kind. Analyze jobs also carry their manifest's revision and plan accumulator. */

@@ -7,6 +7,7 @@ import { planHashOf, xorDigest } from "../../domain/plan-hash.js";
 import { parseTemplate } from "../../domain/template.js";
 import { FileorgError, JobStateError, NotFoundError } from "../../errors.js";
 import { jobs, rows } from "../../store/schema.js";
+import { assertKnownCategories, categoryTemplates } from "../categories.js";
 import type { EngineContext } from "../context.js";
 import type { Queryable } from "../db.js";
 import {
@@ -17,7 +18,6 @@ import {
   type HubMessage,
   type JobRecord,
 } from "../records.js";
-import { assertKnownCategories, categoryTemplates } from "../categories.js";
 import { recomputeConflicts } from "./conflicts.js";
 import { type InternalPatch, planRowPatch } from "./patch-plan.js";
 import { refreshedRowStatus } from "./row-moves.js";

@@ -1,5 +1,6 @@
 import { basename, join } from "node:path";
 import { asc, eq, type SQL } from "drizzle-orm";
+import { categoriesOfRule } from "../../domain/categories.js";
 import type { Actor } from "../../domain/job.js";
 import type { RuleOutcome, RuleRequest } from "../../domain/review-api.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
@@ -11,6 +12,7 @@ import { FileorgError, NotFoundError } from "../../errors.js";
 import { ReviewError } from "../../review-errors.js";
 import { rulePrefilter } from "../../store/review-queries.js";
 import { rows } from "../../store/schema.js";
+import { assertKnownCategories } from "../categories.js";
 import {
   type InternalPatch,
   loadRows,
@@ -35,7 +37,11 @@ async function loadFacts(
 }
 
 async function resolveRule(res: ReviewResources, request: RuleRequest): Promise<ReviewRule> {
-  if ("rule" in request) return request.rule;
+  if ("rule" in request) {
+    // An inline rule may set or test any known category, built in or custom (CATEGORY_UNKNOWN otherwise).
+    await assertKnownCategories(res.db, categoriesOfRule(request.rule));
+    return request.rule;
+  }
   try {
     return await res.preferences.get("review-rules", request.rule_id);
   } catch {

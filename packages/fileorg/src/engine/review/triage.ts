@@ -5,13 +5,7 @@ import type { BatchTriageRequest, BatchTriageResult } from "../../domain/review-
 import { parseTemplate, renderTemplate } from "../../domain/template.js";
 import { FileorgError, NotFoundError } from "../../errors.js";
 import { rows } from "../../store/schema.js";
-import {
-  type InternalPatch,
-  loadRows,
-  pathTextFilter,
-  type RowRecord,
-  requireManifestJob,
-} from "../manifest/index.js";
+import { type InternalPatch, loadRows, pathTextFilter, requireManifestJob } from "../manifest/index.js";
 import type { JobRecord } from "../records.js";
 import { summaryOf } from "./queue.js";
 import { type ReviewResources, reasonFilter } from "./resources.js";
