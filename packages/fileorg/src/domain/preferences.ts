@@ -259,14 +259,8 @@ export interface RuntimeProblem {
 
 /** Checks that need no disk: limits sane, output root under an allowed root. */
 export function checkRuntimeSettings(s: RuntimeSettings): RuntimeProblem[] {
+  // No allowed_roots is no problem: the environment's roots apply unnarrowed.
   const problems: RuntimeProblem[] = [];
-  if (s.allowed_roots.length === 0) {
-    problems.push({
-      pointer: "/allowed_roots",
-      code: "NO_ALLOWED_ROOTS",
-      message: "list at least one allowed root",
-    });
-  }
   if (
     s.default_output_root !== null &&
     s.allowed_roots.length > 0 &&

@@ -40,19 +40,27 @@ export async function knownCategoryNames(db: Queryable): Promise<Set<string>> {
   return new Set<string>([...CATEGORIES, ...custom.map((c) => c.name)]);
 }
 
-/** Throws CATEGORY_UNKNOWN naming the known categories unless every one of `names` is known. */
-export async function assertKnownCategories(db: Queryable, names: Iterable<string>): Promise<void> {
+/**
+ * Throws CATEGORY_UNKNOWN naming the known categories unless every one of `names` is known; `pointer` (a
+ * JSON Pointer into the request) adds field-level `issues` to the details.
+ */
+export async function assertKnownCategories(
+  db: Queryable,
+  names: Iterable<string>,
+  pointer?: string,
+): Promise<void> {
   const wanted = [...names];
   if (wanted.length === 0) return;
   const known = await knownCategoryNames(db);
   const unknown = unknownCategories(wanted, known);
   if (unknown.length === 0) return;
   const list = [...known];
-  throw new FileorgError(
-    "CATEGORY_UNKNOWN",
-    `Unknown category ${unknown.join(", ")}; use one of ${list.join(", ")} (or create it under /api/preferences/categories).`,
-    { unknown, known: list },
-  );
+  const message = `Unknown category ${unknown.join(", ")}; use one of ${list.join(", ")} (or create it under /api/preferences/categories).`;
+  throw new FileorgError("CATEGORY_UNKNOWN", message, {
+    unknown,
+    known: list,
+    ...(pointer === undefined ? {} : { issues: [{ pointer, message }] }),
+  });
 }
 
 /** The parsed target templates of the custom categories that have one. */

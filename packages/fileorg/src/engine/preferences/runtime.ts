@@ -19,6 +19,7 @@ import { PreferenceInvalidError } from "../../review-errors.js";
 import { preferences, preferenceVersions } from "../../store/review-schema.js";
 import type { Queryable } from "../db.js";
 import { effectiveRootsOf } from "../effective-roots.js";
+import type { PathGuard } from "../path-guard.js";
 import { boundedDepth, checkStoredRuntime } from "../preference-guards.js";
 import {
   iso,
@@ -122,8 +123,27 @@ async function checkDir(path: string, pointer: string, mayBeMissing: boolean): P
   return problems;
 }
 
-async function checkOnDisk(s: RuntimeSettings): Promise<RuntimeProblem[]> {
-  const checks = s.allowed_roots.map((root, i) => checkDir(root, `/allowed_roots/${i}`, false));
+/** A root of the settings outside the environment's roots would widen them: refused. */
+async function checkWithinEnvironment(guard: PathGuard, root: string, pointer: string) {
+  try {
+    await guard.resolvePossiblyMissing(root);
+    return [];
+  } catch {
+    return [
+      {
+        pointer,
+        code: "OUTSIDE_ENVIRONMENT_ROOTS",
+        message: `${root} is outside the server's allowed roots (${guard.roots.join(", ")}); allowed_roots can only narrow them`,
+      },
+    ];
+  }
+}
+
+async function checkOnDisk(s: RuntimeSettings, guard: PathGuard): Promise<RuntimeProblem[]> {
+  const checks = s.allowed_roots.flatMap((root, i) => [
+    checkDir(root, `/allowed_roots/${i}`, false),
+    checkWithinEnvironment(guard, root, `/allowed_roots/${i}`),
+  ]);
   if (s.default_output_root !== null)
     checks.push(checkDir(s.default_output_root, "/default_output_root", true));
   const problems = (await Promise.all(checks)).flat();
@@ -185,7 +205,7 @@ export async function validateRuntime(res: PreferencesResources, input: unknown)
   // still checked against each other and on disk.
   const { valid, problems } = parseFieldByField(input);
   const merged = mergeRuntimeSettings((await readRuntime(res.db)).settings, valid);
-  problems.push(...checkRuntimeSettings(merged), ...(await checkOnDisk(merged)));
+  problems.push(...checkRuntimeSettings(merged), ...(await checkOnDisk(merged, res.guard)));
   return { ok: problems.length === 0, problems };
 }
 

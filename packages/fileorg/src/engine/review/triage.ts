@@ -5,6 +5,7 @@ import type { BatchTriageRequest, BatchTriageResult } from "../../domain/review-
 import { parseTemplate, renderTemplate } from "../../domain/template.js";
 import { FileorgError, NotFoundError } from "../../errors.js";
 import { rows } from "../../store/schema.js";
+import { assertKnownCategories } from "../categories.js";
 import { type InternalPatch, loadRows, pathTextFilter, requireManifestJob } from "../manifest/index.js";
 import type { JobRecord } from "../records.js";
 import { summaryOf } from "./queue.js";
@@ -103,6 +104,7 @@ export async function batchTriage(
   actor: Actor,
 ): Promise<BatchTriageResult> {
   const job = await requireManifestJob(res.db, jobId);
+  if (request.action === "set_category") await assertKnownCategories(res.db, [request.value ?? ""], "/value");
   const rowIds = await triageRowIds(res, jobId, request);
   if (rowIds.length === 0) {
     return { applied_count: 0, revision: job.revision ?? 0, summary: await summaryOf(res, jobId) };
