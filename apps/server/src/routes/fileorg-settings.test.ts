@@ -452,6 +452,18 @@ describe("custom categories", () => {
       }),
     );
     expect(rule.status).toBe(200);
+    // Applied by hand, it files the letter under the category's own template too.
+    const byHand = await request(
+      a,
+      `/api/jobs/${job.job_id}/review-rules/apply`,
+      post({ rule_id: (rule.body as { id: string }).id }),
+    );
+    expect(byHand.status).toBe(200);
+    expect(byName(await rowsOf(a, job.job_id), "letter.pdf")).toMatchObject({
+      category: "tax-2025",
+      target_path: join(a.dir, "out", "taxes", "2025", "letter.pdf"),
+      edited: false,
+    });
 
     // Unknown categories are refused everywhere with the known ones named.
     const unknownPatch = await request<ErrorBody>(

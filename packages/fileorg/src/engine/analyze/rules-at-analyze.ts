@@ -215,7 +215,12 @@ export async function prepareRowFinisher(
     if (!row.blocked && set !== undefined) {
       changed = (await applyPackCategories(row, set, renderers.retarget, dirs)) || changed;
       if (changed) Object.assign(row, reviewOf(row, threshold));
-      for (const group of groups) changed = (await applyGroup(row, group, dirs)) || changed;
+      for (const group of groups) {
+        if (!(await applyGroup(row, group, dirs))) continue;
+        changed = true;
+        // The next list's conditions (and its approvals) see the bucket this list left.
+        Object.assign(row, reviewOf(row, threshold));
+      }
     }
     if (!changed) return;
     Object.assign(row, reviewOf(row, threshold));

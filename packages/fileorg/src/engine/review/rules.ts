@@ -12,7 +12,7 @@ import { FileorgError, NotFoundError } from "../../errors.js";
 import { ReviewError } from "../../review-errors.js";
 import { rulePrefilter } from "../../store/review-queries.js";
 import { rows } from "../../store/schema.js";
-import { assertKnownCategories } from "../categories.js";
+import { assertKnownCategories, categoryTemplates } from "../categories.js";
 import {
   type InternalPatch,
   loadRows,
@@ -52,7 +52,11 @@ async function resolveRule(res: ReviewResources, request: RuleRequest): Promise<
 }
 
 /** The target renderers of a rule plan: a rule's own template, and retargeting on a new category. */
-function renderersOf(job: JobRecord, records: ReadonlyMap<string, RowRecord>) {
+function renderersOf(
+  job: JobRecord,
+  records: ReadonlyMap<string, RowRecord>,
+  byCategory: ReadonlyMap<string, ParsedTemplate>,
+) {
   const outputDir = String(job.params.output_dir ?? "");
   const jobTemplate = parseTemplate(String(job.params.naming_template ?? ""));
   const templates = new Map<string, ParsedTemplate | string>();
@@ -77,10 +81,12 @@ function renderersOf(job: JobRecord, records: ReadonlyMap<string, RowRecord>) {
       if (typeof parsed === "string") return { ok: false as const, message: parsed };
       return { ok: true as const, path: render(row, parsed, row.category) };
     },
-    retarget: (row: ReviewRowFacts, category: string) =>
-      records.get(row.row_id)?.targetEdited === false && jobTemplate.ok
-        ? render(row, jobTemplate.template, category)
-        : undefined,
+    retarget: (row: ReviewRowFacts, category: string) => {
+      if (records.get(row.row_id)?.targetEdited !== false) return undefined;
+      // A custom category with a target template of its own renders with it.
+      const template = byCategory.get(category) ?? (jobTemplate.ok ? jobTemplate.template : undefined);
+      return template === undefined ? undefined : render(row, template, category);
+    },
   };
 }
 
@@ -112,7 +118,8 @@ async function planRule(res: ReviewResources, jobId: string, request: RuleReques
   const rule = await resolveRule(res, request);
   // SQL narrows the rows the rule can match; the rule itself is then evaluated exactly.
   const { facts, records } = await loadFacts(res, jobId, rulePrefilter(jobId, rule.conditions));
-  const planned = planRules(facts, [rule], { ...renderersOf(job, records), includeUnchanged: true });
+  const renderers = renderersOf(job, records, await categoryTemplates(res.db));
+  const planned = planRules(facts, [rule], { ...renderers, includeUnchanged: true });
   const threshold = thresholdOf(job);
   const out: PlannedRow[] = [];
   for (const p of planned) {
