@@ -1,8 +1,10 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
 import { brokenJobLimit, limitsOf } from "../../domain/pack-rules.js";
+import { rows } from "../../store/schema.js";
 import { createHarness, type Harness, PDF_1PAGE, writeTree } from "../../tests/harness.js";
 import { intersectRoots } from "../effective-roots.js";
 import { createPreferencesEngine } from "../preferences/index.js";
@@ -107,6 +109,24 @@ describe("rules at analyze (engine)", () => {
       details: { limit: "max_files_per_job", value: 1, actual: 2 },
     });
   });
+
+  it("leaves no rows of an analyze stopped by max_files_per_job after a batch was already stored", async () => {
+    const { h, preferences } = await engines();
+    await preferences.saveRuntime({ limits: { max_files_per_job: 5050 } });
+    const src = join(h.dir, "many");
+    writeTree(
+      src,
+      Object.fromEntries(Array.from({ length: 5100 }, (_, i) => [`d${i % 10}/f${i}.txt`, `${i}`])),
+    );
+    const job = await h.engine.analyze({ source_dir: src }, { actor: "t" });
+    const done = await h.engine.waitForJob(job.job_id, 120_000);
+    expect(done.error).toMatchObject({ code: "JOB_LIMIT_EXCEEDED", details: { actual: 5051 } });
+    const [count] = await h.db
+      .select({ n: sql<number>`count(*)` })
+      .from(rows)
+      .where(eq(rows.jobId, job.job_id));
+    expect(count?.n).toBe(0);
+  }, 180_000);
 
   it("applies no rules at all without review wired in (the core engine alone)", async () => {
     h = await createHarness();

@@ -1,5 +1,7 @@
 import { lstat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { runTransaction } from "@vetted/store";
+import { eq } from "drizzle-orm";
 import { CATEGORIES } from "../../domain/manifest.js";
 import {
   type AnalyzeLimits,
@@ -15,10 +17,12 @@ import type { ReviewRowFacts } from "../../domain/review-row.js";
 import { compileRulePlan, type RowChanges } from "../../domain/review-rule.js";
 import { type ParsedTemplate, parseTemplate, pathKey, renderTemplate } from "../../domain/template.js";
 import { FileorgError } from "../../errors.js";
+import { rows } from "../../store/schema.js";
 import { categoryTemplates } from "../categories.js";
 import { digestOf, type RowRecord, reviewOf, thresholdOf, toManifestRow } from "../manifest/index.js";
 import type { JobRecord } from "../records.js";
 import type { FileorgResources } from "../resources.js";
+import type { JobRun } from "../run.js";
 
 /** Applies the runtime limits, the strategy pack and the saved rules to each new row (in place). */
 export type RowFinisher = (row: RowRecord, files: number, bytes: number) => Promise<void>;
@@ -232,4 +236,21 @@ export async function prepareRowFinisher(
 export function workersOf(params: Record<string, unknown>): number | undefined {
   const w = params.workers;
   return typeof w === "number" && Number.isInteger(w) && w >= 1 && w <= 64 ? w : undefined;
+}
+
+/**
+ * Runs the scan; when it stops on a job-level limit, removes the rows it already stored (batches of 5,000
+ * may have been written before the limit was reached), so a stopped analyze leaves no partial manifest.
+ */
+export async function discardingRowsOnLimit<T>(run: JobRun, scan: () => Promise<T>): Promise<T> {
+  try {
+    return await scan();
+  } catch (err) {
+    if (err instanceof FileorgError && err.code === "JOB_LIMIT_EXCEEDED") {
+      await runTransaction(run.ctx.db, async (tx) => {
+        await tx.delete(rows).where(eq(rows.jobId, run.job.id));
+      });
+    }
+    throw err;
+  }
 }

@@ -12,7 +12,12 @@ import { type RowRecord, recomputeConflicts, thresholdOf } from "../manifest/ind
 import type { FileorgResources, JobBody } from "../resources.js";
 import type { JobRun } from "../run.js";
 import { type AnalyzePlan, buildRow, factsOf } from "./rows.js";
-import { prepareRowFinisher, type RowFinisher, workersOf } from "./rules-at-analyze.js";
+import {
+  discardingRowsOnLimit,
+  prepareRowFinisher,
+  type RowFinisher,
+  workersOf,
+} from "./rules-at-analyze.js";
 import { inspectAll, mapBounded, type WalkStats, walkFiles } from "./walk.js";
 
 /**
@@ -179,7 +184,7 @@ async function runAnalyze(
 ): Promise<Record<string, unknown>> {
   const stats: WalkStats = { directories: 0, skippedEntries: 0 };
   await run.phase("scanning");
-  const scanned = await scanRows(run, plan, stats, finish);
+  const scanned = await discardingRowsOnLimit(run, () => scanRows(run, plan, stats, finish));
   if (scanned.cancelled) return { files: scanned.seq, bytes: scanned.bytes, cancelled: true };
   await run.phase("conflicts");
   const conflicts = await detectConflicts(run);
