@@ -15,6 +15,7 @@ import { requireToken } from "./middleware/auth.js";
 import { closeOnUnreadBody } from "./middleware/connection.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
 import { limitJsonDepth } from "./middleware/json-depth.js";
+import { createCategoryRoutes } from "./routes/categories.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
 import { createFlowRoutes } from "./routes/flows.js";
 import { createHealthRoutes } from "./routes/health.js";
@@ -150,6 +151,7 @@ export function createApp(deps: AppDeps) {
     .route("/", createComparisonRoutes())
     .route("/", createJobRoutes(deps))
     .route("/", createPreferencesRoutes(deps))
+    .route("/", createCategoryRoutes(deps))
     .route("/", createInboxRoutes(deps))
     .route("/", createReviewRoutes(deps));
 

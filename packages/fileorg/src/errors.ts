@@ -19,6 +19,11 @@ export const FILEORG_ERROR_CODES = [
   "JOURNAL_TAMPERED",
   "ROW_NOT_EDITABLE",
   "ILLEGAL_TRANSITION",
+  "CATEGORY_UNKNOWN",
+  "CATEGORY_EXISTS",
+  "CATEGORY_NOT_FOUND",
+  "CATEGORY_BUILT_IN",
+  "JOB_LIMIT_EXCEEDED",
 ] as const;
 
 /** A stable SCREAMING_SNAKE error code of `@vetted/fileorg`. */

@@ -8,6 +8,13 @@
 
 export { runTransaction } from "@vetted/store";
 export {
+  CategoryInput,
+  CategoryList,
+  CategoryView,
+  categoriesOfRule,
+  isBuiltInCategory,
+} from "./domain/categories.js";
+export {
   type Classification,
   categoryOfExtension,
   categoryOfMime,
@@ -85,9 +92,11 @@ export {
   targetDirOf,
 } from "./domain/learned-signals.js";
 export {
+  AppliedRule,
   BatchEditRequest,
   CATEGORIES,
   type Category,
+  CategoryName,
   EditResult,
   ManifestFilter,
   ManifestPage,
@@ -101,6 +110,12 @@ export {
   RowPatch,
   type RowStatus,
 } from "./domain/manifest.js";
+export {
+  type AnalyzeLimits,
+  type AnalyzeRuleGroup,
+  type AnalyzeRuleSet,
+  RULE_REASON_CODES,
+} from "./domain/pack-rules.js";
 export { planHashOf, planRowDigest } from "./domain/plan-hash.js";
 export type { PreferenceFamily } from "./domain/preference-family.js";
 export { PREFERENCE_FAMILIES } from "./domain/preference-family.js";
@@ -211,6 +226,14 @@ export {
   sourcesOf,
 } from "./domain/transitions.js";
 export { SPECIAL_FILE_REASON, SYMLINK_REASON } from "./engine/analyze/special-rows.js";
+export {
+  assertKnownCategories,
+  createCategory,
+  deleteCategory,
+  knownCategoryNames,
+  listKnownCategories,
+} from "./engine/categories.js";
+export { effectiveRootsOf, intersectRoots } from "./engine/effective-roots.js";
 export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } from "./engine/engine.js";
 export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox/index.js";
 export {

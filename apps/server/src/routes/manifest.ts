@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   BatchEditRequest,
-  CATEGORIES,
+  CategoryName,
   CONFLICT_STATUSES,
   Conflict,
   ConflictList,
@@ -33,7 +33,7 @@ const TAG = ["jobs"];
 const ManifestQuery = PageQuery.extend({
   bucket: z.enum(REVIEW_BUCKETS).optional(),
   status: z.enum(ROW_STATUSES).optional(),
-  category: z.enum(CATEGORIES).optional(),
+  category: CategoryName.optional(),
   action: z.enum(ROW_ACTIONS).optional(),
   text: z.string().min(1).max(500).optional(),
 });

@@ -291,7 +291,7 @@ describe("runtime settings", () => {
       json({
         allowed_roots: [root, join(root, "missing")],
         default_output_root: "/elsewhere/out",
-        limits: { max_file_size_bytes: 10 },
+        limits: { max_file_bytes: 10 },
       }),
     );
     expect(res.status).toBe(200);
@@ -301,7 +301,7 @@ describe("runtime settings", () => {
       "/allowed_roots/1 NOT_FOUND",
       "/default_output_root NOT_FOUND",
       "/default_output_root OUTSIDE_ALLOWED_ROOTS",
-      "/limits/max_file_size_bytes LIMIT_TOO_SMALL",
+      "/limits/max_file_bytes LIMIT_TOO_SMALL",
     ]);
     const good = await a.request(
       "/api/preferences/runtime/validate",

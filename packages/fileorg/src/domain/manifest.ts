@@ -32,6 +32,35 @@ export const CATEGORIES = [
 /** A file category. */
 export type Category = (typeof CATEGORIES)[number];
 
+/**
+ * The name of a category, built in or custom: lowercase letters, digits, `-`, `_` and `.`, starting with a
+ * letter or digit. Whether it is *known* is checked against the built-in and custom categories at use.
+ */
+export const CategoryName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(
+    /^[a-z0-9][a-z0-9._-]*$/,
+    "lowercase letters, digits, `-`, `_` and `.`, starting with a letter or digit",
+  )
+  .meta({ id: "FileorgCategoryName", example: "receipts" });
+
+/** Where a rule that acted on a row at analyze came from. */
+export const RULE_SOURCES = ["strategy_pack", "saved_rule"] as const;
+
+/** A rule that acted on a row at analyze: its id and name, and the pack it came with (if any). */
+export const AppliedRule = z
+  .object({
+    rule_id: z.string(),
+    name: z.string(),
+    source: z.enum(RULE_SOURCES),
+    pack_id: z.string().optional().meta({ description: "The strategy pack the rule came with" }),
+  })
+  .meta({ id: "FileorgAppliedRule" });
+/** A rule that acted on a row at analyze. */
+export type AppliedRule = z.infer<typeof AppliedRule>;
+
 /** A row-level error: why a row is blocked or why it failed. */
 export const RowError = z
   .object({
@@ -53,7 +82,7 @@ export const ManifestRow = z
     mtime: z.number().int().meta({ description: "Modification time, ms since the epoch" }),
     sha256: z.string().nullable(),
     mime: z.string().nullable(),
-    category: z.enum(CATEGORIES),
+    category: z.string().meta({ description: "A built-in or custom category", example: "documents" }),
     confidence: z.number().min(0).max(1),
     action: z.enum(ROW_ACTIONS),
     review_bucket: z.enum(REVIEW_BUCKETS),
@@ -62,6 +91,9 @@ export const ManifestRow = z
     edited: z.boolean(),
     error: RowError.nullable(),
     conflict_ids: z.array(z.string()).meta({ description: "Open conflicts this row is part of" }),
+    applied_rules: z
+      .array(AppliedRule)
+      .meta({ description: "Strategy-pack and saved rules that acted on the row at analyze, in order" }),
   })
   .meta({ id: "FileorgManifestRow" });
 /** One proposed move: a file, where it is, where the plan puts it, and its review state. */
@@ -75,7 +107,7 @@ export const RowPatch = z
       .min(1)
       .optional()
       .meta({ description: "Absolute, or relative to the job's output directory" }),
-    category: z.enum(CATEGORIES).optional(),
+    category: CategoryName.optional().meta({ description: "A known category (built-in or custom)" }),
     action: z.enum(ROW_ACTIONS).optional(),
   })
   .strict()
@@ -110,7 +142,7 @@ export type EditResult = z.infer<typeof EditResult>;
 export const ManifestFilter = z.object({
   bucket: z.enum(REVIEW_BUCKETS).optional(),
   status: z.enum(ROW_STATUSES).optional(),
-  category: z.enum(CATEGORIES).optional(),
+  category: CategoryName.optional(),
   action: z.enum(ROW_ACTIONS).optional(),
   text: z.string().min(1).optional().meta({ description: "Substring of the source or target path" }),
 });

@@ -129,12 +129,20 @@ export const AiClassifierInput = z.object({
 });
 
 const Limits = z.object({
-  max_file_size_bytes: z
+  /** A file larger than this is a blocked row (`FILE_TOO_LARGE`). */
+  max_file_bytes: z
     .number()
     .int()
     .positive()
     .max(2 ** 50),
+  /** An analyze that finds more files stops with JOB_LIMIT_EXCEEDED. */
   max_files_per_job: z.number().int().positive().max(10_000_000),
+  /** An analyze whose files add up to more bytes stops with JOB_LIMIT_EXCEEDED. */
+  max_total_bytes: z
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53 - 1),
 });
 
 /** Runtime settings as a client sends them (every field optional: what is given replaces what is stored). */
@@ -183,6 +191,9 @@ export const RuntimeSettingsView = z
     default_output_root: z.string().nullable(),
     workers: z.number().int(),
     limits: Limits,
+    effective_roots: z.array(z.string()).meta({
+      description: "The roots paths may lie in: the environment's roots, narrowed by allowed_roots when set",
+    }),
     default_naming_template: z.string(),
     active_strategy_pack: z.string(),
     ai_classifier: z
@@ -205,7 +216,7 @@ export const DEFAULT_RUNTIME_SETTINGS: RuntimeSettings = {
   allowed_roots: [],
   default_output_root: null,
   workers: 4,
-  limits: { max_file_size_bytes: 2 ** 40, max_files_per_job: 1_000_000 },
+  limits: { max_file_bytes: 2 ** 40, max_files_per_job: 1_000_000, max_total_bytes: 2 ** 50 },
   default_naming_template: DEFAULT_NAMING_TEMPLATE,
   active_strategy_pack: "downloads-cleanup",
   ai_classifier: null,
@@ -261,14 +272,8 @@ export interface RuntimeProblem {
 
 /** Checks that need no disk: limits sane, output root under an allowed root. */
 export function checkRuntimeSettings(s: RuntimeSettings): RuntimeProblem[] {
+  // No allowed_roots is no problem: the environment's roots apply unnarrowed.
   const problems: RuntimeProblem[] = [];
-  if (s.allowed_roots.length === 0) {
-    problems.push({
-      pointer: "/allowed_roots",
-      code: "NO_ALLOWED_ROOTS",
-      message: "list at least one allowed root",
-    });
-  }
   if (
     s.default_output_root !== null &&
     s.allowed_roots.length > 0 &&
@@ -280,9 +285,9 @@ export function checkRuntimeSettings(s: RuntimeSettings): RuntimeProblem[] {
       message: "the default output root must be inside one of the allowed roots",
     });
   }
-  if (s.limits.max_file_size_bytes < 1024) {
+  if (s.limits.max_file_bytes < 1024) {
     problems.push({
-      pointer: "/limits/max_file_size_bytes",
+      pointer: "/limits/max_file_bytes",
       code: "LIMIT_TOO_SMALL",
       message: "a size limit under 1 KiB would refuse almost every file",
     });

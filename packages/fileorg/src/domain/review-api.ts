@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CATEGORIES, ManifestRow } from "./manifest.js";
+import { CategoryName, ManifestRow } from "./manifest.js";
 import { ReviewBucketEnum } from "./review-row.js";
 import { ReviewRule } from "./review-rule.js";
 
@@ -74,7 +74,7 @@ export type ReviewQueuePage = z.infer<typeof ReviewQueuePage>;
 export const TriageFilter = z.object({
   bucket: ReviewBucketEnum.optional(),
   reason: z.string().min(1).optional(),
-  category: z.enum(CATEGORIES).optional(),
+  category: CategoryName.optional(),
   q: z.string().min(1).optional().meta({ description: "Substring of the source or target path" }),
 });
 
@@ -97,16 +97,9 @@ export const BatchTriageRequest = z
     if ((r.action === "set_category" || r.action === "set_target") && r.value === undefined) {
       ctx.addIssue({ code: "custom", path: ["value"], message: `${r.action} needs a value` });
     }
-    if (
-      r.action === "set_category" &&
-      r.value !== undefined &&
-      !(CATEGORIES as readonly string[]).includes(r.value)
-    ) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["value"],
-        message: `unknown category; use one of ${CATEGORIES.join(", ")}`,
-      });
+    // Whether the category is known (built-in or custom) is checked by the engine: CATEGORY_UNKNOWN.
+    if (r.action === "set_category" && r.value !== undefined && !CategoryName.safeParse(r.value).success) {
+      ctx.addIssue({ code: "custom", path: ["value"], message: "not a category name" });
     }
   })
   .meta({ id: "BatchTriageRequest" });

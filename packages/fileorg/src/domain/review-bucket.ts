@@ -34,6 +34,8 @@ export const REVIEW_MARKERS = {
   approved: "APPROVED",
   learnedDisagrees: "LEARNED_DISAGREES",
   learnedAgrees: "LEARNED_AGREES",
+  /** A rule, a triage or a conflict resolution chose to skip the row: the skip itself needs no review. */
+  skipChosen: "SKIP_CHOSEN",
 } as const;
 
 /** Markers that send a row to `needs_review` on their own. */

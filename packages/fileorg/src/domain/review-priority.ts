@@ -20,6 +20,11 @@ export const REVIEW_REASON_LABELS: Readonly<Record<string, string>> = {
   MIME_FROM_EXTENSION: "Type guessed from the extension only",
   EXTENSION_MISMATCH: "The extension does not match the content",
   UNKNOWN_TYPE: "The file type is unknown",
+  PACK_RULE: "A rule of the strategy pack acted on this row",
+  SAVED_RULE: "One of your saved rules acted on this row",
+  PACK_CATEGORY: "Filed as other: the strategy pack does not sort into its category",
+  FILE_TOO_LARGE: "The file is larger than the max_file_bytes limit",
+  SKIP_CHOSEN: "Skipped by a rule, a triage or a conflict resolution",
 };
 
 /** The human label of a reason code; unknown codes are labelled from their words. */

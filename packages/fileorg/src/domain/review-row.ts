@@ -8,7 +8,10 @@ export const ReviewBucketEnum = z.enum(REVIEW_BUCKETS);
  * The manifest row as review sees it: exactly the fields of the analyze manifest (snake_case, as in the
  * HTTP contract). Review reads these and proposes field-level changes; it never moves a file.
  */
-export type ReviewRow = Omit<ManifestRow, "job_id" | "conflict_ids" | "category" | "reason_codes"> & {
+export type ReviewRow = Omit<
+  ManifestRow,
+  "job_id" | "conflict_ids" | "category" | "reason_codes" | "applied_rules"
+> & {
   /** Open-ended here: rules may test any category name. */
   category: string;
   reason_codes: readonly string[];

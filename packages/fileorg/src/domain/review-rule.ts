@@ -1,7 +1,7 @@
 import { compileUserRegex } from "@vetted/store";
 import picomatch from "picomatch";
 import { z } from "zod";
-import { CATEGORIES } from "./manifest.js";
+import { CategoryName } from "./manifest.js";
 import { basenameOf, extensionOf, ReviewBucketEnum, type ReviewRowFacts } from "./review-row.js";
 import { checkNamingTemplate } from "./template-check.js";
 
@@ -78,7 +78,7 @@ export type RuleConditions = z.infer<typeof RuleConditions>;
 /** What a matching rule does to a row. `set_target` takes a naming template. */
 export const RuleAction = z
   .discriminatedUnion("type", [
-    z.object({ type: z.literal("set_category"), category: z.enum(CATEGORIES) }),
+    z.object({ type: z.literal("set_category"), category: CategoryName }),
     z.object({
       type: z.literal("set_target"),
       template: z
@@ -261,10 +261,27 @@ export function planRules(
   rules: readonly ReviewRule[],
   options: PlanRulesOptions,
 ): RowChanges[] {
-  const compiled = orderRules(rules).map((rule) => ({ rule, test: compileConditions(rule.conditions) }));
+  const plan = compileRulePlan(rules, options);
   const out: RowChanges[] = [];
   for (const row of rows) {
-    if (row.status !== "pending" && row.status !== "failed") continue;
+    const planned = plan(row);
+    if (planned !== undefined) out.push(planned);
+  }
+  return out;
+}
+
+/**
+ * Compiles rules once into what {@link planRules} does to one row: its changes (`undefined` when no rule
+ * changes it, or — with `includeUnchanged` — when none matches). For callers that see rows one at a time
+ * (analyze applies strategy-pack and saved rules to each row as it is built).
+ */
+export function compileRulePlan(
+  rules: readonly ReviewRule[],
+  options: PlanRulesOptions,
+): (row: ReviewRowFacts) => RowChanges | undefined {
+  const compiled = orderRules(rules).map((rule) => ({ rule, test: compileConditions(rule.conditions) }));
+  return (row) => {
+    if (row.status !== "pending" && row.status !== "failed") return undefined;
     const changes: RowChanges["changes"] = {};
     const ruleIds: string[] = [];
     for (const { rule, test } of compiled) {
@@ -285,9 +302,9 @@ export function planRules(
       Object.entries(changes).filter(([, c]) => c !== undefined && c.from !== c.to),
     ) as RowChanges["changes"];
     if (Object.keys(real).length > 0 || (options.includeUnchanged === true && ruleIds.length > 0))
-      out.push({ row_id: row.row_id, changes: real, rule_ids: ruleIds });
-  }
-  return out;
+      return { row_id: row.row_id, changes: real, rule_ids: ruleIds };
+    return undefined;
+  };
 }
 
 function applyAction(

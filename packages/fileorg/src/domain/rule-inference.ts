@@ -1,4 +1,4 @@
-import { CATEGORIES, type Category } from "./manifest.js";
+import { CategoryName } from "./manifest.js";
 import {
   basenameOf,
   dirnameOf,
@@ -37,8 +37,9 @@ function globEscape(s: string): string {
   return s.replaceAll(/[*?[\]{}()!+@\\]/g, (m) => `\\${m}`);
 }
 
-function isCategory(value: string): value is Category {
-  return (CATEGORIES as readonly string[]).includes(value);
+/** Built-in and custom categories alike: any valid category name (the examples' own categories). */
+function isCategory(value: string): boolean {
+  return CategoryName.safeParse(value).success;
 }
 
 function distinct<T>(values: readonly T[]): T[] {

@@ -10,7 +10,7 @@ export interface StrategyPack {
   naming_template: string;
   /** Rows under this confidence land in `needs_review`. */
   confidence_threshold: number;
-  /** Rules that come with the pack (applied only when a person asks). */
+  /** Rules that come with the pack: applied to every new row at analyze, before the saved rules. */
   default_rules: ReviewRule[];
 }
 
@@ -43,6 +43,7 @@ export const STRATEGY_PACKS: readonly StrategyPack[] = [
       "presentations",
       "ebooks",
       "code",
+      "fonts",
       "other",
     ],
     naming_template: "{category}/{yyyy}/{name}{ext}",

@@ -1,8 +1,10 @@
 import type { Actor, AnalyzeRequest, Job } from "../domain/job.js";
+import type { AnalyzeRuleSet } from "../domain/pack-rules.js";
 import type { RowAdjuster } from "./analyze/rows.js";
 import { analyzeBody } from "./analyze/run.js";
 import { runApply } from "./apply/run.js";
-import { analyzeFilesJob } from "./jobs/analyze-files.js";
+import { listKnownCategories } from "./categories.js";
+import { type AnalyzeFilesRequest, analyzeFilesJob } from "./jobs/analyze-files.js";
 import { snapshotJob } from "./jobs/create.js";
 import { type JobQuery, listAudit, listJobEvents, listJobs, waitForJob } from "./jobs/queries.js";
 import { recoverInterruptedJobs } from "./jobs/recovery.js";
@@ -79,6 +81,12 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     onAnalyzeRows(prepare: (job: JobRecord) => Promise<RowAdjuster | undefined>) {
       res.hooks.analyzeAdjuster = prepare;
     },
+    /** Sets the rules analyze applies to each new row: the strategy pack's, then the saved review rules. */
+    onAnalyzeRules(prepare: (job: JobRecord) => Promise<AnalyzeRuleSet | undefined>) {
+      res.hooks.analyzeRules = prepare;
+    },
+    /** Every known category (built-in, then custom) with each custom one's target template. */
+    listCategories: () => listKnownCategories(db),
     /** Sets extra parameters of new analyze jobs (the active strategy pack's confidence threshold). */
     onAnalyzeParams(defaults: () => Promise<Record<string, unknown>>) {
       res.hooks.paramDefaults = defaults;
@@ -91,10 +99,7 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
      * Queues an analyze job over exactly `files` (absolute paths inside `source_dir`), with optional
      * parameters a strategy pack sets (the confidence threshold). Used by the inbox.
      */
-    analyzeFiles: (
-      request: AnalyzeRequest & { files: readonly string[]; confidence_threshold?: number | undefined },
-      actor: Actor,
-    ) => analyzeFilesJob(res, request, actor),
+    analyzeFiles: (request: AnalyzeFilesRequest, actor: Actor) => analyzeFilesJob(res, request, actor),
   });
 }
 

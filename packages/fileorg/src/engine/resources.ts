@@ -1,5 +1,6 @@
 import { tmpdir } from "node:os";
 import type { JobKind } from "../domain/job.js";
+import type { AnalyzeRuleSet } from "../domain/pack-rules.js";
 import type { RowAdjuster } from "./analyze/rows.js";
 import { GROUP_SIZE, type MoveOptions } from "./apply/group.js";
 import type { EngineContext } from "./context.js";
@@ -54,6 +55,8 @@ export type JobBody = (run: JobRun) => Promise<Record<string, unknown>>;
 export interface EngineHooks {
   /** Prepares how new analyze rows are adjusted before bucketing (review's learned suggestions). */
   analyzeAdjuster?: ((job: JobRecord) => Promise<RowAdjuster | undefined>) | undefined;
+  /** The strategy pack's categories and rules, then the saved rules, applied to each new analyze row. */
+  analyzeRules?: ((job: JobRecord) => Promise<AnalyzeRuleSet | undefined>) | undefined;
   /** Extra parameters of new analyze jobs (the active strategy pack's threshold, preference defaults). */
   paramDefaults?: (() => Promise<Record<string, unknown>>) | undefined;
   /**

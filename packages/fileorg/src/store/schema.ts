@@ -2,8 +2,8 @@ import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-or
 import { CONFLICT_KINDS, CONFLICT_STATUSES } from "../domain/conflict.js";
 import type { JobError } from "../domain/job.js";
 import { JOB_EVENT_TYPES, JOB_KINDS, JOB_STATUSES } from "../domain/job.js";
-import type { RowError } from "../domain/manifest.js";
-import { CATEGORIES, REVIEW_BUCKETS, ROW_ACTIONS, ROW_STATUSES } from "../domain/manifest.js";
+import type { AppliedRule, RowError } from "../domain/manifest.js";
+import { REVIEW_BUCKETS, ROW_ACTIONS, ROW_STATUSES } from "../domain/manifest.js";
 
 /** Jobs of every kind. Analyze jobs also carry their manifest's revision and plan accumulator. */
 export const jobs = sqliteTable(
@@ -58,7 +58,8 @@ export const rows = sqliteTable(
     sourceCtime: integer("source_ctime"),
     sha256: text("sha256"),
     mime: text("mime"),
-    category: text("category", { enum: CATEGORIES }).notNull(),
+    /** A built-in category (`CATEGORIES`) or a custom one (`fileorg_categories`). */
+    category: text("category").notNull(),
     confidence: real("confidence").notNull(),
     action: text("action", { enum: ROW_ACTIONS }).notNull(),
     reviewBucket: text("review_bucket", { enum: REVIEW_BUCKETS }).notNull(),
@@ -74,6 +75,8 @@ export const rows = sqliteTable(
     planDigest: text("plan_digest").notNull(),
     error: text("error", { mode: "json" }).$type<RowError>(),
     updatedAt: integer("updated_at").notNull(),
+    /** The strategy-pack and saved rules that acted on the row at analyze, in the order they applied. */
+    appliedRules: text("applied_rules", { mode: "json" }).$type<AppliedRule[]>().notNull().default([]),
   },
   (t) => [
     uniqueIndex("fileorg_rows_job_seq_idx").on(t.jobId, t.seq),
@@ -165,3 +168,11 @@ export const audit = sqliteTable(
   },
   (t) => [index("fileorg_audit_job_idx").on(t.jobId, t.id)],
 );
+
+/** Custom categories a person created (the built-in `CATEGORIES` are not stored). */
+export const customCategories = sqliteTable("fileorg_categories", {
+  name: text("name").primaryKey(),
+  /** A naming template for the category's targets (`{category}` etc.), or null for the job's template. */
+  targetTemplate: text("target_template"),
+  createdAt: integer("created_at").notNull(),
+});

@@ -145,6 +145,7 @@ export async function buildRow(
     sourceChanged: false,
     duplicateAccepted: false,
     conflictIds: [] as string[],
+    appliedRules: [] as RowRecord["appliedRules"],
     error: facts.error,
     updatedAt: at,
   };

@@ -12,6 +12,12 @@ import { type RowRecord, recomputeConflicts, thresholdOf } from "../manifest/ind
 import type { FileorgResources, JobBody } from "../resources.js";
 import type { JobRun } from "../run.js";
 import { type AnalyzePlan, buildRow, factsOf } from "./rows.js";
+import {
+  discardingRowsOnLimit,
+  prepareRowFinisher,
+  type RowFinisher,
+  workersOf,
+} from "./rules-at-analyze.js";
 import { buildSpecialRow } from "./special-rows.js";
 import { inspectAll, mapBounded, type WalkStats, walkFiles } from "./walk.js";
 
@@ -62,7 +68,12 @@ function createRowWriter(run: JobRun, totals: ScanTotals, stats: WalkStats) {
 }
 
 /** The scan: walk (or the listed files), inspect on reader threads, build and store rows in batches. */
-async function scanRows(run: JobRun, plan: AnalyzePlan, stats: WalkStats): Promise<ScanTotals> {
+async function scanRows(
+  run: JobRun,
+  plan: AnalyzePlan,
+  stats: WalkStats,
+  finish: RowFinisher,
+): Promise<ScanTotals> {
   const { ctx, job } = run;
   const totals: ScanTotals = { seq: 0, discovered: 0, bytes: 0, blocked: 0, cancelled: false };
   const writer = createRowWriter(run, totals, stats);
@@ -83,6 +94,7 @@ async function scanRows(run: JobRun, plan: AnalyzePlan, stats: WalkStats): Promi
       totals.seq++;
       row.seq = totals.seq;
       totals.bytes += row.size;
+      await finish(row, totals.seq, totals.bytes);
       if (row.blocked) totals.blocked++;
       if (writer.push(row)) {
         await writer.flush();
@@ -173,10 +185,14 @@ async function detectConflicts(run: JobRun): Promise<number> {
 }
 
 /** Runs an analyze job: walk, inspect, store rows in batches, then detect conflicts over the whole manifest. */
-async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record<string, unknown>> {
+async function runAnalyze(
+  run: JobRun,
+  plan: AnalyzePlan,
+  finish: RowFinisher,
+): Promise<Record<string, unknown>> {
   const stats: WalkStats = { directories: 0, skippedEntries: 0, specialEntries: [] };
   await run.phase("scanning");
-  const scanned = await scanRows(run, plan, stats);
+  const scanned = await discardingRowsOnLimit(run, () => scanRows(run, plan, stats, finish));
   if (scanned.cancelled) return { files: scanned.seq, bytes: scanned.bytes, cancelled: true };
   await run.phase("conflicts");
   const conflicts = await detectConflicts(run);
@@ -204,12 +220,13 @@ export function analyzeBody(res: FileorgResources): JobBody {
       template: template.template,
       recursive: p.recursive !== false,
       includeHidden: p.include_hidden === true,
-      concurrency: res.concurrency,
+      concurrency: workersOf(p) ?? res.concurrency,
       files: Array.isArray(p.files) ? p.files.map(String) : undefined,
       confidenceThreshold: thresholdOf(run.job),
       adjust,
       directories: new Map(),
     };
-    return runAnalyze(run, plan);
+    // Runtime limits, the strategy pack and the saved rules act on each row as it is built.
+    return runAnalyze(run, plan, await prepareRowFinisher(res, run.job, plan));
   };
 }

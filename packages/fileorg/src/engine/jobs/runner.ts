@@ -22,7 +22,7 @@ export interface JobRunner {
 
 function errorOf(err: unknown): JobError {
   return err instanceof FileorgError
-    ? { code: err.code, message: err.message }
+    ? { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) }
     : { code: "JOB_FAILED", message: err instanceof Error ? err.message : String(err) };
 }
 

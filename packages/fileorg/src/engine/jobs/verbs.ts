@@ -15,6 +15,7 @@ import { moveJob } from "../../domain/transitions.js";
 import { FileorgError, JobStateError, NotFoundError } from "../../errors.js";
 import { jobs } from "../../store/schema.js";
 import type { Queryable } from "../db.js";
+import { assertInsideEffectiveRoots } from "../effective-roots.js";
 import { findActiveMoveJob, planHashOfJob, requireManifestJob } from "../manifest/index.js";
 import { appendAudit, appendEvent, findJob } from "../records.js";
 import type { FileorgResources } from "../resources.js";
@@ -72,6 +73,8 @@ export async function createAnalyze(res: FileorgResources, request: AnalyzeReque
     request.naming_template ??
     (typeof defaults.naming_template === "string" ? defaults.naming_template : DEFAULT_NAMING_TEMPLATE);
   requireTemplate(namingTemplate);
+  // The runtime setting allowed_roots narrows the environment's roots for every new analyze.
+  await assertInsideEffectiveRoots(guard, defaults.allowed_roots, [sourceDir, outputDir]);
   const params = {
     ...defaults,
     source_dir: sourceDir,

@@ -1,6 +1,6 @@
 import { lstat, stat } from "node:fs/promises";
 import { posix } from "node:path";
-import type { Category, RowAction } from "../../domain/manifest.js";
+import type { RowAction } from "../../domain/manifest.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
 import { type ParsedTemplate, pathKey, renderTemplate, resolveTargetPath } from "../../domain/template.js";
 import { FileorgError, JobStateError } from "../../errors.js";
@@ -10,7 +10,8 @@ import type { RowRecord } from "./rows.js";
 /** A patch the engine applies to a row: the public fields plus what conflict resolutions need. */
 export interface InternalPatch {
   target_path?: string | undefined;
-  category?: Category | undefined;
+  /** A known category, built in or custom (checked by the caller: CATEGORY_UNKNOWN). */
+  category?: string | undefined;
   action?: RowAction | undefined;
   /** Accept this row's duplicate content (`keep_both` on `duplicate_content`). */
   duplicate_accepted?: boolean | undefined;
@@ -30,6 +31,13 @@ export interface PatchPlanContext {
   template: ParsedTemplate | undefined;
   /** The status a row whose source is re-read returns to (`failed` → `pending`), through the row table. */
   refreshedStatus: (from: RowRecord["status"], rowId: string) => RowRecord["status"];
+  /**
+   * Whether the patch is a person's direct change of the row (a PATCH): only such a change marks the row
+   * `EDITED` and withdraws its approval. Rules, triage and conflict resolutions are not person edits.
+   */
+  personEdit?: boolean | undefined;
+  /** The target templates of custom categories: a new category with one renders its target with it. */
+  categoryTemplates?: ReadonlyMap<string, ParsedTemplate> | undefined;
 }
 
 async function isOccupied(target: string, source: string): Promise<boolean> {
@@ -66,8 +74,9 @@ async function targetOf(
     return checked.path;
   }
   if (patch.category === undefined || patch.category === r.category) return undefined;
-  if (r.targetEdited || ctx.template === undefined) return undefined;
-  const rel = renderTemplate(ctx.template, {
+  const template = ctx.categoryTemplates?.get(patch.category) ?? ctx.template;
+  if (r.targetEdited || template === undefined) return undefined;
+  const rel = renderTemplate(template, {
     category: patch.category,
     mtime: r.mtime,
     fileName: posix.basename(r.sourcePath),
@@ -93,6 +102,27 @@ function refreshFields(ctx: PatchPlanContext, r: RowRecord, patch: InternalPatch
     next.error = null;
   }
   return next;
+}
+
+/**
+ * The reason codes after a patch: the approval marker added or removed, and the chosen-skip marker set when
+ * a rule, triage or resolution (`chosenAction`) skips the row, cleared when one moves it; `undefined` when
+ * nothing changes.
+ */
+function reasonCodesAfter(
+  codes: readonly string[],
+  approve: boolean | undefined,
+  chosenAction: RowAction | undefined,
+): string[] | undefined {
+  let out = [...codes];
+  const approved = codes.includes(REVIEW_MARKERS.approved);
+  if (approve !== undefined && approve !== approved) {
+    out = approve ? [...out, REVIEW_MARKERS.approved] : out.filter((c) => c !== REVIEW_MARKERS.approved);
+  }
+  const chosen = codes.includes(REVIEW_MARKERS.skipChosen);
+  if (chosenAction === "skip" && !chosen) out.push(REVIEW_MARKERS.skipChosen);
+  if (chosenAction === "move" && chosen) out = out.filter((c) => c !== REVIEW_MARKERS.skipChosen);
+  return out.length === codes.length && out.every((c, i) => c === codes[i]) ? undefined : out;
 }
 
 /**
@@ -126,14 +156,13 @@ export async function planRowPatch(
     delete next.targetPath;
   }
   const changed = Object.keys(next).filter((k) => k !== "targetEdited");
+  const person = ctx.personEdit !== false;
   const approved = r.reasonCodes.includes(REVIEW_MARKERS.approved);
-  // Approval is a person's word on the row as it is: any other change withdraws it.
-  const approve = patch.approved ?? (approved && changed.length > 0 ? false : undefined);
-  if (approve !== undefined && approve !== approved) {
-    next.reasonCodes = approve
-      ? [...r.reasonCodes, REVIEW_MARKERS.approved]
-      : r.reasonCodes.filter((c) => c !== REVIEW_MARKERS.approved);
-  }
-  if (changed.length > 0) next.edited = true;
+  // Approval is a person's word on the row as it is: a person's own later change withdraws it; a rule's,
+  // a triage's or a resolution's does not.
+  const approve = patch.approved ?? (person && approved && changed.length > 0 ? false : undefined);
+  const codes = reasonCodesAfter(r.reasonCodes, approve, person ? undefined : next.action);
+  if (codes !== undefined) next.reasonCodes = codes;
+  if (changed.length > 0 && person) next.edited = true;
   return changed.length > 0 || next.reasonCodes !== undefined ? next : undefined;
 }

@@ -7,6 +7,7 @@ import { planHashOf, xorDigest } from "../../domain/plan-hash.js";
 import { parseTemplate } from "../../domain/template.js";
 import { FileorgError, JobStateError, NotFoundError } from "../../errors.js";
 import { jobs, rows } from "../../store/schema.js";
+import { assertKnownCategories, categoryTemplates } from "../categories.js";
 import type { EngineContext } from "../context.js";
 import type { Queryable } from "../db.js";
 import {
@@ -58,6 +59,11 @@ export interface PatchOptions extends Actor {
   auditAction?: string | undefined;
   /** Extra audit entries written in the same transaction. */
   extraAudit?: readonly AuditInput[] | undefined;
+  /**
+   * Whether this is a person's direct change of rows (default true): only that marks rows `EDITED` and
+   * withdraws an approval. Rules, triage and conflict resolutions pass false.
+   */
+  personEdit?: boolean | undefined;
 }
 
 /** The apply or rollback of a manifest that is queued, running or cancelling, if any. */
@@ -114,6 +120,7 @@ async function preparePatch(
   ctx: EngineContext,
   jobId: string,
   operations: ReadonlyArray<{ row_id: string; patch: InternalPatch }>,
+  personEdit: boolean,
 ): Promise<PreparedPatch> {
   const job = await requireManifestJob(ctx.db, jobId);
   assertManifestReady(job);
@@ -129,11 +136,15 @@ async function preparePatch(
   }
   const merged = new Map<string, InternalPatch>();
   for (const op of operations) merged.set(op.row_id, { ...merged.get(op.row_id), ...op.patch });
+  const newCategories = [...merged.values()].flatMap((p) => (p.category === undefined ? [] : [p.category]));
+  await assertKnownCategories(ctx.db, newCategories);
   const plan = {
     guard: ctx.guard,
     outputDir,
     template: parsed.ok ? parsed.template : undefined,
     refreshedStatus: refreshedRowStatus,
+    personEdit,
+    categoryTemplates: newCategories.length === 0 ? undefined : await categoryTemplates(ctx.db),
   };
   const updates = new Map<string, Partial<RowRecord>>();
   for (const [rowId, patch] of merged) {
@@ -276,7 +287,7 @@ export async function patchRows(
   operations: ReadonlyArray<{ row_id: string; patch: InternalPatch }>,
   options: PatchOptions,
 ): Promise<EditResult> {
-  const prepared = await preparePatch(ctx, jobId, operations);
+  const prepared = await preparePatch(ctx, jobId, operations, options.personEdit !== false);
   if (prepared.updates.size === 0) {
     // Nothing changes: no revision bump, but a stale If-Match is still refused.
     const revision = prepared.job.revision ?? 0;

@@ -202,6 +202,7 @@ export async function resolveConflicts(
     const edited = await patchRows(ctx, jobId, ops, {
       ...options,
       resolutions: strategies,
+      personEdit: false,
       auditAction: "conflict.resolved",
       extraAudit: [...strategies].map(([id, strategy]) => ({
         jobId,

@@ -37,6 +37,7 @@ export function toManifestRow(r: RowRecord): ManifestRow {
     edited: r.edited,
     error: r.error ?? null,
     conflict_ids: r.conflictIds,
+    applied_rules: r.appliedRules,
   };
 }
 
@@ -84,7 +85,10 @@ export function verdictOf(r: BucketFields, threshold = REVIEW_CONFIDENCE_THRESHO
       edited: r.edited,
       action: r.action,
       approved: r.reasonCodes.includes(REVIEW_MARKERS.approved),
-      skipExpected: r.reasonCodes.includes("ALREADY_IN_PLACE") || r.blocked,
+      skipExpected:
+        r.reasonCodes.includes("ALREADY_IN_PLACE") ||
+        r.reasonCodes.includes(REVIEW_MARKERS.skipChosen) ||
+        r.blocked,
       reviewReasons: r.reasonCodes.filter((c) => REVIEW_MARKER_REASONS.includes(c)),
     },
     threshold,

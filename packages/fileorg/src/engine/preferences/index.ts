@@ -1,5 +1,7 @@
 import type { PreferenceFamily } from "../../domain/preference-family.js";
 import type { RuntimeSettings, RuntimeSettingsView } from "../../domain/preferences.js";
+import { createCategory, deleteCategory, listKnownCategories } from "../categories.js";
+import { effectiveRootsOf } from "../effective-roots.js";
 import { getItem, itemHistory, listItems, type PreferencePageQuery, removeItem, saveItem } from "./items.js";
 import {
   createPreferencesResources,
@@ -54,12 +56,23 @@ export function createPreferencesEngine(options: PreferencesEngineOptions) {
     /** The runtime settings as answered: the API key masked. */
     getRuntime: async (): Promise<RuntimeSettingsView> => {
       const { settings, version, updatedAt } = await readRuntime(res.db);
-      return runtimeView(settings, version, updatedAt);
+      return runtimeView(
+        settings,
+        version,
+        updatedAt,
+        await effectiveRootsOf(res.guard, settings.allowed_roots),
+      );
     },
     /** Merges the given fields onto the stored runtime settings and saves them. */
     saveRuntime: (input: unknown, opts: SaveOptions = {}) => saveRuntime(res, input, opts),
     /** Checks proposed runtime settings without saving; each problem is answered on its own. */
     validateRuntime: (input: unknown) => validateRuntime(res, input),
+    /** Every known category: the built-in ones, then the custom ones (with their target templates). */
+    listCategories: () => listKnownCategories(res.db),
+    /** Creates a custom category (PREFERENCE_INVALID, CATEGORY_BUILT_IN, CATEGORY_EXISTS). */
+    createCategory: (input: unknown) => createCategory(res.db, input, res.clock()),
+    /** Deletes a custom category (CATEGORY_BUILT_IN, CATEGORY_NOT_FOUND); rows keep their category. */
+    deleteCategory: (name: string) => deleteCategory(res.db, name),
     /** The built-in strategy packs, the active one marked. */
     listStrategyPacks: () => listStrategyPacks(res),
     /** The active strategy pack (the default one if the stored id is no longer built in). */

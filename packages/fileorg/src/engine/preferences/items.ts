@@ -1,9 +1,11 @@
 import { encodeCursor, runTransaction, type Tx, toKeysetPage } from "@vetted/store";
 import { and, asc, eq, gt, max, ne, or, type SQL } from "drizzle-orm";
+import { categoriesOfRule } from "../../domain/categories.js";
 import type { PreferenceFamily } from "../../domain/preference-family.js";
 import { compileConditions } from "../../domain/review-rule.js";
 import { PreferenceInvalidError, PreferenceNotFoundError, ReviewError } from "../../review-errors.js";
 import { preferences, preferenceVersions } from "../../store/review-schema.js";
+import { assertKnownCategories } from "../categories.js";
 import { boundedDepth, checkStoredPaths } from "../preference-guards.js";
 import { cursorKey, pageLimit } from "../query-kit.js";
 import {
@@ -129,7 +131,11 @@ export async function saveItem<F extends ItemFamily>(
 ): Promise<Stored<F>> {
   const item = parseItem(family, boundedDepth(input, family));
   // A user regex runs in linear time or is refused (REGEX_INVALID); a stored path lies inside the roots.
-  if ("conditions" in item) compileConditions(item.conditions);
+  if ("conditions" in item) {
+    compileConditions(item.conditions);
+    // A rule may set or test any known category, built in or custom (CATEGORY_UNKNOWN otherwise).
+    await assertKnownCategories(res.db, categoriesOfRule(item));
+  }
   await checkStoredPaths(res.guard, item);
   const id = item.id ?? res.ids(ID_PREFIX[family]);
   const now = res.clock();

@@ -18,6 +18,8 @@ import { findStrategyPack, STRATEGY_PACKS, type StrategyPack } from "../../domai
 import { PreferenceInvalidError } from "../../review-errors.js";
 import { preferences, preferenceVersions } from "../../store/review-schema.js";
 import type { Queryable } from "../db.js";
+import { effectiveRootsOf } from "../effective-roots.js";
+import type { PathGuard } from "../path-guard.js";
 import { boundedDepth, checkStoredRuntime } from "../preference-guards.js";
 import {
   iso,
@@ -51,8 +53,19 @@ export async function readRuntime(db: Queryable): Promise<{
   if (row === undefined) {
     return { settings: DEFAULT_RUNTIME_SETTINGS, version: 0, updatedAt: null, createdAt: null };
   }
+  const stored = row.data as Omit<Partial<RuntimeSettings>, "limits"> & { limits?: Record<string, number> };
+  // Settings saved before `max_file_bytes` was named so kept it as `max_file_size_bytes`.
+  const { max_file_size_bytes: legacy, ...limits } = stored.limits ?? {};
   return {
-    settings: { ...DEFAULT_RUNTIME_SETTINGS, ...(row.data as Partial<RuntimeSettings>) },
+    settings: {
+      ...DEFAULT_RUNTIME_SETTINGS,
+      ...stored,
+      limits: {
+        ...DEFAULT_RUNTIME_SETTINGS.limits,
+        ...(legacy === undefined ? {} : { max_file_bytes: legacy }),
+        ...limits,
+      },
+    },
     version: row.version,
     updatedAt: row.updatedAt,
     createdAt: row.createdAt,
@@ -64,10 +77,12 @@ export function runtimeView(
   settings: RuntimeSettings,
   version: number,
   updatedAt: number | null,
+  effectiveRoots: readonly string[],
 ): RuntimeSettingsView {
   const ai = settings.ai_classifier;
   return {
     ...settings,
+    effective_roots: [...effectiveRoots],
     ai_classifier:
       ai === null
         ? null
@@ -108,8 +123,27 @@ async function checkDir(path: string, pointer: string, mayBeMissing: boolean): P
   return problems;
 }
 
-async function checkOnDisk(s: RuntimeSettings): Promise<RuntimeProblem[]> {
-  const checks = s.allowed_roots.map((root, i) => checkDir(root, `/allowed_roots/${i}`, false));
+/** A root of the settings outside the environment's roots would widen them: refused. */
+async function checkWithinEnvironment(guard: PathGuard, root: string, pointer: string) {
+  try {
+    await guard.resolvePossiblyMissing(root);
+    return [];
+  } catch {
+    return [
+      {
+        pointer,
+        code: "OUTSIDE_ENVIRONMENT_ROOTS",
+        message: `${root} is outside the server's allowed roots (${guard.roots.join(", ")}); allowed_roots can only narrow them`,
+      },
+    ];
+  }
+}
+
+async function checkOnDisk(s: RuntimeSettings, guard: PathGuard): Promise<RuntimeProblem[]> {
+  const checks = s.allowed_roots.flatMap((root, i) => [
+    checkDir(root, `/allowed_roots/${i}`, false),
+    checkWithinEnvironment(guard, root, `/allowed_roots/${i}`),
+  ]);
   if (s.default_output_root !== null)
     checks.push(checkDir(s.default_output_root, "/default_output_root", true));
   const problems = (await Promise.all(checks)).flat();
@@ -159,7 +193,7 @@ export async function saveRuntime(
     });
     return { settings: next, version: v };
   });
-  return runtimeView(settings, version, now);
+  return runtimeView(settings, version, now, await effectiveRootsOf(res.guard, settings.allowed_roots));
 }
 
 /**
@@ -167,18 +201,41 @@ export async function saveRuntime(
  * and on disk that roots exist and are writable. Each problem is answered on its own.
  */
 export async function validateRuntime(res: PreferencesResources, input: unknown): Promise<RuntimeValidation> {
-  const parsed = RuntimeSettingsInput.safeParse(input);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => ({
-      pointer: toIssues({ issues: [i] } as z.core.$ZodError)[0]?.pointer ?? "",
-      code: "INVALID",
-      message: i.message,
-    }));
-    return { ok: false, problems };
-  }
-  const merged = mergeRuntimeSettings((await readRuntime(res.db)).settings, parsed.data);
-  const problems = [...checkRuntimeSettings(merged), ...(await checkOnDisk(merged))];
+  // Each field is parsed on its own, so one bad field hides no other problem: the fields that parse are
+  // still checked against each other and on disk.
+  const { valid, problems } = parseFieldByField(input);
+  const merged = mergeRuntimeSettings((await readRuntime(res.db)).settings, valid);
+  problems.push(...checkRuntimeSettings(merged), ...(await checkOnDisk(merged, res.guard)));
   return { ok: problems.length === 0, problems };
+}
+
+/** Parses runtime settings field by field: the fields that parse, and one INVALID problem per issue. */
+function parseFieldByField(input: unknown): { valid: RuntimeSettingsInput; problems: RuntimeProblem[] } {
+  const problems: RuntimeProblem[] = [];
+  if (input === null || typeof input !== "object" || Array.isArray(input)) {
+    return { valid: {}, problems: [{ pointer: "", code: "INVALID", message: "settings must be an object" }] };
+  }
+  const shape = RuntimeSettingsInput.shape;
+  const valid: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    const schema = (shape as Record<string, z.ZodType>)[key];
+    if (schema === undefined) {
+      problems.push({
+        pointer: `/${key}`,
+        code: "INVALID",
+        message: `unknown setting; use one of ${Object.keys(shape).join(", ")}`,
+      });
+      continue;
+    }
+    const parsed = schema.safeParse(value);
+    if (parsed.success) {
+      valid[key] = parsed.data;
+      continue;
+    }
+    for (const issue of toIssues(parsed.error))
+      problems.push({ pointer: `/${key}${issue.pointer}`, code: "INVALID", message: issue.message });
+  }
+  return { valid: valid as RuntimeSettingsInput, problems };
 }
 
 /** The built-in strategy packs, the active one marked. */

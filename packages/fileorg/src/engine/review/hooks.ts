@@ -4,6 +4,7 @@ import { boostConfidence, suggestFor } from "../../domain/learned-signals.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
 import { findStrategyPack } from "../../domain/strategy-packs.js";
 import type { Stored } from "../preferences/index.js";
+import { analyzeParamsOf, analyzeRulesOf } from "./analyze-rules.js";
 import { learnedIndex, recordEdits } from "./learning.js";
 import type { ReviewResources } from "./resources.js";
 
@@ -14,16 +15,10 @@ import type { ReviewResources } from "./resources.js";
 export function registerReviewHooks(res: ReviewResources): void {
   const { fileorg, preferences } = res;
   fileorg.onRowsEdited((event) => recordEdits(res, event));
-  fileorg.onAnalyzeParams(async () => {
-    const runtime = await preferences.runtimeSettings();
-    const pack = await preferences.activeStrategyPack();
-    return {
-      strategy_pack_id: pack.id,
-      confidence_threshold: pack.confidence_threshold,
-      naming_template: runtime.default_naming_template,
-      ...(runtime.default_output_root === null ? {} : { output_dir: runtime.default_output_root }),
-    };
-  });
+  fileorg.onAnalyzeParams(async () =>
+    analyzeParamsOf(await preferences.runtimeSettings(), await preferences.activeStrategyPack()),
+  );
+  fileorg.onAnalyzeRules(analyzeRulesOf(res));
   fileorg.onAnalyzeRows(async (job) => {
     const index = await learnedIndex(res);
     if (index.bySignal.size === 0) return undefined;
@@ -66,6 +61,7 @@ export async function analyzeInboxFiles(
       naming_template: pack.naming_template,
       files: files.map((f) => f.path),
       confidence_threshold: pack.confidence_threshold,
+      strategy_pack_id: pack.id,
     },
     actor,
   );

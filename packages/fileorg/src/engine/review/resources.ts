@@ -55,6 +55,6 @@ export function reasonFilter(reason: string): SQL {
 
 /** A stored row as the facts review rules are evaluated over. */
 export function toFacts(r: RowRecord): ReviewRowFacts {
-  const { job_id: _job, conflict_ids: _conflicts, ...row } = toManifestRow(r);
+  const { job_id: _job, conflict_ids: _conflicts, applied_rules: _rules, ...row } = toManifestRow(r);
   return { ...row, has_conflict: r.conflictIds.length > 0 };
 }

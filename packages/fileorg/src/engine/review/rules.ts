@@ -1,5 +1,6 @@
 import { basename, join } from "node:path";
 import { asc, eq, type SQL } from "drizzle-orm";
+import { categoriesOfRule } from "../../domain/categories.js";
 import type { Actor } from "../../domain/job.js";
 import type { RuleOutcome, RuleRequest } from "../../domain/review-api.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
@@ -11,6 +12,7 @@ import { FileorgError, NotFoundError } from "../../errors.js";
 import { ReviewError } from "../../review-errors.js";
 import { rulePrefilter } from "../../store/review-queries.js";
 import { rows } from "../../store/schema.js";
+import { assertKnownCategories, categoryTemplates } from "../categories.js";
 import {
   type InternalPatch,
   loadRows,
@@ -35,7 +37,11 @@ async function loadFacts(
 }
 
 async function resolveRule(res: ReviewResources, request: RuleRequest): Promise<ReviewRule> {
-  if ("rule" in request) return request.rule;
+  if ("rule" in request) {
+    // An inline rule may set or test any known category, built in or custom (CATEGORY_UNKNOWN otherwise).
+    await assertKnownCategories(res.db, categoriesOfRule(request.rule));
+    return request.rule;
+  }
   try {
     return await res.preferences.get("review-rules", request.rule_id);
   } catch {
@@ -46,7 +52,11 @@ async function resolveRule(res: ReviewResources, request: RuleRequest): Promise<
 }
 
 /** The target renderers of a rule plan: a rule's own template, and retargeting on a new category. */
-function renderersOf(job: JobRecord, records: ReadonlyMap<string, RowRecord>) {
+function renderersOf(
+  job: JobRecord,
+  records: ReadonlyMap<string, RowRecord>,
+  byCategory: ReadonlyMap<string, ParsedTemplate>,
+) {
   const outputDir = String(job.params.output_dir ?? "");
   const jobTemplate = parseTemplate(String(job.params.naming_template ?? ""));
   const templates = new Map<string, ParsedTemplate | string>();
@@ -71,23 +81,25 @@ function renderersOf(job: JobRecord, records: ReadonlyMap<string, RowRecord>) {
       if (typeof parsed === "string") return { ok: false as const, message: parsed };
       return { ok: true as const, path: render(row, parsed, row.category) };
     },
-    retarget: (row: ReviewRowFacts, category: string) =>
-      records.get(row.row_id)?.targetEdited === false && jobTemplate.ok
-        ? render(row, jobTemplate.template, category)
-        : undefined,
+    retarget: (row: ReviewRowFacts, category: string) => {
+      if (records.get(row.row_id)?.targetEdited !== false) return undefined;
+      // A custom category with a target template of its own renders with it.
+      const template = byCategory.get(category) ?? (jobTemplate.ok ? jobTemplate.template : undefined);
+      return template === undefined ? undefined : render(row, template, category);
+    },
   };
 }
 
 /** A planned change with the bucket the core will compute (conflicts it may open or close not foreseen). */
 function predictBucket(p: RowChanges, r: RowRecord, threshold: number): PlannedRow {
   const approve = p.changes.review_bucket?.to === "auto_safe";
-  const edits =
-    p.changes.category !== undefined || p.changes.target_path !== undefined || p.changes.action !== undefined;
-  const approvedAfter = approve || (r.reasonCodes.includes(REVIEW_MARKERS.approved) && !edits);
+  // A rule's changes are not a person's edits: they neither mark the row edited nor withdraw its approval.
+  const approvedAfter = approve || r.reasonCodes.includes(REVIEW_MARKERS.approved);
   const reasonCodes = r.reasonCodes.filter((c) => c !== REVIEW_MARKERS.approved);
   if (approvedAfter) reasonCodes.push(REVIEW_MARKERS.approved);
   const action = (p.changes.action?.to as RowRecord["action"] | undefined) ?? r.action;
-  const predicted = verdictOf({ ...r, action, edited: r.edited || edits, reasonCodes }, threshold).bucket;
+  if (p.changes.action?.to === "skip") reasonCodes.push(REVIEW_MARKERS.skipChosen);
+  const predicted = verdictOf({ ...r, action, reasonCodes }, threshold).bucket;
   const changes = { ...p.changes };
   if (predicted !== r.reviewBucket) changes.review_bucket = { from: r.reviewBucket, to: predicted };
   else delete changes.review_bucket;
@@ -106,7 +118,8 @@ async function planRule(res: ReviewResources, jobId: string, request: RuleReques
   const rule = await resolveRule(res, request);
   // SQL narrows the rows the rule can match; the rule itself is then evaluated exactly.
   const { facts, records } = await loadFacts(res, jobId, rulePrefilter(jobId, rule.conditions));
-  const planned = planRules(facts, [rule], { ...renderersOf(job, records), includeUnchanged: true });
+  const renderers = renderersOf(job, records, await categoryTemplates(res.db));
+  const planned = planRules(facts, [rule], { ...renderers, includeUnchanged: true });
   const threshold = thresholdOf(job);
   const out: PlannedRow[] = [];
   for (const p of planned) {
@@ -132,7 +145,7 @@ export async function previewRule(
 
 function patchOf(p: PlannedRow): InternalPatch {
   const patch: InternalPatch = {};
-  if (p.changes.category !== undefined) patch.category = p.changes.category.to as RowRecord["category"];
+  if (p.changes.category !== undefined) patch.category = p.changes.category.to;
   if (p.changes.target_path !== undefined) patch.target_path = p.changes.target_path.to;
   if (p.changes.action !== undefined) patch.action = p.changes.action.to as RowRecord["action"];
   if (p.approve) patch.approved = true;
@@ -161,6 +174,7 @@ export async function applyRule(
     actor: actor.actor,
     requestId: actor.requestId,
     auditAction: "review.rule_applied",
+    personEdit: false,
     extraAudit: [
       {
         jobId,

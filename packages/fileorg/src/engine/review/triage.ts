@@ -5,13 +5,8 @@ import type { BatchTriageRequest, BatchTriageResult } from "../../domain/review-
 import { parseTemplate, renderTemplate } from "../../domain/template.js";
 import { FileorgError, NotFoundError } from "../../errors.js";
 import { rows } from "../../store/schema.js";
-import {
-  type InternalPatch,
-  loadRows,
-  pathTextFilter,
-  type RowRecord,
-  requireManifestJob,
-} from "../manifest/index.js";
+import { assertKnownCategories } from "../categories.js";
+import { type InternalPatch, loadRows, pathTextFilter, requireManifestJob } from "../manifest/index.js";
 import type { JobRecord } from "../records.js";
 import { summaryOf } from "./queue.js";
 import { type ReviewResources, reasonFilter } from "./resources.js";
@@ -91,7 +86,7 @@ async function triageOps(
     case "skip":
       return rowIds.map((id) => ({ row_id: id, patch: { action: "skip" } }));
     case "set_category":
-      return rowIds.map((id) => ({ row_id: id, patch: { category: value as RowRecord["category"] } }));
+      return rowIds.map((id) => ({ row_id: id, patch: { category: value } }));
     case "set_target":
       return targetOps(res, job, rowIds, value);
   }
@@ -109,6 +104,7 @@ export async function batchTriage(
   actor: Actor,
 ): Promise<BatchTriageResult> {
   const job = await requireManifestJob(res.db, jobId);
+  if (request.action === "set_category") await assertKnownCategories(res.db, [request.value ?? ""], "/value");
   const rowIds = await triageRowIds(res, jobId, request);
   if (rowIds.length === 0) {
     return { applied_count: 0, revision: job.revision ?? 0, summary: await summaryOf(res, jobId) };
@@ -118,6 +114,7 @@ export async function batchTriage(
     actor: actor.actor,
     requestId: actor.requestId,
     auditAction: "review.triage",
+    personEdit: false,
     extraAudit: [
       {
         jobId,
