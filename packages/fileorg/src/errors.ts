@@ -19,6 +19,8 @@ export const FILEORG_ERROR_CODES = [
   "JOURNAL_TAMPERED",
   "ROW_NOT_EDITABLE",
   "ILLEGAL_TRANSITION",
+  "PATH_NOT_ABSOLUTE",
+  "UNKNOWN_ROW_IDS",
 ] as const;
 
 /** A stable SCREAMING_SNAKE error code of `@vetted/fileorg`. */
