@@ -40,7 +40,8 @@ const ManifestQuery = PageQuery.extend({
 const ResolveResult = z
   .object({ revision: z.number().int(), plan_hash: z.string(), conflicts: z.array(Conflict) })
   .meta({ id: "FileorgResolveResult" });
-const IfMatch = z.object({
+/** The `If-Match` header of a route that changes a manifest. */
+export const IfMatch = z.object({
   "if-match": z
     .string()
     .optional()
@@ -48,7 +49,7 @@ const IfMatch = z.object({
 });
 
 /** Parses `If-Match: 3`, `"3"` or `W/"3"` into a revision. */
-function parseIfMatch(value: string | undefined): number | undefined {
+export function parseIfMatch(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === "*") return undefined;
   const n = Number(value.trim().replace(/^W\//, "").replaceAll('"', ""));
   if (!Number.isSafeInteger(n) || n < 0) {

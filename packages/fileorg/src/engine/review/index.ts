@@ -12,6 +12,7 @@ import { analyzeInboxFiles, registerReviewHooks } from "./hooks.js";
 import { clearLearned, type LearnedPageQuery, listLearned } from "./learning.js";
 import { queuePage, summaryOf } from "./queue.js";
 import { createReviewResources, type ReviewEngineOptions } from "./resources.js";
+import type { RevisionOptions } from "./revision-guard.js";
 import { applyRule, draftFromExamples, previewRule } from "./rules.js";
 import { batchTriage } from "./triage.js";
 
@@ -38,12 +39,17 @@ export function createReviewEngine(options: ReviewEngineOptions) {
     /** Counts per bucket and the top reasons of a job (cached per manifest revision). */
     summary: (jobId: string) => summaryOf(res, jobId),
     /** One action over many rows (`row_ids`, or every row matching `filter`), in one atomic patch batch. */
-    batchTriage: (jobId: string, request: BatchTriageRequest, actor: Actor): Promise<BatchTriageResult> =>
-      batchTriage(res, jobId, request, actor),
+    batchTriage: (
+      jobId: string,
+      request: BatchTriageRequest,
+      actor: Actor,
+      options: RevisionOptions = {},
+    ): Promise<BatchTriageResult> => batchTriage(res, jobId, request, actor, options),
     /** The rows a rule (saved, by id, or inline) matches and the exact change per row; saves nothing. */
     previewRule: (jobId: string, request: RuleRequest) => previewRule(res, jobId, request),
     /** Applies a rule to the manifest as one atomic, audited revision; answers what changed. */
-    applyRule: (jobId: string, request: RuleRequest, actor: Actor) => applyRule(res, jobId, request, actor),
+    applyRule: (jobId: string, request: RuleRequest, actor: Actor, options: RevisionOptions = {}) =>
+      applyRule(res, jobId, request, actor, options),
     /** Drafts a rule from two or more example rows of a job; the draft is not saved. */
     draftFromExamples: (jobId: string, rowIds: readonly string[]) => draftFromExamples(res, jobId, rowIds),
     /** Learned signal → outcome pairs, strongest first, one page at a time. */
