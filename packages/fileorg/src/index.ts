@@ -209,6 +209,7 @@ export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } fr
 export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox/index.js";
 export { createInboxEngine } from "./engine/inbox/index.js";
 export { ManifestFolder, ManifestView, RowPreview } from "./engine/insights.js";
+export type { JobsSnapshot } from "./engine/jobs/snapshot.js";
 export { JOURNAL_KEY_FILE, loadJournalKey } from "./engine/journal-key.js";
 export type {
   InternalPatch,
