@@ -165,6 +165,14 @@ export {
   RuleCondition,
   RuleConditions,
 } from "./domain/review-rule.js";
+export {
+  categoryIssue,
+  checkViewFilter,
+  type FilterIssue,
+  isKnownReason,
+  KNOWN_REASON_CODES,
+  ReasonCode,
+} from "./domain/row-filter.js";
 export type { DraftRule } from "./domain/rule-inference.js";
 export { draftRuleFromExamples } from "./domain/rule-inference.js";
 export type { StrategyPack } from "./domain/strategy-packs.js";

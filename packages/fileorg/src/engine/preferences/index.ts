@@ -16,6 +16,7 @@ import {
   saveRuntime,
   validateRuntime,
 } from "./runtime.js";
+import { knownCategories } from "./view-check.js";
 
 export {
   ITEM_SCHEMAS,
@@ -60,6 +61,8 @@ export function createPreferencesEngine(options: PreferencesEngineOptions) {
     saveRuntime: (input: unknown, opts: SaveOptions = {}) => saveRuntime(res, input, opts),
     /** Checks proposed runtime settings without saving; each problem is answered on its own. */
     validateRuntime: (input: unknown) => validateRuntime(res, input),
+    /** The categories a filter or a saved view may name (built-in, and custom ones where they exist). */
+    knownCategories: () => knownCategories(res),
     /** The built-in strategy packs, the active one marked. */
     listStrategyPacks: () => listStrategyPacks(res),
     /** The active strategy pack (the default one if the stored id is no longer built in). */

@@ -18,6 +18,7 @@ import {
   toIssues,
   toStored,
 } from "./resources.js";
+import { assertViewKnown } from "./view-check.js";
 
 /** Paging of a preference list. */
 export interface PreferencePageQuery {
@@ -130,6 +131,7 @@ export async function saveItem<F extends ItemFamily>(
   const item = parseItem(family, boundedDepth(input, family));
   // A user regex runs in linear time or is refused (REGEX_INVALID); a stored path lies inside the roots.
   if ("conditions" in item) compileConditions(item.conditions);
+  if (family === "views") await assertViewKnown(res, item as ItemOf<"views">);
   await checkStoredPaths(res.guard, item);
   const id = item.id ?? res.ids(ID_PREFIX[family]);
   const now = res.clock();

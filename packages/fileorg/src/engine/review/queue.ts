@@ -79,7 +79,8 @@ export async function summaryOf(
   return summary;
 }
 
-async function toQueueRows(
+/** Stored rows as queue rows: labelled reasons and learned suggestions. */
+export async function toQueueRows(
   res: ReviewResources,
   job: JobRecord,
   records: RowRecord[],
