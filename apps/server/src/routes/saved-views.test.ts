@@ -58,8 +58,8 @@ async function allPages(path: string, limit: number): Promise<ManifestRow[]> {
   let cursor: string | null = null;
   do {
     const sep = path.includes("?") ? "&" : "?";
-    const url = `${path}${sep}limit=${limit}${cursor === null ? "" : `&cursor=${cursor}`}`;
-    const page = await call<ManifestPage>("GET", url);
+    const url: string = `${path}${sep}limit=${limit}${cursor === null ? "" : `&cursor=${cursor}`}`;
+    const page: { status: number; body: ManifestPage } = await call<ManifestPage>("GET", url);
     expect(page.status).toBe(200);
     out.push(...page.body.items);
     cursor = page.body.next_cursor;
