@@ -129,6 +129,20 @@ describe("GET /api/jobs/{job_id}/manifest?view=", () => {
   });
 });
 
+describe("GET /api/jobs/{job_id}/manifest?reason=", () => {
+  it("filters by a known reason, alone or from a view, and refuses an unknown one naming the known ones", async () => {
+    const jobId = await analyzed();
+    const unknown = await call<ManifestPage>("GET", `/api/jobs/${jobId}/manifest?reason=UNKNOWN_TYPE`);
+    expect(names(unknown.body.items).sort()).toEqual(["u-big.zzz", "u-small.zzz"]);
+    const view = await saveView({ name: "Unknown types", filter: { reason: "UNKNOWN_TYPE" } });
+    const viewed = await call<ManifestPage>("GET", `/api/jobs/${jobId}/manifest?view=${view}`);
+    expect(names(viewed.body.items).sort()).toEqual(["u-big.zzz", "u-small.zzz"]);
+    const refused = await call<ErrorEnvelope>("GET", `/api/jobs/${jobId}/manifest?reason=SOMETHING`);
+    expect([refused.status, refused.body.error.code]).toEqual([400, "VALIDATION_FAILED"]);
+    expect(refused.body.error.message).toContain('unknown reason "SOMETHING"; use one of');
+  });
+});
+
 describe("GET /api/jobs/{job_id}/review-queue?view=", () => {
   it("applies the view's filter and sort to the queue; an explicit bucket wins", async () => {
     const jobId = await analyzed();
