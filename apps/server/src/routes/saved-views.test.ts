@@ -172,6 +172,18 @@ describe("GET /api/jobs/{job_id}/review-queue?view=", () => {
     const plain = await call<ManifestPage>("GET", `/api/jobs/${jobId}/review-queue`);
     const viewed = await call<ManifestPage>("GET", `/api/jobs/${jobId}/review-queue?view=${view}`);
     expect(viewed.body.items).toEqual(plain.body.items);
+    const narrow = await saveView({ name: "The big unknown", filter: { q: "u-big", category: "other" } });
+    const narrowed = await call<ManifestPage>("GET", `/api/jobs/${jobId}/review-queue?view=${narrow}`);
+    expect(names(narrowed.body.items)).toEqual(["u-big.zzz"]);
+    const pending = await saveView({
+      name: "Pending docs",
+      filter: { status: "pending", category: "documents" },
+    });
+    const docs = await call<ManifestPage>(
+      "GET",
+      `/api/jobs/${jobId}/review-queue?view=${pending}&bucket=auto_safe`,
+    );
+    expect(names(docs.body.items).sort()).toEqual(["big.txt", "mid.txt", "small.txt"]);
     const missing = await call<ErrorEnvelope>("GET", `/api/jobs/${jobId}/review-queue?view=nope`);
     expect([missing.status, missing.body.error.code]).toEqual([404, "VIEW_NOT_FOUND"]);
   });

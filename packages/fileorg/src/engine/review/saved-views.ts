@@ -3,10 +3,16 @@ import { ViewItem } from "../../domain/preferences.js";
 import type { ReviewQueuePage, ReviewQueueQuery } from "../../domain/review-api.js";
 import { checkViewFilter } from "../../domain/row-filter.js";
 import { PreferenceInvalidError, PreferenceNotFoundError, ReviewError } from "../../review-errors.js";
-import { type ListRowsOptions, type RowSort, requireManifestJob, sortedRowPage } from "../manifest/index.js";
+import {
+  type ListRowsOptions,
+  type RowSort,
+  requireManifestJob,
+  rowFilters,
+  sortedRowPage,
+} from "../manifest/index.js";
 import type { Stored } from "../preferences/index.js";
 import { toIssues } from "../preferences/resources.js";
-import { summaryOf, toQueueRows } from "./queue.js";
+import { queuePage, summaryOf, toQueueRows } from "./queue.js";
 import type { ReviewResources } from "./resources.js";
 
 /** The list family review-queue pages through a view are bound to. */
@@ -82,8 +88,9 @@ export async function manifestPage(
 
 /**
  * A page of the review queue through a saved view: the view's filter (explicit `bucket`/`reason` win), in
- * the view's sort — review priority when it has none. Without a bucket or status from either, the queue's
- * scope applies (blocked, conflict, needs_review rows that are pending or failed).
+ * the view's sort — review priority when it has none (then the queue's own pages over its index, with the
+ * view's other fields as extra conditions). Without a bucket or status from either, the queue's scope
+ * applies (blocked, conflict, needs_review rows that are pending or failed).
  */
 export async function viewQueuePage(
   res: ReviewResources,
@@ -93,7 +100,17 @@ export async function viewQueuePage(
   const job = await requireManifestJob(res.db, jobId);
   const view = await loadSavedView(res, query.view);
   const filter = overlay(viewFilter(view), { bucket: query.bucket, reason: query.reason });
-  const sort: RowSort[] = view.sort.length > 0 ? view.sort : [{ field: "priority", direction: "asc" }];
+  if (view.sort.length === 0) {
+    // Priority order: the queue's own per-bucket pages over its index, narrowed by the view's other fields.
+    const { status, category, text } = filter;
+    const scope = {
+      where: rowFilters(jobId, { status, category, text }),
+      statuses: status === undefined ? undefined : [status],
+    };
+    const page = { cursor: query.cursor, limit: query.limit };
+    return queuePage(res, jobId, { bucket: filter.bucket, reason: filter.reason, ...page }, scope);
+  }
+  const sort: RowSort[] = view.sort;
   const options = {
     ...filter,
     ...(filter.bucket === undefined ? { buckets: ATTENTION_BUCKETS } : {}),
