@@ -7,6 +7,7 @@ import { createHttpServer } from "./http-server.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { runMigrations } from "./migrate.js";
+import { listenOrExit, warnUnusableRoots } from "./startup.js";
 import { SERVER_VERSION } from "./version.js";
 
 /** The configuration from the environment; an invalid variable ends the process with exit code 2. */
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
     migrated,
   });
 
+  warnUnusableRoots(config.allowedRoots, logger);
   const metrics = createMetrics(logger);
   const { runs, fileorgDeps } = await startEngines(config, database, logger, metrics);
   const { fileorg, inbox } = fileorgDeps;
@@ -82,7 +84,7 @@ async function main(): Promise<void> {
     requestTimeoutMs: config.requestTimeoutMs,
     logger,
   });
-  server.listen(config.port, config.host, () => {
+  listenOrExit(server, config.port, config.host, () => {
     const info = server.address();
     if (info === null || typeof info === "string") return;
     // Known before the worker starts: an `http` step may not call this server's own API.

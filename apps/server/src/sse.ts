@@ -37,6 +37,18 @@ export interface StreamOptions<M> {
   heartbeatMs?: number | undefined;
   /** Ends the stream once the stored messages are sent (its subject had already finished). */
   endAfterReplay?: boolean | undefined;
+  /**
+   * When the client sends no `Last-Event-ID`: what to send instead of the stored history — the current
+   * state as frames, and the id it is as of (sent as `id:`; only messages after it follow).
+   */
+  snapshot?: (() => Promise<{ id: number; frames: SseFrame[] }>) | undefined;
+}
+
+/** Whether the client resumes: a `Last-Event-ID` that is a whole number. */
+function resumes(c: Context): boolean {
+  const header = c.req.header("Last-Event-ID");
+  const id = header === undefined || header.trim() === "" ? Number.NaN : Number(header);
+  return Number.isSafeInteger(id) && id >= 0;
 }
 
 /** The id to resume after: a valid `Last-Event-ID` wins over `after`. */
@@ -85,7 +97,8 @@ class LiveQueue<M> {
 
 /**
  * Answers a server-sent event stream: subscribes first (so nothing published meanwhile is lost), replays the
- * stored events after the client's `Last-Event-ID` (or `after`), then sends live ones, each at most once and
+ * stored events after the client's `Last-Event-ID` (or `after`; or, with a `snapshot` and no
+ * `Last-Event-ID`, sends the snapshot and continues after its id), then sends live ones, each at most once and
  * in id order, with a heartbeat comment whenever the stream was idle for `heartbeatMs`. Unsubscribes when the
  * client goes away or the last message was sent.
  */
@@ -99,6 +112,12 @@ export function streamEvents<M>(c: Context, options: StreamOptions<M>): Response
     });
     stream.onAbort(() => live.close());
     let lastId = start;
+    if (options.snapshot !== undefined && !resumes(c)) {
+      // Subscribed first, so nothing after the snapshot's id is lost; history is sent only on resume.
+      const snapshot = await options.snapshot();
+      lastId = snapshot.id;
+      await writeFrames(stream, snapshot.id, snapshot.frames);
+    }
     /** Sends one message unless already sent; answers whether the stream is over. */
     const emit = async (m: M): Promise<boolean> => {
       const id = options.idOf(m);

@@ -183,6 +183,32 @@ async function main(): Promise<void> {
   });
   const regexTime = performance.now() - t2;
 
+  // Saved views: manifest pages in a view's sort (a full sort of the job's rows per page: no index
+  // covers an arbitrary order), and queue pages through a view with no sort (priority order).
+  const bySize = await preferences.save("views", {
+    name: "Biggest first",
+    sort: [{ field: "size", direction: "desc" }],
+  });
+  const viewTimes: number[] = [];
+  let viewPage = await review.manifestPage(jobId, { view: bySize.id, limit: PAGE });
+  for (let p = 0; p < 20 && viewPage.next_cursor !== null; p++) {
+    const t1 = performance.now();
+    viewPage = await review.manifestPage(jobId, {
+      view: bySize.id,
+      limit: PAGE,
+      cursor: viewPage.next_cursor,
+    });
+    viewTimes.push(performance.now() - t1);
+  }
+  const plainView = await preferences.save("views", { name: "Queue as is" });
+  const viewQueueTimes: number[] = [];
+  let viewQueue = await review.queue(jobId, { view: plainView.id, limit: PAGE });
+  for (let p = 0; p < 20 && viewQueue.next_cursor !== null; p++) {
+    const t1 = performance.now();
+    viewQueue = await review.queue(jobId, { view: plainView.id, limit: PAGE, cursor: viewQueue.next_cursor });
+    viewQueueTimes.push(performance.now() - t1);
+  }
+
   const pageP95 = percentile(queueTimes, 95);
   const basePageP95 = percentile(baseline, 95);
   const previewMedian = percentile(previews, 50);
@@ -191,6 +217,8 @@ async function main(): Promise<void> {
     `review-queue page of ${PAGE} (p95 over ${queueTimes.length} pages): ${ms(pageP95)}  (p50 ${ms(percentile(queueTimes, 50))}; target ≤ 50 ms)`,
     `  baseline plain indexed page of ${PAGE} (p95): ${ms(basePageP95)}  → ratio ${(pageP95 / basePageP95).toFixed(2)}×`,
     `  first page with a cold summary: ${ms(cold)}; filtered by bucket+reason (p95): ${ms(percentile(filtered, 95))}`,
+    `manifest page of ${PAGE} through a view sorted by size (p95 over ${viewTimes.length}): ${ms(percentile(viewTimes, 95))}  → ratio ${(percentile(viewTimes, 95) / basePageP95).toFixed(2)}× the plain page`,
+    `review-queue page of ${PAGE} through a view in priority order (p95 over ${viewQueueTimes.length}): ${ms(percentile(viewQueueTimes, 95))}  → ratio ${(percentile(viewQueueTimes, 95) / basePageP95).toFixed(2)}× the plain page`,
     `rule preview over ${ROWS} rows (median of 5, ${matched} matches): ${ms(previewMedian)}  (max ${ms(Math.max(...previews))}; target ≤ 300 ms)`,
     `  baseline plain SELECT of the same narrowed rows (median of 5): ${ms(loadMedian)}  → ratio ${(previewMedian / loadMedian).toFixed(2)}×`,
     `  a rule SQL cannot narrow (regex only, ${regexOutcome.matched_count} matches, reads all ${ROWS} rows): ${ms(regexTime)}`,

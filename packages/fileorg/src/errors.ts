@@ -24,6 +24,8 @@ export const FILEORG_ERROR_CODES = [
   "CATEGORY_NOT_FOUND",
   "CATEGORY_BUILT_IN",
   "JOB_LIMIT_EXCEEDED",
+  "PATH_NOT_ABSOLUTE",
+  "UNKNOWN_ROW_IDS",
 ] as const;
 
 /** A stable SCREAMING_SNAKE error code of `@vetted/fileorg`. */

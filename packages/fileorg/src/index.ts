@@ -185,6 +185,14 @@ export {
   RuleCondition,
   RuleConditions,
 } from "./domain/review-rule.js";
+export {
+  categoryIssue,
+  checkViewFilter,
+  type FilterIssue,
+  isKnownReason,
+  KNOWN_REASON_CODES,
+  ReasonCode,
+} from "./domain/row-filter.js";
 export type { DraftRule } from "./domain/rule-inference.js";
 export { draftRuleFromExamples } from "./domain/rule-inference.js";
 export type { StrategyPack } from "./domain/strategy-packs.js";
@@ -243,6 +251,7 @@ export {
   createInboxEngine,
 } from "./engine/inbox/index.js";
 export { ManifestFolder, ManifestView, RowPreview } from "./engine/insights.js";
+export type { JobsSnapshot } from "./engine/jobs/snapshot.js";
 export { JOURNAL_KEY_FILE, loadJournalKey } from "./engine/journal-key.js";
 export type {
   InternalPatch,

@@ -8,6 +8,7 @@ export const REVIEW_ERROR_CODES = [
   "WATCH_SOURCE_NOT_FOUND",
   "BATCH_CHANGED",
   "INBOX_EMPTY",
+  "VIEW_NOT_FOUND",
 ] as const;
 /** A review error code. */
 export type ReviewErrorCode = (typeof REVIEW_ERROR_CODES)[number];

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { isLoopbackHost } from "../config.js";
 import { ServerError } from "../errors.js";
 
@@ -80,13 +80,29 @@ export function guardOrigin(allowedOrigins: readonly string[]): MiddlewareHandle
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
-/** State-changing /api requests that carry a body must send it as JSON. */
+/**
+ * Whether a request carries a body: a non-zero `Content-Length`, a `Transfer-Encoding`, or — with neither
+ * header (a `POST` sent with no body at all, e.g. `curl -X POST`) — a body stream that is not empty. That
+ * stream is read once here (bounded by the body limit before this) and stays cached on the request for the
+ * JSON validator.
+ */
+async function carriesBody(c: Context): Promise<boolean> {
+  const length = c.req.header("Content-Length");
+  if (length !== undefined) return length.trim() !== "0";
+  if (c.req.header("Transfer-Encoding") !== undefined) return true;
+  if (c.req.raw.body === null) return false;
+  return (await c.req.text()).length > 0;
+}
+
+/**
+ * State-changing /api requests that carry a body must send it as JSON; a request with no body at all
+ * passes whatever its Content-Type says (cancel, retry and inbox scan take none).
+ */
 export function requireJsonBody(): MiddlewareHandler {
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method) || c.req.method === "DELETE") return next();
     const type = c.req.header("Content-Type");
-    const length = c.req.header("Content-Length");
-    const hasBody = length === undefined ? c.req.raw.body !== null : length !== "0";
+    const hasBody = await carriesBody(c);
     if (hasBody && (type === undefined || !JSON_TYPE.test(type.split(";")[0]?.trim() ?? ""))) {
       throw new ServerError(
         "UNSUPPORTED_MEDIA_TYPE",

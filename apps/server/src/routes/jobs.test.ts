@@ -306,7 +306,14 @@ describe("bad input over HTTP", () => {
     expect(await code(join(t.dir, "in", "root-link"))).toEqual([403, "PATH_OUTSIDE_ROOT"]);
     expect(await code(join(t.dir, "missing"))).toEqual([404, "SOURCE_NOT_FOUND"]);
     expect(await code(join(t.dir, "in", "f.txt"))).toEqual([400, "NOT_A_DIRECTORY"]);
-    expect(await code("relative/path")).toEqual([403, "PATH_OUTSIDE_ROOT"]);
+    // A relative path is a mistake in the request, not an attempt to leave the roots: 400, not 403.
+    expect(await code("relative/path")).toEqual([400, "PATH_NOT_ABSOLUTE"]);
+    const relativeOut = await call<ErrorEnvelope>("POST", "/api/jobs/analyze", {
+      source_dir: join(t.dir, "in"),
+      output_dir: "sorted",
+    });
+    expect([relativeOut.status, relativeOut.body.error.code]).toEqual([400, "PATH_NOT_ABSOLUTE"]);
+    expect(relativeOut.body.error.message).toContain('"sorted"');
   });
 
   it("answers malformed bodies with 400 and unknown or wrong-kind jobs with 404 and 409", async () => {

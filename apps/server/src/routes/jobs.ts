@@ -143,13 +143,21 @@ function createJobListRoutes(deps: AppDeps) {
         method: "get",
         path: "/api/jobs/stream",
         tags: TAG,
-        summary: "SSE of job changes (event `job`: a snapshot; `id:` is a global event id)",
+        summary:
+          "SSE of job changes: first a `snapshot` of the queued, running and cancelling jobs, then one `job` event per change (`id:` is a global event id; with Last-Event-ID, the history after it instead of the snapshot)",
         responses: sseResponses("An event stream"),
       }),
       (c) =>
         streamEvents(c, {
           source: { replay: (after) => engine.eventsSince(after), subscribe: (l) => engine.subscribe(l) },
           heartbeatMs,
+          snapshot: async () => {
+            const snapshot = await engine.jobsSnapshot();
+            return {
+              id: snapshot.last_event_id,
+              frames: [{ event: "snapshot", data: JSON.stringify(snapshot) }],
+            };
+          },
           idOf: (m) => m.id,
           frames: async (m) => [
             {

@@ -10,6 +10,7 @@ import {
   ManifestRow,
   ManifestView,
   REVIEW_BUCKETS,
+  ReasonCode,
   ResolveRequest,
   ROW_ACTIONS,
   ROW_STATUSES,
@@ -36,11 +37,17 @@ const ManifestQuery = PageQuery.extend({
   category: CategoryName.optional(),
   action: z.enum(ROW_ACTIONS).optional(),
   text: z.string().min(1).max(500).optional(),
+  reason: ReasonCode.optional().meta({ description: "Only rows with this reason code" }),
+  view: z.string().min(1).optional().meta({
+    description:
+      "A saved view's id: its filter and sort apply; a filter field given here wins over the view's",
+  }),
 });
 const ResolveResult = z
   .object({ revision: z.number().int(), plan_hash: z.string(), conflicts: z.array(Conflict) })
   .meta({ id: "FileorgResolveResult" });
-const IfMatch = z.object({
+/** The `If-Match` header of a route that changes a manifest. */
+export const IfMatch = z.object({
   "if-match": z
     .string()
     .optional()
@@ -48,7 +55,7 @@ const IfMatch = z.object({
 });
 
 /** Parses `If-Match: 3`, `"3"` or `W/"3"` into a revision. */
-function parseIfMatch(value: string | undefined): number | undefined {
+export function parseIfMatch(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === "*") return undefined;
   const n = Number(value.trim().replace(/^W\//, "").replaceAll('"', ""));
   if (!Number.isSafeInteger(n) || n < 0) {
@@ -58,7 +65,7 @@ function parseIfMatch(value: string | undefined): number | undefined {
 }
 
 /** `/api/jobs/{job_id}/manifest...`: an analyze job's rows, edits, conflicts, grouped view and previews. */
-export function createManifestRoutes(deps: Pick<AppDeps, "fileorg">) {
+export function createManifestRoutes(deps: Pick<AppDeps, "fileorg" | "review">) {
   const engine = deps.fileorg;
   return new OpenAPIHono<AppEnv>()
     .openapi(
@@ -66,12 +73,12 @@ export function createManifestRoutes(deps: Pick<AppDeps, "fileorg">) {
         method: "get",
         path: "/api/jobs/{job_id}/manifest",
         tags: TAG,
-        summary: "A page of an analyze job's manifest, filtered",
+        summary: "A page of an analyze job's manifest, filtered, or through a saved view (`?view=`)",
         request: { params: JobIdParams, query: ManifestQuery },
-        responses: { 200: jsonResponse("A page of rows", ManifestPage), ...errors(404, 409) },
+        responses: { 200: jsonResponse("A page of rows", ManifestPage), ...errors(400, 404, 409) },
       }),
       async (c) => {
-        const page = await engine.listRows(c.req.valid("param").job_id, c.req.valid("query"));
+        const page = await deps.review.manifestPage(c.req.valid("param").job_id, c.req.valid("query"));
         c.header("ETag", `"${page.revision}"`);
         return c.json(page, 200);
       },

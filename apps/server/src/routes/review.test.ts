@@ -210,7 +210,7 @@ describe("batch triage", () => {
 
     const bad = await app.app.request(
       `/api/jobs/${jobId}/review-queue/batch-triage`,
-      post({ filter: {}, action: "set_category", value: "nope" }),
+      post({ all: true, action: "set_category", value: "nope" }),
     );
     expect(bad.status).toBe(400);
     expect(

@@ -21,6 +21,7 @@ import {
   PageLimit,
   PageQuery,
 } from "./common.js";
+import { IfMatch, parseIfMatch } from "./manifest.js";
 
 const JobParam = z.object({ job_id: idParam("job_id", "An analyze job") });
 const ok = <T extends z.ZodType>(description: string, schema: T) => ({
@@ -51,15 +52,23 @@ export function createReviewRoutes(deps: Pick<AppDeps, "review">) {
         method: "post",
         path: "/api/jobs/{job_id}/review-queue/batch-triage",
         tags: ["review"],
-        summary: "One action over many rows (ids or a filter), atomically and audited",
-        request: { params: JobParam, ...json(BatchTriageRequest) },
+        summary:
+          "One action over many rows (ids, a filter, or all: true), atomically and audited; honours If-Match",
+        request: { params: JobParam, headers: IfMatch, ...json(BatchTriageRequest) },
         responses: {
-          ...ok("How many rows, the new revision and summary", BatchTriageResult),
-          ...errors(400, 404, 409),
+          ...ok("Rows matched and changed, the new revision and summary", BatchTriageResult),
+          ...errors(400, 404, 409, 412),
         },
       }),
-      async (c) =>
-        c.json(await review.batchTriage(c.req.valid("param").job_id, c.req.valid("json"), actorOf(c)), 200),
+      async (c) => {
+        const expectedRevision = parseIfMatch(c.req.header("If-Match"));
+        const { job_id } = c.req.valid("param");
+        const result = await review.batchTriage(job_id, c.req.valid("json"), actorOf(c), {
+          expectedRevision,
+        });
+        c.header("ETag", `"${result.revision}"`);
+        return c.json(result, 200);
+      },
     )
     .openapi(
       createRoute({
@@ -77,12 +86,17 @@ export function createReviewRoutes(deps: Pick<AppDeps, "review">) {
         method: "post",
         path: "/api/jobs/{job_id}/review-rules/apply",
         tags: ["review"],
-        summary: "Applies a rule to the manifest as one audited revision",
-        request: { params: JobParam, ...json(RuleRequest) },
-        responses: { ...ok("What the rule did", RuleOutcome), ...errors(400, 404, 409) },
+        summary: "Applies a rule to the manifest as one audited revision; honours If-Match",
+        request: { params: JobParam, headers: IfMatch, ...json(RuleRequest) },
+        responses: { ...ok("What the rule did", RuleOutcome), ...errors(400, 404, 409, 412) },
       }),
-      async (c) =>
-        c.json(await review.applyRule(c.req.valid("param").job_id, c.req.valid("json"), actorOf(c)), 200),
+      async (c) => {
+        const expectedRevision = parseIfMatch(c.req.header("If-Match"));
+        const { job_id } = c.req.valid("param");
+        const result = await review.applyRule(job_id, c.req.valid("json"), actorOf(c), { expectedRevision });
+        c.header("ETag", `"${result.revision}"`);
+        return c.json(result, 200);
+      },
     )
     .openapi(
       createRoute({

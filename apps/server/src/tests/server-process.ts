@@ -18,16 +18,18 @@ export interface ServerProcess {
 
 /**
  * Spawns `src/main.ts` with tsx (no build needed), binds port 0 on 127.0.0.1 and resolves once the server
- * prints its address. Extra env is merged over the parent's.
+ * prints its address. Extra env is merged over the parent's; `as` runs it under another uid/gid.
  */
 export async function startServerProcess(
   env: Record<string, string>,
   timeoutMs = 20_000,
+  as: { uid?: number; gid?: number } = {},
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, ["--conditions=@vetted/source", "--import", "tsx", "src/main.ts"], {
     cwd: SERVER_DIR,
     env: { ...process.env, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    ...as,
   });
   let stderr = "";
   let stdout = "";

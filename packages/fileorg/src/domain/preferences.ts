@@ -3,6 +3,7 @@ import { z } from "zod";
 import { DEFAULT_NAMING_TEMPLATE } from "./job.js";
 import { ROW_STATUSES } from "./manifest.js";
 import { ReviewBucketEnum } from "./review-row.js";
+import { ReasonCode, strictFields } from "./row-filter.js";
 import { STRATEGY_PACKS } from "./strategy-packs.js";
 import { checkNamingTemplate } from "./template-check.js";
 
@@ -103,15 +104,16 @@ export const ViewItem = z
   .object({
     id: Id.optional(),
     name: Name,
-    filter: z
-      .object({
+    filter: strictFields(
+      {
         bucket: ReviewBucketEnum.optional(),
         status: z.enum(ROW_STATUSES).optional(),
         category: z.string().min(1).optional(),
-        reason: z.string().min(1).optional(),
+        reason: ReasonCode.optional(),
         q: z.string().min(1).max(500).optional(),
-      })
-      .default({}),
+      },
+      "filter",
+    ).default({}),
     sort: z
       .array(z.object({ field: z.enum(VIEW_SORT_FIELDS), direction: z.enum(["asc", "desc"]).default("asc") }))
       .max(5)

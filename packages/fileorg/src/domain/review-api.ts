@@ -2,6 +2,8 @@ import { z } from "zod";
 import { CategoryName, ManifestRow } from "./manifest.js";
 import { ReviewBucketEnum } from "./review-row.js";
 import { ReviewRule } from "./review-rule.js";
+import { ReasonCode, strictFields } from "./row-filter.js";
+import { selectionIssues } from "./triage-selection.js";
 
 /** A reason code with its human label. */
 export const ReviewReason = z.object({ code: z.string(), label: z.string() }).meta({ id: "ReviewReason" });
@@ -45,7 +47,12 @@ export type ReviewSummary = z.infer<typeof ReviewSummary>;
 /** Query of the review queue. */
 export const ReviewQueueQuery = z.object({
   bucket: ReviewBucketEnum.optional(),
-  reason: z.string().min(1).optional().meta({ description: "Only rows with this reason code" }),
+  reason: ReasonCode.optional().meta({ description: "Only rows with this reason code" }),
+  view: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: "A saved view's id: its filter and sort apply; explicit query fields win" }),
   cursor: z.string().optional(),
   limit: z.coerce
     .number()
@@ -70,19 +77,25 @@ export const ReviewQueuePage = z
 /** One page of the review queue. */
 export type ReviewQueuePage = z.infer<typeof ReviewQueuePage>;
 
-/** Which rows a batch action targets: explicit ids, or a filter. */
-export const TriageFilter = z.object({
-  bucket: ReviewBucketEnum.optional(),
-  reason: z.string().min(1).optional(),
-  category: CategoryName.optional(),
-  q: z.string().min(1).optional().meta({ description: "Substring of the source or target path" }),
-});
+/** Which rows a batch action targets: explicit ids, or a filter (an unknown field is refused). */
+export const TriageFilter = strictFields(
+  {
+    bucket: ReviewBucketEnum.optional(),
+    reason: ReasonCode.optional(),
+    category: CategoryName.optional(),
+    q: z.string().min(1).optional().meta({ description: "Substring of the source or target path" }),
+  },
+  "filter",
+);
 
 /** `POST .../review-queue/batch-triage`: one action over many rows. */
 export const BatchTriageRequest = z
   .object({
     row_ids: z.array(z.string().min(1)).min(1).max(100_000).optional(),
     filter: TriageFilter.optional(),
+    all: z.literal(true).optional().meta({
+      description: "Act on every row of the manifest: required when neither row_ids nor a filter narrow it",
+    }),
     action: z.enum(["approve", "skip", "set_category", "set_target"]),
     value: z
       .string()
@@ -91,9 +104,7 @@ export const BatchTriageRequest = z
       .meta({ description: "The category, or the target folder or naming template" }),
   })
   .superRefine((r, ctx) => {
-    if (r.row_ids === undefined && r.filter === undefined) {
-      ctx.addIssue({ code: "custom", path: ["row_ids"], message: "give row_ids or a filter" });
-    }
+    for (const issue of selectionIssues(r)) ctx.addIssue({ code: "custom", ...issue });
     if ((r.action === "set_category" || r.action === "set_target") && r.value === undefined) {
       ctx.addIssue({ code: "custom", path: ["value"], message: `${r.action} needs a value` });
     }
@@ -108,7 +119,19 @@ export type BatchTriageRequest = z.infer<typeof BatchTriageRequest>;
 
 /** What batch triage answers. */
 export const BatchTriageResult = z
-  .object({ applied_count: z.number().int(), revision: z.number().int(), summary: ReviewSummary })
+  .object({
+    matched_count: z.number().int().meta({ description: "Rows the ids or the filter selected" }),
+    changed_count: z
+      .number()
+      .int()
+      .meta({ description: "Rows the action changed (an approved row approved again does not count)" }),
+    applied_count: z
+      .number()
+      .int()
+      .meta({ description: "Same as changed_count; kept for clients written before matched/changed" }),
+    revision: z.number().int(),
+    summary: ReviewSummary,
+  })
   .meta({ id: "BatchTriageResult" });
 /** What batch triage answers. */
 export type BatchTriageResult = z.infer<typeof BatchTriageResult>;

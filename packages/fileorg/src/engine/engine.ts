@@ -9,6 +9,7 @@ import { snapshotJob } from "./jobs/create.js";
 import { type JobQuery, listAudit, listJobEvents, listJobs, waitForJob } from "./jobs/queries.js";
 import { recoverInterruptedJobs } from "./jobs/recovery.js";
 import { createJobRunner } from "./jobs/runner.js";
+import { jobsSnapshot } from "./jobs/snapshot.js";
 import {
   type ApplyInput,
   cancelJob,
@@ -62,6 +63,8 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     listEvents: (jobId: string, after = 0, limit = 500) => listJobEvents(res, jobId, after, limit),
     /** Every event with a global id above `afterId` (the jobs stream's replay). */
     eventsSince: (afterId: number, limit = 500): Promise<HubMessage[]> => listEventsSince(db, afterId, limit),
+    /** The queued, running and cancelling jobs, and the global id of the last event they are as of. */
+    jobsSnapshot: () => jobsSnapshot(res),
     /** Subscribes to new events of every job, in process. Returns the unsubscribe function. */
     subscribe: (listener: (message: HubMessage) => void): (() => void) => ctx.hub.subscribe(listener),
     /** Resolves when the job is finished (or after `timeoutMs`), with its final snapshot. */

@@ -5,13 +5,19 @@ import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { imageSize } from "image-size";
 import { z } from "zod";
 import type { JobReport } from "../domain/job.js";
-import { ManifestRow } from "../domain/manifest.js";
+import { ManifestRow, RowError } from "../domain/manifest.js";
 import { isInside } from "../domain/template.js";
 import { NotFoundError } from "../errors.js";
 import { conflicts, jobs, journal, rows } from "../store/schema.js";
 import { confinedFs } from "./confined-fs.js";
 import type { EngineContext } from "./context.js";
-import { loadRows, planHashOfJob, requireManifestJob, toManifestRow } from "./manifest/index.js";
+import {
+  loadRows,
+  planHashOfJob,
+  type RowRecord,
+  requireManifestJob,
+  toManifestRow,
+} from "./manifest/index.js";
 import { findJob } from "./records.js";
 
 /** One folder of the target tree: files directly in it and in it with every subfolder. */
@@ -130,6 +136,10 @@ export const RowPreview = z
     truncated: z.boolean().optional(),
     image: z.object({ width: z.number(), height: z.number(), type: z.string().optional() }).optional(),
     pdf: z.object({ pages: z.number().int() }).optional(),
+    error: RowError.optional().meta({
+      description:
+        "Why there is no preview: UNREADABLE (no permission, an I/O error), FILE_MISSING, NOT_A_FILE or OUTSIDE_ROOT",
+    }),
   })
   .meta({ id: "FileorgRowPreview" });
 /** A row's metadata and a safe preview. */
@@ -155,51 +165,84 @@ export async function previewRow(ctx: EngineContext, jobId: string, rowId: strin
   const base = { row: toManifestRow(row), path };
   // Through the confined layer: real parent inside the allowed roots, opened with O_NOFOLLOW.
   const opened = confinedFs.openReadIn(ctx.guard.roots, path);
-  if (opened.code !== undefined) return { ...base, exists: opened.code !== "ENOENT", kind: "none" };
-  const info = opened.facts;
+  if (opened.code !== undefined) {
+    return { ...base, exists: opened.code !== "ENOENT", kind: "none", error: previewError(opened.code) };
+  }
   const handle = {
     read: (buffer: Buffer, offset: number, length: number, position: number) =>
       readAsync(opened.fd, buffer, offset, length, position),
     close: () => closeAsync(opened.fd),
   };
   try {
-    const headSize = Math.min(info.size, Math.max(TEXT_BYTES, 64 * 1024));
-    const head = Buffer.alloc(headSize);
-    await handle.read(head, 0, headSize, 0);
-    const mime = row.mime ?? "";
-    if (mime.startsWith("image/") && mime !== "image/svg+xml") {
-      try {
-        const dim = imageSize(head);
-        return {
-          ...base,
-          exists: true,
-          kind: "image",
-          image: {
-            width: dim.width,
-            height: dim.height,
-            ...(dim.type === undefined ? {} : { type: dim.type }),
-          },
-        };
-      } catch {
-        return { ...base, exists: true, kind: "none" };
-      }
-    }
-    if (mime === "application/pdf") {
-      if (info.size > PDF_SCAN_BYTES) return { ...base, exists: true, kind: "pdf" };
-      const all = Buffer.alloc(info.size);
-      await handle.read(all, 0, info.size, 0);
-      const pages = (all.toString("latin1").match(/\/Type\s*\/Page(?![s\w])/g) ?? []).length;
-      return { ...base, exists: true, kind: "pdf", pdf: { pages } };
-    }
-    const sample = head.subarray(0, TEXT_BYTES);
-    if (sample.includes(0)) return { ...base, exists: true, kind: "none" };
-    const text = sample.toString("utf8").replace(/\uFFFD+$/, "");
-    const lines = text.split(/\r?\n/);
-    const truncated = lines.length > TEXT_LINES || info.size > TEXT_BYTES;
-    return { ...base, exists: true, kind: "text", text: lines.slice(0, TEXT_LINES).join("\n"), truncated };
+    return await previewContent(base, row, opened.facts.size, handle);
+  } catch (err) {
+    // A read that fails (an I/O error, a file turned unreadable meanwhile) is the row's, not the server's.
+    const code = (err as NodeJS.ErrnoException).code ?? "EIO";
+    return { ...base, exists: true, kind: "none", error: previewError(code) };
   } finally {
-    await handle.close();
+    await handle.close().catch(() => undefined);
   }
+}
+
+/** The row-level error of a preview that could not read its file. */
+function previewError(code: string): RowError {
+  switch (code) {
+    case "ENOENT":
+      return { code: "FILE_MISSING", message: "The file is no longer where the manifest says it is." };
+    case "NOT_A_FILE":
+      return { code: "NOT_A_FILE", message: "The path is no longer a regular file (a folder or a symlink)." };
+    case "OUTSIDE_ROOT":
+      return { code: "OUTSIDE_ROOT", message: "The file's folder now resolves outside the allowed roots." };
+    default:
+      return { code: "UNREADABLE", message: `The file cannot be read (${code}).` };
+  }
+}
+
+interface PreviewHandle {
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<unknown>;
+}
+
+/** The preview of an opened file by its type: image size, PDF page count, or the first lines of text. */
+async function previewContent(
+  base: Pick<RowPreview, "row" | "path">,
+  row: Pick<RowRecord, "mime">,
+  size: number,
+  handle: PreviewHandle,
+): Promise<RowPreview> {
+  const headSize = Math.min(size, Math.max(TEXT_BYTES, 64 * 1024));
+  const head = Buffer.alloc(headSize);
+  await handle.read(head, 0, headSize, 0);
+  const mime = row.mime ?? "";
+  if (mime.startsWith("image/") && mime !== "image/svg+xml") {
+    try {
+      const dim = imageSize(head);
+      return {
+        ...base,
+        exists: true,
+        kind: "image",
+        image: {
+          width: dim.width,
+          height: dim.height,
+          ...(dim.type === undefined ? {} : { type: dim.type }),
+        },
+      };
+    } catch {
+      return { ...base, exists: true, kind: "none" };
+    }
+  }
+  if (mime === "application/pdf") {
+    if (size > PDF_SCAN_BYTES) return { ...base, exists: true, kind: "pdf" };
+    const all = Buffer.alloc(size);
+    await handle.read(all, 0, size, 0);
+    const pages = (all.toString("latin1").match(/\/Type\s*\/Page(?![s\w])/g) ?? []).length;
+    return { ...base, exists: true, kind: "pdf", pdf: { pages } };
+  }
+  const sample = head.subarray(0, TEXT_BYTES);
+  if (sample.includes(0)) return { ...base, exists: true, kind: "none" };
+  const text = sample.toString("utf8").replace(/\uFFFD+$/, "");
+  const lines = text.split(/\r?\n/);
+  const truncated = lines.length > TEXT_LINES || size > TEXT_BYTES;
+  return { ...base, exists: true, kind: "text", text: lines.slice(0, TEXT_LINES).join("\n"), truncated };
 }
 
 /** Builds the report of any job: totals and counts over its manifest, its bytes moved and phase durations. */

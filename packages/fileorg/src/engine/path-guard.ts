@@ -37,7 +37,14 @@ export function createPathGuard(roots: readonly string[]): PathGuard {
   }
   const isAllowed = (p: string) => real.some((root) => isInside(root, p));
   const checkSyntax = (path: string) => {
-    if (!isAbsolute(path) || path.includes("\0")) {
+    if (!isAbsolute(path)) {
+      throw new FileorgError(
+        "PATH_NOT_ABSOLUTE",
+        `The path ${JSON.stringify(path)} is relative; give an absolute path (it starts with /).`,
+        { path },
+      );
+    }
+    if (path.includes("\0")) {
       throw new FileorgError("PATH_OUTSIDE_ROOT", `The path ${JSON.stringify(path)} must be absolute.`, {
         path,
         roots: real,

@@ -20,6 +20,7 @@ import { findActiveMoveJob, planHashOfJob, requireManifestJob } from "../manifes
 import { appendAudit, appendEvent, findJob } from "../records.js";
 import type { FileorgResources } from "../resources.js";
 import { createJob, snapshotJob } from "./create.js";
+import { assertRowsOfManifest } from "./row-ids.js";
 
 /** An apply request. */
 export interface ApplyInput {
@@ -148,6 +149,8 @@ export async function createRollback(
       job_id: target.id,
     });
   }
+  if (request.row_ids !== undefined)
+    await assertRowsOfManifest(res.ctx.db, target.manifestJobId, request.row_ids);
   const params = {
     job_id: target.id,
     ...(request.row_ids === undefined ? {} : { row_ids: request.row_ids }),

@@ -14,6 +14,7 @@ export {
   type RowsEdited,
 } from "./patches.js";
 export { resolveConflicts } from "./resolve.js";
+export { type RowSort, type RowSortField, rowOrder } from "./row-order.js";
 export {
   assertManifestReady,
   type BucketFields,
@@ -37,5 +38,8 @@ export {
   listRows,
   MANIFEST_ROWS_LIST,
   pathTextFilter,
+  reasonCodeFilter,
+  rowFilters,
+  sortedRowPage,
   toConflict,
 } from "./views.js";

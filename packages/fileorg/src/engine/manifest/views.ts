@@ -1,11 +1,12 @@
 import { encodeCursor, toKeysetPage } from "@vetted/store";
 import { and, asc, eq, gt, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { Conflict } from "../../domain/conflict.js";
-import type { ManifestFilter, ManifestPage } from "../../domain/manifest.js";
+import type { ManifestFilter, ManifestPage, ManifestRow } from "../../domain/manifest.js";
 import { conflicts, rows } from "../../store/schema.js";
 import type { Queryable } from "../db.js";
 import { cursorKey, pageLimit } from "../query-kit.js";
-import { planHashOfJob, requireManifestJob, toManifestRow } from "./rows.js";
+import { afterCursor, cursorAfter, orderByOf, type RowSort, rowOrder } from "./row-order.js";
+import { planHashOfJob, type RowRecord, requireManifestJob, toManifestRow } from "./rows.js";
 
 /** The list name a manifest-rows cursor is bound to (a cursor of another list is CURSOR_INVALID). */
 export const MANIFEST_ROWS_LIST = "fileorg.manifest-rows";
@@ -22,6 +23,18 @@ export interface ListRowsOptions extends ManifestFilter {
   limit?: number | undefined;
   /** Restrict to these rows. */
   rowIds?: readonly string[] | undefined;
+  /** Only rows carrying this reason code. */
+  reason?: string | undefined;
+  /** Only rows in one of these buckets / statuses (a scope, e.g. the review queue's). */
+  buckets?: readonly ManifestRow["review_bucket"][] | undefined;
+  statuses?: readonly ManifestRow["status"][] | undefined;
+  /** Sort keys (a saved view's); absent or empty: analyze order. Cursors are bound to the order. */
+  sort?: readonly RowSort[] | undefined;
+}
+
+/** Rows carrying `reason` among their reason codes. */
+export function reasonCodeFilter(reason: string): SQL {
+  return sql`EXISTS (SELECT 1 FROM json_each(${rows.reasonCodes}) WHERE value = ${reason})`;
 }
 
 /** A `LIKE` condition matching `text` anywhere in the source or the target path. */
@@ -33,10 +46,12 @@ export function pathTextFilter(text: string): SQL | undefined {
   );
 }
 
-function rowFilters(jobId: string, options: ListRowsOptions): SQL[] {
-  const after = cursorKey(options.cursor, MANIFEST_ROWS_LIST, ["integer"]);
+/** The conditions of a listing's filters (not its cursor). */
+export function rowFilters(jobId: string, options: ListRowsOptions): SQL[] {
   const where: SQL[] = [eq(rows.jobId, jobId)];
-  if (after !== undefined) where.push(gt(rows.seq, Number(after[0])));
+  if (options.reason !== undefined) where.push(reasonCodeFilter(options.reason));
+  if (options.buckets !== undefined) where.push(inArray(rows.reviewBucket, [...options.buckets]));
+  if (options.statuses !== undefined) where.push(inArray(rows.status, [...options.statuses]));
   if (options.bucket !== undefined) where.push(eq(rows.reviewBucket, options.bucket));
   if (options.status !== undefined) where.push(eq(rows.status, options.status));
   if (options.category !== undefined) where.push(eq(rows.category, options.category));
@@ -58,7 +73,10 @@ export async function listRows(
   jobId: string,
   options: ListRowsOptions = {},
 ): Promise<ManifestPage> {
+  if (options.sort !== undefined && options.sort.length > 0) return listSortedRows(db, jobId, options);
+  const after = cursorKey(options.cursor, MANIFEST_ROWS_LIST, ["integer"]);
   const where = rowFilters(jobId, options);
+  if (after !== undefined) where.push(gt(rows.seq, Number(after[0])));
   const job = await requireManifestJob(db, jobId);
   const limit = pageLimit(options.limit, ROWS_DEFAULT_LIMIT);
   const found = await db
@@ -69,6 +87,48 @@ export async function listRows(
     .limit(limit + 1);
   return {
     ...toKeysetPage(found, limit, toManifestRow, (last) => encodeCursor(MANIFEST_ROWS_LIST, [last.seq])),
+    revision: job.revision ?? 0,
+    plan_hash: planHashOfJob(job) ?? "",
+  };
+}
+
+/**
+ * One page of stored rows by filter in the order of `sort` (then analyze order), and the cursor of the
+ * next page (bound to the order: a cursor of another order is CURSOR_INVALID).
+ */
+export async function sortedRowPage(
+  db: Queryable,
+  jobId: string,
+  options: ListRowsOptions & { sort: readonly RowSort[] },
+  family: string,
+  defaultLimit: number,
+): Promise<{ items: RowRecord[]; next_cursor: string | null }> {
+  const order = rowOrder(family, options.sort);
+  const where = rowFilters(jobId, options);
+  const after = afterCursor(order, options.cursor);
+  if (after !== undefined) where.push(after);
+  const limit = pageLimit(options.limit, defaultLimit);
+  const found = await db
+    .select()
+    .from(rows)
+    .where(and(...where))
+    .orderBy(...orderByOf(order))
+    .limit(limit + 1);
+  return toKeysetPage(
+    found,
+    limit,
+    (r) => r,
+    (last) => cursorAfter(order, last),
+  );
+}
+
+async function listSortedRows(db: Queryable, jobId: string, options: ListRowsOptions): Promise<ManifestPage> {
+  const job = await requireManifestJob(db, jobId);
+  const sort = options.sort ?? [];
+  const page = await sortedRowPage(db, jobId, { ...options, sort }, MANIFEST_ROWS_LIST, ROWS_DEFAULT_LIMIT);
+  return {
+    items: page.items.map(toManifestRow),
+    next_cursor: page.next_cursor,
     revision: job.revision ?? 0,
     plan_hash: planHashOfJob(job) ?? "",
   };

@@ -18,6 +18,7 @@ import {
   saveRuntime,
   validateRuntime,
 } from "./runtime.js";
+import { knownCategories } from "./view-check.js";
 
 export {
   ITEM_SCHEMAS,
@@ -73,6 +74,8 @@ export function createPreferencesEngine(options: PreferencesEngineOptions) {
     createCategory: (input: unknown) => createCategory(res.db, input, res.clock()),
     /** Deletes a custom category (CATEGORY_BUILT_IN, CATEGORY_NOT_FOUND); rows keep their category. */
     deleteCategory: (name: string) => deleteCategory(res.db, name),
+    /** The categories a filter or a saved view may name (built-in, and custom ones where they exist). */
+    knownCategories: () => knownCategories(res),
     /** The built-in strategy packs, the active one marked. */
     listStrategyPacks: () => listStrategyPacks(res),
     /** The active strategy pack (the default one if the stored id is no longer built in). */

@@ -20,6 +20,7 @@ import {
   toIssues,
   toStored,
 } from "./resources.js";
+import { assertViewKnown } from "./view-check.js";
 
 /** Paging of a preference list. */
 export interface PreferencePageQuery {
@@ -136,6 +137,7 @@ export async function saveItem<F extends ItemFamily>(
     // A rule may set or test any known category, built in or custom (CATEGORY_UNKNOWN otherwise).
     await assertKnownCategories(res.db, categoriesOfRule(item));
   }
+  if (family === "views") await assertViewKnown(res, item as ItemOf<"views">);
   await checkStoredPaths(res.guard, item);
   const id = item.id ?? res.ids(ID_PREFIX[family]);
   const now = res.clock();

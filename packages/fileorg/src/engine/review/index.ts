@@ -1,5 +1,6 @@
 import type { InboxFile } from "../../domain/inbox-batch.js";
 import type { Actor, Job } from "../../domain/job.js";
+import type { ManifestPage } from "../../domain/manifest.js";
 import type {
   BatchTriageRequest,
   BatchTriageResult,
@@ -12,7 +13,9 @@ import { analyzeInboxFiles, registerReviewHooks } from "./hooks.js";
 import { clearLearned, type LearnedPageQuery, listLearned } from "./learning.js";
 import { queuePage, summaryOf } from "./queue.js";
 import { createReviewResources, type ReviewEngineOptions } from "./resources.js";
+import type { RevisionOptions } from "./revision-guard.js";
 import { applyRule, draftFromExamples, previewRule } from "./rules.js";
+import { type ManifestViewQuery, manifestPage, viewQueuePage } from "./saved-views.js";
 import { batchTriage } from "./triage.js";
 
 export type { ReviewEngineOptions } from "./resources.js";
@@ -34,16 +37,29 @@ export function createReviewEngine(options: ReviewEngineOptions) {
      * needs_review; pending or failed), or every row of one bucket. A bad cursor is CURSOR_INVALID.
      */
     queue: (jobId: string, query: ReviewQueueQuery = {}): Promise<ReviewQueuePage> =>
-      queuePage(res, jobId, query),
+      query.view === undefined
+        ? queuePage(res, jobId, query)
+        : viewQueuePage(res, jobId, { ...query, view: query.view }),
+    /**
+     * A page of a manifest, through a saved view when `query.view` names one (its filter — explicit query
+     * fields win — and its sort). VIEW_NOT_FOUND for an unknown view; a bad cursor is CURSOR_INVALID.
+     */
+    manifestPage: (jobId: string, query: ManifestViewQuery = {}): Promise<ManifestPage> =>
+      manifestPage(res, jobId, query),
     /** Counts per bucket and the top reasons of a job (cached per manifest revision). */
     summary: (jobId: string) => summaryOf(res, jobId),
     /** One action over many rows (`row_ids`, or every row matching `filter`), in one atomic patch batch. */
-    batchTriage: (jobId: string, request: BatchTriageRequest, actor: Actor): Promise<BatchTriageResult> =>
-      batchTriage(res, jobId, request, actor),
+    batchTriage: (
+      jobId: string,
+      request: BatchTriageRequest,
+      actor: Actor,
+      options: RevisionOptions = {},
+    ): Promise<BatchTriageResult> => batchTriage(res, jobId, request, actor, options),
     /** The rows a rule (saved, by id, or inline) matches and the exact change per row; saves nothing. */
     previewRule: (jobId: string, request: RuleRequest) => previewRule(res, jobId, request),
     /** Applies a rule to the manifest as one atomic, audited revision; answers what changed. */
-    applyRule: (jobId: string, request: RuleRequest, actor: Actor) => applyRule(res, jobId, request, actor),
+    applyRule: (jobId: string, request: RuleRequest, actor: Actor, options: RevisionOptions = {}) =>
+      applyRule(res, jobId, request, actor, options),
     /** Drafts a rule from two or more example rows of a job; the draft is not saved. */
     draftFromExamples: (jobId: string, rowIds: readonly string[]) => draftFromExamples(res, jobId, rowIds),
     /** Learned signal → outcome pairs, strongest first, one page at a time. */

@@ -79,7 +79,8 @@ export async function summaryOf(
   return summary;
 }
 
-async function toQueueRows(
+/** Stored rows as queue rows: labelled reasons and learned suggestions. */
+export async function toQueueRows(
   res: ReviewResources,
   job: JobRecord,
   records: RowRecord[],
@@ -96,17 +97,26 @@ async function toQueueRows(
   });
 }
 
+/** Extra conditions of a queue page (a saved view's filter): more conditions, and statuses in scope. */
+export interface QueueScope {
+  where?: readonly SQL[] | undefined;
+  /** The statuses listed when no bucket is asked for (default: pending and failed). */
+  statuses?: readonly RowRecord["status"][] | undefined;
+}
+
 /** The rows of one bucket after the cursor, in priority order (lowest confidence first, then analyze order). */
 function bucketWhere(
   jobId: string,
   bucket: ReviewBucket,
   query: ReviewQueueQuery,
   cursor?: QueueCursor,
+  scope: QueueScope = {},
 ): SQL[] {
   const b = REVIEW_BUCKETS.indexOf(bucket);
-  const where: SQL[] = [eq(rows.jobId, jobId), eq(rows.reviewBucket, bucket)];
+  const where: SQL[] = [eq(rows.jobId, jobId), eq(rows.reviewBucket, bucket), ...(scope.where ?? [])];
   // Applied, skipped and rolled-back rows need no attention (unless a bucket is asked for).
-  if (query.bucket === undefined) where.push(inArray(rows.status, ["pending", "failed"]));
+  if (query.bucket === undefined)
+    where.push(inArray(rows.status, [...(scope.statuses ?? ["pending", "failed"])]));
   if (cursor !== undefined && b === cursor.bucket) {
     where.push(sql`(${rows.confidence}, ${rows.seq}) > (${cursor.confidence}, ${cursor.seq})`);
   }
@@ -123,6 +133,7 @@ export async function queuePage(
   res: ReviewResources,
   jobId: string,
   query: ReviewQueueQuery = {},
+  scope: QueueScope = {},
 ): Promise<ReviewQueuePage> {
   const cursor = queueCursor(query.cursor);
   const job = await requireManifestJob(res.db, jobId);
@@ -134,7 +145,7 @@ export async function queuePage(
     const page = await res.db
       .select()
       .from(rows)
-      .where(and(...bucketWhere(jobId, bucket, query, cursor)))
+      .where(and(...bucketWhere(jobId, bucket, query, cursor, scope)))
       .orderBy(asc(rows.confidence), asc(rows.seq))
       .limit(limit + 1 - found.length);
     found.push(...page);

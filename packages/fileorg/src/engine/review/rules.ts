@@ -23,6 +23,7 @@ import {
 } from "../manifest/index.js";
 import type { JobRecord } from "../records.js";
 import { type ReviewResources, toFacts } from "./resources.js";
+import { assertExpectedRevision, type RevisionOptions } from "./revision-guard.js";
 
 type PlannedRow = RowChanges & { approve: boolean };
 
@@ -152,18 +153,23 @@ function patchOf(p: PlannedRow): InternalPatch {
   return patch;
 }
 
-/** Applies a rule to the manifest as one atomic, audited revision; answers what changed. */
+/**
+ * Applies a rule to the manifest as one atomic, audited revision; answers what changed.
+ * `options.expectedRevision` (HTTP `If-Match`) refuses a stale manifest with REVISION_MISMATCH.
+ */
 export async function applyRule(
   res: ReviewResources,
   jobId: string,
   request: RuleRequest,
   actor: Actor,
+  options: RevisionOptions = {},
 ): Promise<RuleOutcome> {
   const { job, rule, planned } = await planRule(res, jobId, request);
   const ops = planned
     .map((p) => ({ row_id: p.row_id, patch: patchOf(p) }))
     .filter((op) => Object.keys(op.patch).length > 0);
   if (ops.length === 0) {
+    assertExpectedRevision(job, options.expectedRevision);
     return {
       matched_count: planned.length,
       matches: planned.map((p) => ({ row_id: p.row_id, changes: {} })),
@@ -171,6 +177,7 @@ export async function applyRule(
     };
   }
   const result = await res.fileorg.applyPatches(jobId, ops, {
+    expectedRevision: options.expectedRevision,
     actor: actor.actor,
     requestId: actor.requestId,
     auditAction: "review.rule_applied",

@@ -10,6 +10,7 @@ import { type InternalPatch, loadRows, pathTextFilter, requireManifestJob } from
 import type { JobRecord } from "../records.js";
 import { summaryOf } from "./queue.js";
 import { type ReviewResources, reasonFilter } from "./resources.js";
+import { assertExpectedRevision, countChangedRows, type RevisionOptions } from "./revision-guard.js";
 
 type RowOp = { row_id: string; patch: InternalPatch };
 
@@ -96,21 +97,27 @@ async function triageOps(
  * One action over many rows (`row_ids`, or every row matching `filter`), in one atomic, audited patch
  * batch: approve (→ `auto_safe` unless blocked or conflicting), skip, set the category, or set the target
  * (a folder — relative to the output directory or absolute — keeping each file name, or a naming template).
+ * `options.expectedRevision` (HTTP `If-Match`) refuses a stale manifest with REVISION_MISMATCH.
  */
 export async function batchTriage(
   res: ReviewResources,
   jobId: string,
   request: BatchTriageRequest,
   actor: Actor,
+  options: RevisionOptions = {},
 ): Promise<BatchTriageResult> {
   const job = await requireManifestJob(res.db, jobId);
   if (request.action === "set_category") await assertKnownCategories(res.db, [request.value ?? ""], "/value");
   const rowIds = await triageRowIds(res, jobId, request);
   if (rowIds.length === 0) {
-    return { applied_count: 0, revision: job.revision ?? 0, summary: await summaryOf(res, jobId) };
+    assertExpectedRevision(job, options.expectedRevision);
+    const none = { matched_count: 0, changed_count: 0, applied_count: 0 };
+    return { ...none, revision: job.revision ?? 0, summary: await summaryOf(res, jobId) };
   }
   const ops = await triageOps(res, job, rowIds, request);
+  const before = await loadRows(res.db, jobId, rowIds);
   const result = await res.fileorg.applyPatches(jobId, ops, {
+    expectedRevision: options.expectedRevision,
     actor: actor.actor,
     requestId: actor.requestId,
     auditAction: "review.triage",
@@ -127,5 +134,13 @@ export async function batchTriage(
       },
     ],
   });
-  return { applied_count: rowIds.length, revision: result.revision, summary: await summaryOf(res, jobId) };
+  // matched: what the ids or the filter selected; changed: what the action really changed (applied_count).
+  const changed = countChangedRows(before, result.items);
+  return {
+    matched_count: rowIds.length,
+    changed_count: changed,
+    applied_count: changed,
+    revision: result.revision,
+    summary: await summaryOf(res, jobId),
+  };
 }
