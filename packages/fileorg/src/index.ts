@@ -37,9 +37,12 @@ export { createIgnoreMatcher, DEFAULT_STABILITY_MS, inboxBatchId } from "./domai
 export {
   type Actor,
   AnalyzeRequest,
+  APPLY_BUCKETS,
+  type ApplyBucket,
   ApplyRequest,
   AuditEntry,
   AuditList,
+  applyBucketsOf,
   canRetry,
   DEFAULT_NAMING_TEMPLATE,
   FINISHED_JOB_STATUSES,

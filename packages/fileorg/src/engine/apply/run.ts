@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import { runTransaction } from "@vetted/store";
 import { and, asc, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
+import { type ApplyBucket, applyBucketsOf } from "../../domain/job.js";
 import type { RowError } from "../../domain/manifest.js";
 import { isInside } from "../../domain/template.js";
 import { moveRow, ROW_TRANSITIONS, sourcesOf } from "../../domain/transitions.js";
@@ -150,11 +151,11 @@ function summaryOf(dryRun: boolean, total: number, t: ApplyTotals): Record<strin
 }
 
 /** The rows of the manifest that an apply moves. */
-function eligibleRows(manifestId: string): SQL | undefined {
+function eligibleRows(manifestId: string, buckets: readonly ApplyBucket[] | undefined): SQL | undefined {
   return and(
     eq(rows.jobId, manifestId),
     eq(rows.action, "move"),
-    inArray(rows.reviewBucket, ["auto_safe", "needs_review"]),
+    inArray(rows.reviewBucket, buckets ?? ["auto_safe", "needs_review"]),
     inArray(rows.status, APPLICABLE_STATUSES),
   );
 }
@@ -167,7 +168,7 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
   const outputDir = String(manifest.params.output_dir ?? "");
   const allowed = ctx.guard.roots;
   const dryRun = job.params.dry_run === true;
-  const eligible = eligibleRows(manifest.id);
+  const eligible = eligibleRows(manifest.id, applyBucketsOf(job.params));
   await run.phase("planning");
   const [counted] = await ctx.db.select({ n: sql<number>`count(*)` }).from(rows).where(eligible);
   const total = Number(counted?.n ?? 0);

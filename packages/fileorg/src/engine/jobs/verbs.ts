@@ -3,6 +3,8 @@ import { and, eq } from "drizzle-orm";
 import {
   type Actor,
   type AnalyzeRequest,
+  type ApplyBucket,
+  applyBucketsOf,
   canRetry,
   DEFAULT_NAMING_TEMPLATE,
   isFinished,
@@ -23,6 +25,8 @@ export interface ApplyInput {
   job_id: string;
   dry_run?: boolean | undefined;
   plan_hash?: string | undefined;
+  /** Only rows in these review buckets (default: both `auto_safe` and `needs_review`). */
+  buckets?: readonly ApplyBucket[] | undefined;
 }
 
 /** A rollback request. */
@@ -88,7 +92,11 @@ export async function createApply(
   retryOf: string | null,
 ): Promise<Job> {
   const manifest = await requireManifestJob(res.ctx.db, request.job_id);
-  const params = { job_id: manifest.id, dry_run: request.dry_run ?? false };
+  const params = {
+    job_id: manifest.id,
+    dry_run: request.dry_run ?? false,
+    ...(request.buckets === undefined ? {} : { buckets: [...new Set(request.buckets)] }),
+  };
   return createJob(res, "apply", { manifestJobId: manifest.id, retryOf, params }, actor, async (tx) => {
     const fresh = await requireManifestJob(tx, request.job_id);
     if (fresh.status !== "succeeded") {
@@ -176,7 +184,11 @@ export async function retryJob(res: FileorgResources, jobId: string, actor: Acto
   if (job.kind === "apply") {
     return createApply(
       res,
-      { job_id: job.manifestJobId, dry_run: job.params.dry_run === true },
+      {
+        job_id: job.manifestJobId,
+        dry_run: job.params.dry_run === true,
+        buckets: applyBucketsOf(job.params),
+      },
       actor,
       job.id,
     );
