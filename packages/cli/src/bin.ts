@@ -13,7 +13,9 @@ runVetted(process.argv.slice(2), processIo()).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`vetted: unexpected failure: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.stderr.write(
+      `vetted: unexpected failure: ${error instanceof Error ? error.stack : String(error)}\n`,
+    );
     process.exitCode = 2;
   },
 );

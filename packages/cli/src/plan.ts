@@ -58,7 +58,12 @@ export async function allConflicts(backend: Backend, jobId: string): Promise<Con
   return conflicts;
 }
 
-function summaryOf(view: ManifestView, sourceDir: string, rows: ManifestRow[], conflicts: Conflict[]): PlanSummary {
+function summaryOf(
+  view: ManifestView,
+  sourceDir: string,
+  rows: ManifestRow[],
+  conflicts: Conflict[],
+): PlanSummary {
   return {
     source_dir: sourceDir,
     output_dir: view.output_dir,
@@ -82,5 +87,11 @@ export async function loadPlan(backend: Backend, jobId: string): Promise<PlanJso
   const rows = await allRows(backend, jobId);
   const conflicts = await allConflicts(backend, jobId);
   const sourceDir = String(job.params.source_dir ?? "");
-  return { job_id: jobId, summary: summaryOf(view, sourceDir, rows, conflicts), tree: view.folders, rows, conflicts };
+  return {
+    job_id: jobId,
+    summary: summaryOf(view, sourceDir, rows, conflicts),
+    tree: view.folders,
+    rows,
+    conflicts,
+  };
 }

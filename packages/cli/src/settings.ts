@@ -46,7 +46,9 @@ function serverUrl(value: string | undefined): string | undefined {
   try {
     url = new URL(value);
   } catch {
-    throw usageError(`--server / VETTED_SERVER must be an http(s) URL such as http://127.0.0.1:8787, not ${value}`);
+    throw usageError(
+      `--server / VETTED_SERVER must be an http(s) URL such as http://127.0.0.1:8787, not ${value}`,
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw usageError(`--server / VETTED_SERVER must start with http:// or https://, not ${url.protocol}`);
@@ -68,7 +70,8 @@ export function loadSettings(
     );
   }
   const busy = Number(env.VETTED_DB_BUSY_TIMEOUT_MS ?? "5000");
-  if (!Number.isInteger(busy) || busy < 0) throw usageError("VETTED_DB_BUSY_TIMEOUT_MS must be a whole number");
+  if (!Number.isInteger(busy) || busy < 0)
+    throw usageError("VETTED_DB_BUSY_TIMEOUT_MS must be a whole number");
   const roots = commaList(env.VETTED_ALLOWED_ROOTS);
   const journalKey = env.VETTED_JOURNAL_KEY || undefined;
   if (journalKey !== undefined && journalKey.length < 16) {

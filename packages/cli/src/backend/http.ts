@@ -28,7 +28,11 @@ async function errorOf(response: Response): Promise<BackendError> {
   try {
     const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; details?: unknown } };
     if (typeof body.error?.code === "string") {
-      return new BackendError(body.error.code, String(body.error.message ?? body.error.code), body.error.details);
+      return new BackendError(
+        body.error.code,
+        String(body.error.message ?? body.error.code),
+        body.error.details,
+      );
     }
   } catch {
     // not the envelope: reported below
@@ -72,7 +76,8 @@ export function createHttpBackend(options: HttpBackendOptions): Backend {
     listJobs: (query) => call("GET", `/api/jobs${queryString(pageQuery(query))}`),
     listEvents: (id, after) => call("GET", `${job(id)}/events${queryString({ after, limit: 500 })}`),
     listRows: (id, query) => call("GET", `${job(id)}/manifest${queryString(pageQuery(query))}`),
-    listConflicts: (id, query) => call("GET", `${job(id)}/manifest/conflicts${queryString(pageQuery(query))}`),
+    listConflicts: (id, query) =>
+      call("GET", `${job(id)}/manifest/conflicts${queryString(pageQuery(query))}`),
     resolveConflicts: (id, request) => call("POST", `${job(id)}/manifest/conflicts/resolve`, request),
     viewManifest: (id) => call("GET", `${job(id)}/manifest/view`),
     report: (id) => call("GET", `${job(id)}/report`),

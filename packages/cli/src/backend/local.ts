@@ -116,7 +116,8 @@ export async function createLocalBackend(settings: CliSettings): Promise<Backend
     batchTriage: (jobId, request) =>
       review.batchTriage(jobId, parseRequest(BatchTriageRequest, request), ACTOR),
     draftRule: (jobId, rowIds) => review.draftFromExamples(jobId, rowIds),
-    previewRule: (jobId, rule) => review.previewRule(jobId, { rule } as Parameters<typeof review.previewRule>[1]),
+    previewRule: (jobId, rule) =>
+      review.previewRule(jobId, { rule } as Parameters<typeof review.previewRule>[1]),
     saveRule: async (rule) => (await preferences.save("review-rules", rule, ACTOR)) as Saved<typeof rule>,
     listStrategyPacks: async () => (await preferences.listStrategyPacks()).items,
     listWatchSources: async () => {
@@ -130,7 +131,9 @@ export async function createLocalBackend(settings: CliSettings): Promise<Backend
       return items as Awaited<ReturnType<Backend["listWatchSources"]>>;
     },
     saveWatchSource: async (item) =>
-      (await preferences.save("watch-sources", item, ACTOR)) as Awaited<ReturnType<Backend["saveWatchSource"]>>,
+      (await preferences.save("watch-sources", item, ACTOR)) as Awaited<
+        ReturnType<Backend["saveWatchSource"]>
+      >,
     scanInbox: async () => (await inbox.scan({})).items,
     analyzeInbox: (watchSourceId, batchId) => inbox.analyze(watchSourceId, batchId, ACTOR),
     startWatching: () => inbox.start(),

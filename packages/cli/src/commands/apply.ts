@@ -31,7 +31,13 @@ async function apply(ctx: CommandContext, jobId: string, options: ApplyOptions):
       ...(options.dryRun === true ? { dry_run: true } : {}),
       ...(buckets === undefined ? {} : { buckets }),
     });
-    const job = await runToEnd(ctx, backend, queued, options.dryRun ? "Simulating" : "Applying", options.json === true);
+    const job = await runToEnd(
+      ctx,
+      backend,
+      queued,
+      options.dryRun ? "Simulating" : "Applying",
+      options.json === true,
+    );
     if (options.json === true) {
       say(ctx.io, JSON.stringify(job, null, 2));
     } else if (options.dryRun === true) {
@@ -54,7 +60,9 @@ async function apply(ctx: CommandContext, jobId: string, options: ApplyOptions):
 export function registerApply(program: Command, ctx: CommandContext, done: (code: ExitCode) => void): void {
   program
     .command("apply")
-    .description("Apply an analyze job's plan: move its auto_safe and needs_review rows (journaled, undoable)")
+    .description(
+      "Apply an analyze job's plan: move its auto_safe and needs_review rows (journaled, undoable)",
+    )
     .argument("<job>", "the analyze job")
     .option("--dry-run", "only predict what would move and what would fail")
     .option("--only <bucket...>", `only rows of these buckets (${APPLY_BUCKETS.join(", ")})`)

@@ -8,7 +8,9 @@ import { usageError } from "../exit.js";
  */
 export async function confirmOrRefuse(ctx: CommandContext, message: string): Promise<boolean> {
   if (ctx.io.stdin.isTTY !== true) {
-    throw usageError(`${message} — there is no terminal to confirm on; pass --yes to go ahead without asking`);
+    throw usageError(
+      `${message} — there is no terminal to confirm on; pass --yes to go ahead without asking`,
+    );
   }
   const answer = await confirm({ message, input: ctx.io.stdin, output: ctx.io.stderr, initialValue: false });
   return !isCancel(answer) && answer;

@@ -18,7 +18,8 @@ function statusColor(ctx: CommandContext, status: string): string {
 /** `vetted jobs`: the newest jobs. */
 async function jobs(ctx: CommandContext, options: JobsOptions): Promise<ExitCode> {
   const limit = Number(options.limit ?? "20");
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw usageError("--limit must be a whole number from 1 to 500");
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+    throw usageError("--limit must be a whole number from 1 to 500");
   return ctx.withBackend(async (backend) => {
     const page = await backend.listJobs({ limit });
     if (options.json === true) {
@@ -34,7 +35,10 @@ async function jobs(ctx: CommandContext, options: JobsOptions): Promise<ExitCode
       style: { head: ctx.c.isColorSupported ? ["cyan"] : [], border: ctx.c.isColorSupported ? ["grey"] : [] },
     });
     for (const job of page.items) {
-      const about = job.kind === "analyze" ? String(job.params.source_dir ?? "") : `of ${job.target_job_id ?? job.manifest_job_id}`;
+      const about =
+        job.kind === "analyze"
+          ? String(job.params.source_dir ?? "")
+          : `of ${job.target_job_id ?? job.manifest_job_id}`;
       table.push([job.job_id, job.kind, statusColor(ctx, job.status), job.created_at, about]);
     }
     say(ctx.io, table.toString());

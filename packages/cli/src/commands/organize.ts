@@ -27,7 +27,9 @@ async function templateOf(backend: Backend, options: OrganizeOptions): Promise<s
   const packs = await backend.listStrategyPacks();
   const pack = packs.find((p) => p.id === options.pack);
   if (pack === undefined) {
-    throw usageError(`Unknown strategy pack ${options.pack}; use one of ${packs.map((p) => p.id).join(", ")}`);
+    throw usageError(
+      `Unknown strategy pack ${options.pack}; use one of ${packs.map((p) => p.id).join(", ")}`,
+    );
   }
   return pack.naming_template;
 }
@@ -52,7 +54,11 @@ async function applySafeRows(
       return { jobId: undefined, code: EXIT.findings };
     }
   }
-  const queued = await backend.apply({ job_id: plan.job_id, plan_hash: plan.summary.plan_hash, buckets: ["auto_safe"] });
+  const queued = await backend.apply({
+    job_id: plan.job_id,
+    plan_hash: plan.summary.plan_hash,
+    buckets: ["auto_safe"],
+  });
   const done = await runToEnd(ctx, backend, queued, "Applying", options.json === true);
   const failed = resultNumber(done, "failed");
   out(
@@ -72,7 +78,13 @@ async function organize(ctx: CommandContext, dir: string, options: OrganizeOptio
       ...(template === undefined ? {} : { naming_template: template }),
       ...(options.hidden === true ? { include_hidden: true } : {}),
     });
-    const analyzed = await runToEnd(ctx, backend, queued, "Analyzing", options.json === true && !ctx.io.stderr.isTTY);
+    const analyzed = await runToEnd(
+      ctx,
+      backend,
+      queued,
+      "Analyzing",
+      options.json === true && !ctx.io.stderr.isTTY,
+    );
     const plan = await loadPlan(backend, analyzed.job_id);
     if (options.json !== true) say(ctx.io, renderPlan(plan, ctx.c));
     let code: ExitCode = EXIT.ok;
@@ -82,22 +94,37 @@ async function organize(ctx: CommandContext, dir: string, options: OrganizeOptio
       ({ jobId: applyJobId, code } = await applySafeRows(ctx, backend, plan, options));
     }
     if (options.json === true) {
-      say(ctx.io, JSON.stringify(applyJobId === undefined ? plan : { ...plan, apply_job_id: applyJobId }, null, 2));
+      say(
+        ctx.io,
+        JSON.stringify(applyJobId === undefined ? plan : { ...plan, apply_job_id: applyJobId }, null, 2),
+      );
     } else if (options.apply !== true) {
-      say(ctx.io, ctx.c.dim(`\nNext: vetted review ${plan.job_id} · vetted apply ${plan.job_id} · or organize again with --apply`));
+      say(
+        ctx.io,
+        ctx.c.dim(
+          `\nNext: vetted review ${plan.job_id} · vetted apply ${plan.job_id} · or organize again with --apply`,
+        ),
+      );
     }
     return code;
   });
 }
 
 /** Registers `organize`. */
-export function registerOrganize(program: Command, ctx: CommandContext, done: (code: ExitCode) => void): void {
+export function registerOrganize(
+  program: Command,
+  ctx: CommandContext,
+  done: (code: ExitCode) => void,
+): void {
   program
     .command("organize")
     .description("Analyze a folder and print the plan: target tree, rows needing review, conflicts, totals")
     .argument("<dir>", "the folder to organize")
     .option("--out <dir>", "where the organized tree goes (default: the folder itself)")
-    .option("--pack <id>", "a strategy pack whose naming template to use (e.g. downloads-cleanup, photos-by-date)")
+    .option(
+      "--pack <id>",
+      "a strategy pack whose naming template to use (e.g. downloads-cleanup, photos-by-date)",
+    )
     .option("--template <t>", "a naming template, e.g. '{category}/{yyyy}/{name}{ext}'")
     .option("--hidden", "include hidden files and folders")
     .option("--apply", "apply the auto_safe rows after a confirmation")

@@ -25,7 +25,8 @@ async function show(ctx: CommandContext, jobId: string, options: ShowOptions): P
       return EXIT.ok;
     }
     const lines = [
-      ctx.c.bold(`${job.kind} job ${job.job_id}: ${job.status}`) + (job.error === null ? "" : ` — ${job.error.code}: ${job.error.message}`),
+      ctx.c.bold(`${job.kind} job ${job.job_id}: ${job.status}`) +
+        (job.error === null ? "" : ` — ${job.error.code}: ${job.error.message}`),
       `  created ${job.created_at}${job.finished_at === null ? "" : `, finished ${job.finished_at}`}, by ${job.actor}`,
       `  rows ${report.totals.rows} (${formatBytes(report.totals.bytes)}), moved ${formatBytes(report.bytes_moved)}`,
       `  buckets: ${counts(report.by_bucket)}`,

@@ -16,17 +16,25 @@ interface UndoOptions {
 async function applyJobOf(backend: Backend, jobId: string): Promise<Job> {
   const job = await backend.getJob(jobId);
   if (job.kind === "apply") return job;
-  if (job.kind !== "analyze") throw usageError(`${jobId} is a ${job.kind} job; give an apply job (or its analyze job)`);
+  if (job.kind !== "analyze")
+    throw usageError(`${jobId} is a ${job.kind} job; give an apply job (or its analyze job)`);
   let cursor: string | undefined;
   do {
     const page = await backend.listJobs({ cursor, limit: 500 });
     const found = page.items.find(
-      (j) => j.kind === "apply" && j.manifest_job_id === jobId && j.params.dry_run !== true && j.status === "succeeded",
+      (j) =>
+        j.kind === "apply" &&
+        j.manifest_job_id === jobId &&
+        j.params.dry_run !== true &&
+        j.status === "succeeded",
     );
     if (found !== undefined) return found;
     cursor = page.next_cursor ?? undefined;
   } while (cursor !== undefined);
-  throw usageError(`Nothing of analyze job ${jobId} was applied; there is nothing to undo`, "NOTHING_TO_UNDO");
+  throw usageError(
+    `Nothing of analyze job ${jobId} was applied; there is nothing to undo`,
+    "NOTHING_TO_UNDO",
+  );
 }
 
 /** `vetted undo <job>`: rolls an apply back (all rows, or `--rows`), every file checked by SHA-256. */
@@ -38,7 +46,10 @@ async function undo(ctx: CommandContext, jobId: string, options: UndoOptions): P
   if (rowIds !== undefined && rowIds.length === 0) throw usageError("--rows needs row ids, comma-separated");
   return ctx.withBackend(async (backend) => {
     const target = await applyJobOf(backend, jobId);
-    const queued = await backend.rollback({ job_id: target.job_id, ...(rowIds === undefined ? {} : { row_ids: rowIds }) });
+    const queued = await backend.rollback({
+      job_id: target.job_id,
+      ...(rowIds === undefined ? {} : { row_ids: rowIds }),
+    });
     const job = await runToEnd(ctx, backend, queued, "Undoing", options.json === true);
     const failed = resultNumber(job, "failed");
     if (options.json === true) say(ctx.io, JSON.stringify(job, null, 2));

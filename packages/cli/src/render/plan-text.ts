@@ -35,7 +35,9 @@ export function reasonOf(row: ManifestRow): string {
 export function renderReviewTable(plan: PlanJson, c: Colors, limit = REVIEW_TABLE_LIMIT): string[] {
   const rows = plan.rows
     .filter((row) => (ATTENTION as readonly string[]).includes(row.review_bucket))
-    .sort((a, b) => ATTENTION.indexOf(a.review_bucket as never) - ATTENTION.indexOf(b.review_bucket as never));
+    .sort(
+      (a, b) => ATTENTION.indexOf(a.review_bucket as never) - ATTENTION.indexOf(b.review_bucket as never),
+    );
   if (rows.length === 0) return [c.green("Nothing needs review.")];
   const table = new Table({
     head: ["bucket", "reason", "source → target"],
@@ -52,7 +54,8 @@ export function renderReviewTable(plan: PlanJson, c: Colors, limit = REVIEW_TABL
     ]);
   }
   const lines = [c.bold(`Needs review (${rows.length})`), ...table.toString().split("\n")];
-  if (rows.length > limit) lines.push(c.dim(`… and ${rows.length - limit} more: vetted review ${plan.job_id}`));
+  if (rows.length > limit)
+    lines.push(c.dim(`… and ${rows.length - limit} more: vetted review ${plan.job_id}`));
   return lines;
 }
 

@@ -33,7 +33,9 @@ function buildTree(folders: readonly Folder[]): Node {
 }
 
 function renderChildren(node: Node, prefix: string, c: Colors, lines: string[]): void {
-  const children = [...node.children.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const children = [...node.children.values()].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
   children.forEach((child, i) => {
     const last = i === children.length - 1;
     const total = child.folder?.total_files ?? 0;
