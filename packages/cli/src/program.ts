@@ -4,6 +4,7 @@ import { registerComparison, runComparison } from "./commands/comparison.js";
 import { registerDoctor } from "./commands/doctor.js";
 import { registerJobs } from "./commands/jobs.js";
 import { registerOrganize } from "./commands/organize.js";
+import { registerReview } from "./commands/review.js";
 import { registerServe } from "./commands/serve.js";
 import { registerShow } from "./commands/show.js";
 import { registerUndo } from "./commands/undo.js";
@@ -19,6 +20,7 @@ export type Registrar = (program: Command, ctx: CommandContext, done: (code: Exi
 
 const REGISTRARS: Registrar[] = [
   registerOrganize,
+  registerReview,
   registerApply,
   registerUndo,
   registerJobs,
