@@ -90,12 +90,20 @@ export async function pickTarget(io: PromptStreams): Promise<string> {
   ).trim();
 }
 
+/** A conflict's key for people: a path relative to the output folder, a hash shortened. */
+function keyLabel(key: string, outputDir: string): string {
+  if (/^[0-9a-f]{64}$/.test(key)) return `content ${key.slice(0, 12)}…`;
+  const rel = relative(outputDir, key);
+  return rel === "" || rel.startsWith("..") ? key : rel;
+}
+
 /** Resolves the open conflicts of the selected rows, one strategy per conflict. */
 export async function resolveSelected(
   io: PromptStreams,
   backend: Backend,
   jobId: string,
   rowIds: readonly string[],
+  outputDir: string,
 ): Promise<number> {
   const wanted = new Set(rowIds);
   const open = (await backend.listConflicts(jobId, { status: "open", limit: 500 })).items.filter((c) =>
@@ -110,7 +118,7 @@ export async function resolveSelected(
     const strategy = answered(
       await select({
         ...io,
-        message: `${conflict.kind} on ${conflict.key} (${conflict.row_ids.length} rows)`,
+        message: `${conflict.kind} on ${keyLabel(conflict.key, outputDir)} (${conflict.row_ids.length} rows)`,
         options: [
           ...(conflict.kind === "duplicate_content"
             ? []

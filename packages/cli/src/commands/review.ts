@@ -37,7 +37,7 @@ async function act(state: ReviewState, rowIds: string[], bucket: ReviewBucket): 
   const action = await pickAction(io, rowIds.length, bucket === "conflict");
   if (action === "back") return undefined;
   if (action === "resolve") {
-    const n = await resolveSelected(io, backend, jobId, rowIds);
+    const n = await resolveSelected(io, backend, jobId, rowIds, state.outputDir);
     return `Resolved ${plural(n, "conflict")}.`;
   }
   if (action === "approve" || action === "skip") {

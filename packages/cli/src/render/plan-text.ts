@@ -59,6 +59,11 @@ export function renderReviewTable(plan: PlanJson, c: Colors, limit = REVIEW_TABL
   return lines;
 }
 
+/** What a conflict is about: a path (relative to the output folder) or a content hash, shortened. */
+function conflictKey(key: string, outputDir: string): string {
+  return /^[0-9a-f]{64}$/.test(key) ? `content ${key.slice(0, 12)}…` : shortPath(key, outputDir);
+}
+
 /** The open conflicts, one line each. */
 export function renderConflicts(plan: PlanJson, c: Colors): string[] {
   const open = plan.conflicts.filter((conflict) => conflict.status === "open");
@@ -67,7 +72,7 @@ export function renderConflicts(plan: PlanJson, c: Colors): string[] {
     c.bold(`Conflicts (${open.length})`),
     ...open.map(
       (conflict) =>
-        `  ${c.magenta(conflict.kind)} ${shortPath(conflict.key, plan.summary.output_dir)} — ${plural(conflict.row_ids.length, "row")}`,
+        `  ${c.magenta(conflict.kind)} ${conflictKey(conflict.key, plan.summary.output_dir)} — ${plural(conflict.row_ids.length, "row")}`,
     ),
   ];
 }
