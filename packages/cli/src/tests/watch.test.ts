@@ -46,10 +46,11 @@ describe("vetted watch", () => {
     try {
       await seen(/Watching .*inbox \(auto_safe rows applied at once\)/);
       const may2024 = new Date("2024-05-06T12:00:00Z");
-      for (const [name, content] of [
+      const files: Array<[string, string]> = [
         ["notes.txt", "hello"],
         ["mystery.dat", "what is this"],
-      ]) {
+      ];
+      for (const [name, content] of files) {
         writeFileSync(join(inbox, name), content);
         utimesSync(join(inbox, name), may2024, may2024);
       }
