@@ -64,7 +64,9 @@ function buildProgram(io: CliIo, ctx: CommandContext, setCode: (code: ExitCode) 
  * Runs `vetted` with the arguments after the program name; answers the exit code (0 ok, 1 findings or
  * refused, 2 usage or environment error). Never throws.
  */
-export async function runVetted(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+export async function runVetted(rawArgv: readonly string[], io: CliIo): Promise<ExitCode> {
+  // `pnpm dev -- organize …` passes the `--` along: it separates nothing here.
+  const argv = rawArgv[0] === "--" ? rawArgv.slice(1) : rawArgv;
   let code: ExitCode = EXIT.ok;
   let program: Command | undefined;
   const ctx = createContext(io, () => program?.opts<GlobalOptions>() ?? {});
