@@ -18,6 +18,11 @@ function bucketColor(bucket: string, c: Colors): (text: string) => string {
   return c.green;
 }
 
+/** Code-point order (the same on every machine, unlike locale order). */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** A path relative to a folder when inside it (`./x` stays readable), else as it is. */
 export function shortPath(path: string, base: string): string {
   const rel = relative(base, path);
@@ -36,7 +41,9 @@ export function renderReviewTable(plan: PlanJson, c: Colors, limit = REVIEW_TABL
   const rows = plan.rows
     .filter((row) => (ATTENTION as readonly string[]).includes(row.review_bucket))
     .sort(
-      (a, b) => ATTENTION.indexOf(a.review_bucket as never) - ATTENTION.indexOf(b.review_bucket as never),
+      (a, b) =>
+        ATTENTION.indexOf(a.review_bucket as never) - ATTENTION.indexOf(b.review_bucket as never) ||
+        compareText(a.source_path, b.source_path),
     );
   if (rows.length === 0) return [c.green("Nothing needs review.")];
   const table = new Table({
@@ -66,7 +73,9 @@ function conflictKey(key: string, outputDir: string): string {
 
 /** The open conflicts, one line each. */
 export function renderConflicts(plan: PlanJson, c: Colors): string[] {
-  const open = plan.conflicts.filter((conflict) => conflict.status === "open");
+  const open = plan.conflicts
+    .filter((conflict) => conflict.status === "open")
+    .sort((a, b) => compareText(a.kind, b.kind) || compareText(a.key, b.key));
   if (open.length === 0) return [];
   return [
     c.bold(`Conflicts (${open.length})`),

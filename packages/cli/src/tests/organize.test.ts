@@ -85,6 +85,26 @@ describe("vetted organize, apply and undo, standalone", () => {
     expect(show.stdout).toContain("Target folders");
   });
 
+  it("takes the naming template of a strategy pack (--pack) or a given one (--template)", async () => {
+    const byPack = await runVetted(
+      ["organize", mess, "--out", out, "--pack", "photos-by-date", "--json"],
+      box.env,
+    );
+    expect(byPack.code).toBe(0);
+    const photo = (JSON.parse(byPack.stdout) as PlanJson).rows.find((r) =>
+      r.source_path.endsWith("photo.png"),
+    );
+    expect(photo?.target_path).toBe(join(out, "images", "2024", "05", "06", "photo.png"));
+    const byTemplate = await runVetted(
+      ["organize", mess, "--out", out, "--template", "{category}-{yyyy}/{name}{ext}", "--json"],
+      box.env,
+    );
+    const notes = (JSON.parse(byTemplate.stdout) as PlanJson).rows.find((r) =>
+      r.source_path.endsWith("notes.txt"),
+    );
+    expect(notes?.target_path).toBe(join(out, "documents-2024", "notes.txt"));
+  });
+
   it("answers shell-friendly exit codes: 0 ok, 1 refused, 2 usage or environment", async () => {
     const version = await runVetted(["--version"], box.env);
     expect([version.code, version.stdout.trim()]).toEqual([0, "0.0.0"]);

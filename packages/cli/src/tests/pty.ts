@@ -15,7 +15,10 @@ function shellQuote(arg: string): string {
 export interface Terminal {
   /** Everything written so far, raw (escape sequences included). */
   output(): string;
-  /** Waits until the plain text written since the last `expect` matches; throws after `timeoutMs`. */
+  /**
+   * Waits until the plain text written after the last match matches; answers that text. Throws after
+   * `timeoutMs`.
+   */
   expect(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** Sends keystrokes. */
   send(keys: string): void;
@@ -56,10 +59,11 @@ export function openTerminal(argv: readonly string[], env: Record<string, string
     expect(pattern, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
-          const text = plainText(raw.slice(consumed));
+          const text = plainText(raw).slice(consumed);
           const match = pattern.exec(text);
           if (match === null) return false;
-          consumed = raw.length;
+          // Later output (a next prompt arriving in the same chunk) stays for the next expect.
+          consumed += match.index + match[0].length;
           waiters.delete(check);
           clearTimeout(timer);
           resolve(text);
@@ -69,7 +73,7 @@ export function openTerminal(argv: readonly string[], env: Record<string, string
           waiters.delete(check);
           reject(
             new Error(
-              `timed out waiting for ${pattern}; the terminal shows:\n${plainText(raw.slice(consumed))}`,
+              `timed out waiting for ${pattern}; the terminal shows:\n${plainText(raw).slice(consumed)}`,
             ),
           );
         }, timeoutMs);
