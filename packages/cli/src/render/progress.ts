@@ -13,7 +13,8 @@ export interface ProgressView {
 export function createProgressView(io: CliIo, label: string, quiet: boolean): ProgressView {
   if (quiet) return { update: () => {}, stop: () => {} };
   const started = Date.now();
-  if (!isInteractive(io)) {
+  // The bar is drawn on stderr: it needs stderr itself to be a terminal.
+  if (!isInteractive(io) || io.stderr.isTTY !== true) {
     let lastLine = 0;
     let lastPhase = "";
     return {
