@@ -41,10 +41,15 @@ export const AnalyzeRequest = z
 /** `POST /api/jobs/analyze` body. */
 export type AnalyzeRequest = z.infer<typeof AnalyzeRequest>;
 
-/** The review buckets whose rows an apply may move (`blocked` and `conflict` rows never move). */
+/** The review buckets an apply may move rows of (blocked and conflict rows never move). */
 export const APPLY_BUCKETS = ["auto_safe", "needs_review"] as const;
-/** A review bucket whose rows an apply may move. */
+/** A review bucket an apply may move rows of. */
 export type ApplyBucket = (typeof APPLY_BUCKETS)[number];
+
+/** True when `value` is a bucket an apply may move rows of. */
+export function isApplyBucket(value: unknown): value is ApplyBucket {
+  return (APPLY_BUCKETS as readonly unknown[]).includes(value);
+}
 
 /** `POST /api/jobs/apply` body. */
 export const ApplyRequest = z
@@ -59,19 +64,12 @@ export const ApplyRequest = z
       .array(z.enum(APPLY_BUCKETS))
       .min(1)
       .optional()
-      .meta({ description: "Only rows in these review buckets (default: auto_safe and needs_review)" }),
+      .meta({ description: "Apply only rows of these review buckets (default: auto_safe and needs_review)" }),
   })
   .strict()
   .meta({ id: "FileorgApplyRequest" });
 /** `POST /api/jobs/apply` body. */
 export type ApplyRequest = z.infer<typeof ApplyRequest>;
-
-/** The `buckets` an apply job was limited to, when it was. */
-export function applyBucketsOf(params: Record<string, unknown>): ApplyBucket[] | undefined {
-  const value = params.buckets;
-  if (!Array.isArray(value)) return undefined;
-  return value.filter((b): b is ApplyBucket => (APPLY_BUCKETS as readonly unknown[]).includes(b));
-}
 
 /** `POST /api/jobs/rollback` body. */
 export const RollbackRequest = z

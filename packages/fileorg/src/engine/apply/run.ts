@@ -1,7 +1,7 @@
 import { dirname } from "node:path";
 import { runTransaction } from "@vetted/store";
 import { and, asc, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
-import { type ApplyBucket, applyBucketsOf } from "../../domain/job.js";
+import { APPLY_BUCKETS } from "../../domain/job.js";
 import type { RowError } from "../../domain/manifest.js";
 import { isInside } from "../../domain/template.js";
 import { moveRow, ROW_TRANSITIONS, sourcesOf } from "../../domain/transitions.js";
@@ -150,12 +150,19 @@ function summaryOf(dryRun: boolean, total: number, t: ApplyTotals): Record<strin
     : { rows: total, moved: t.moved, failed: t.failed, bytes_moved: t.bytes, by_error: t.byError };
 }
 
+/** The buckets an apply job moves rows of (its `buckets` parameter, else every bucket that may move). */
+function bucketsOf(params: Record<string, unknown>): Array<(typeof APPLY_BUCKETS)[number]> {
+  const asked = Array.isArray(params.buckets) ? params.buckets : [];
+  const known = APPLY_BUCKETS.filter((b) => asked.includes(b));
+  return known.length > 0 ? known : [...APPLY_BUCKETS];
+}
+
 /** The rows of the manifest that an apply moves. */
-function eligibleRows(manifestId: string, buckets: readonly ApplyBucket[] | undefined): SQL | undefined {
+function eligibleRows(manifestId: string, buckets: ReturnType<typeof bucketsOf>): SQL | undefined {
   return and(
     eq(rows.jobId, manifestId),
     eq(rows.action, "move"),
-    inArray(rows.reviewBucket, buckets ?? ["auto_safe", "needs_review"]),
+    inArray(rows.reviewBucket, buckets),
     inArray(rows.status, APPLICABLE_STATUSES),
   );
 }
@@ -168,7 +175,7 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
   const outputDir = String(manifest.params.output_dir ?? "");
   const allowed = ctx.guard.roots;
   const dryRun = job.params.dry_run === true;
-  const eligible = eligibleRows(manifest.id, applyBucketsOf(job.params));
+  const eligible = eligibleRows(manifest.id, bucketsOf(job.params));
   await run.phase("planning");
   const [counted] = await ctx.db.select({ n: sql<number>`count(*)` }).from(rows).where(eligible);
   const total = Number(counted?.n ?? 0);

@@ -4,9 +4,9 @@ import {
   type Actor,
   type AnalyzeRequest,
   type ApplyBucket,
-  applyBucketsOf,
   canRetry,
   DEFAULT_NAMING_TEMPLATE,
+  isApplyBucket,
   isFinished,
   type Job,
 } from "../../domain/job.js";
@@ -25,8 +25,7 @@ export interface ApplyInput {
   job_id: string;
   dry_run?: boolean | undefined;
   plan_hash?: string | undefined;
-  /** Only rows in these review buckets (default: both `auto_safe` and `needs_review`). */
-  buckets?: readonly ApplyBucket[] | undefined;
+  buckets?: ApplyBucket[] | undefined;
 }
 
 /** A rollback request. */
@@ -95,7 +94,7 @@ export async function createApply(
   const params = {
     job_id: manifest.id,
     dry_run: request.dry_run ?? false,
-    ...(request.buckets === undefined ? {} : { buckets: [...new Set(request.buckets)] }),
+    ...(request.buckets === undefined ? {} : { buckets: request.buckets }),
   };
   return createJob(res, "apply", { manifestJobId: manifest.id, retryOf, params }, actor, async (tx) => {
     const fresh = await requireManifestJob(tx, request.job_id);
@@ -187,7 +186,7 @@ export async function retryJob(res: FileorgResources, jobId: string, actor: Acto
       {
         job_id: job.manifestJobId,
         dry_run: job.params.dry_run === true,
-        buckets: applyBucketsOf(job.params),
+        ...(Array.isArray(job.params.buckets) ? { buckets: job.params.buckets.filter(isApplyBucket) } : {}),
       },
       actor,
       job.id,
