@@ -1,0 +1,149 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createClient } from "@libsql/client";
+import {
+  AnalyzeRequest,
+  ApplyRequest,
+  BatchTriageRequest,
+  createFileorgEngine,
+  createInboxEngine,
+  createPreferencesEngine,
+  createReviewEngine,
+  FileorgError,
+  type Job,
+  migrate,
+  ResolveRequest,
+  ReviewError,
+  RollbackRequest,
+} from "@vetted/fileorg";
+import { StoreError } from "@vetted/store";
+import { drizzle } from "drizzle-orm/libsql";
+import type { z } from "zod";
+import type { CliSettings } from "../settings.js";
+import { type Backend, BackendError, type Saved } from "./backend.js";
+
+const ACTOR = { actor: "cli" };
+
+/** Turns the engines' typed errors into {@link BackendError}s (same codes as the server answers). */
+function toBackendError(err: unknown): unknown {
+  if (err instanceof FileorgError || err instanceof ReviewError || err instanceof StoreError) {
+    return new BackendError(err.code, err.message, err.details);
+  }
+  return err;
+}
+
+/** Parses a request with the server's own schema, so a bad request is refused the same way. */
+function parseRequest<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const first = parsed.error.issues[0];
+  const where = first === undefined || first.path.length === 0 ? "" : ` at /${first.path.join("/")}`;
+  throw new BackendError(
+    "VALIDATION_FAILED",
+    `The request is invalid${where}: ${first?.message ?? "invalid"}`,
+    { issues: parsed.error.issues },
+  );
+}
+
+/** Wraps every method so engine errors surface as BackendErrors. */
+function guarded<T extends object>(target: T): T {
+  return new Proxy(target, {
+    get(obj, key, receiver) {
+      const value: unknown = Reflect.get(obj, key, receiver);
+      if (typeof value !== "function") return value;
+      return async (...args: unknown[]) => {
+        try {
+          return await (value as (...a: unknown[]) => unknown).apply(obj, args);
+        } catch (err) {
+          throw toBackendError(err);
+        }
+      };
+    },
+  });
+}
+
+/** Opens the embedded database of the data directory (created on first use), WAL and a busy timeout. */
+async function openDatabase(settings: CliSettings) {
+  const url = settings.databaseUrl;
+  const path = url.startsWith("file://") ? fileURLToPath(url) : url.slice("file:".length);
+  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(settings.dataDir, { recursive: true });
+  const client = createClient({ url, timeout: settings.busyTimeoutMs });
+  await client.execute("PRAGMA journal_mode = WAL");
+  const db = drizzle(client);
+  await migrate(db);
+  return { db, client };
+}
+
+/**
+ * The standalone backend: the same engines the server composes (core, preferences, review with its hooks,
+ * inbox), over the embedded SQLite file of the data directory. Jobs run in this process.
+ */
+export async function createLocalBackend(settings: CliSettings): Promise<Backend> {
+  const { db, client } = await openDatabase(settings);
+  const fileorg = createFileorgEngine({
+    db,
+    allowedRoots: settings.allowedRoots,
+    dataDir: settings.dataDir,
+    env: { VETTED_JOURNAL_KEY: settings.journalKey },
+  });
+  const preferences = createPreferencesEngine({ db, guard: fileorg.guard });
+  const review = createReviewEngine({ db, fileorg, preferences });
+  const inbox = createInboxEngine<Job>({
+    db,
+    preferences,
+    guard: fileorg.guard,
+    analyzeFiles: (source, files, actor) => review.analyzeInboxFiles(source, files, actor),
+  });
+  await fileorg.start();
+  let closed = false;
+  const backend: Backend = {
+    where: "local",
+    analyze: (request) => fileorg.analyze(parseRequest(AnalyzeRequest, request), ACTOR),
+    apply: (request) => fileorg.apply(parseRequest(ApplyRequest, request), ACTOR),
+    rollback: (request) => fileorg.rollback(parseRequest(RollbackRequest, request), ACTOR),
+    getJob: (jobId) => fileorg.getJob(jobId),
+    listJobs: (query) => fileorg.listJobs(query),
+    listEvents: (jobId, after) => fileorg.listEvents(jobId, after, 500),
+    listRows: (jobId, query) => fileorg.listRows(jobId, query as Parameters<typeof fileorg.listRows>[1]),
+    listConflicts: (jobId, query) => fileorg.listConflicts(jobId, query),
+    resolveConflicts: (jobId, request) =>
+      fileorg.resolveConflicts(jobId, parseRequest(ResolveRequest, request), ACTOR),
+    viewManifest: (jobId) => fileorg.viewManifest(jobId),
+    report: (jobId) => fileorg.report(jobId),
+    reviewQueue: (jobId, query) => review.queue(jobId, query as Parameters<typeof review.queue>[1]),
+    batchTriage: (jobId, request) =>
+      review.batchTriage(jobId, parseRequest(BatchTriageRequest, request), ACTOR),
+    draftRule: (jobId, rowIds) => review.draftFromExamples(jobId, rowIds),
+    previewRule: (jobId, rule) =>
+      review.previewRule(jobId, { rule } as Parameters<typeof review.previewRule>[1]),
+    saveRule: async (rule) => (await preferences.save("review-rules", rule, ACTOR)) as Saved<typeof rule>,
+    listStrategyPacks: async () => (await preferences.listStrategyPacks()).items,
+    listWatchSources: async () => {
+      const items = [];
+      let cursor: string | undefined;
+      do {
+        const page = await preferences.list("watch-sources", { cursor, limit: 500 });
+        items.push(...page.items);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor !== undefined);
+      return items as Awaited<ReturnType<Backend["listWatchSources"]>>;
+    },
+    saveWatchSource: async (item) =>
+      (await preferences.save("watch-sources", item, ACTOR)) as Awaited<
+        ReturnType<Backend["saveWatchSource"]>
+      >,
+    scanInbox: async () => (await inbox.scan({})).items,
+    analyzeInbox: (watchSourceId, batchId) => inbox.analyze(watchSourceId, batchId, ACTOR),
+    startWatching: () => inbox.start(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await inbox.stop();
+      await fileorg.stop();
+      client.close();
+    },
+  };
+  return guarded(backend);
+}

@@ -1,0 +1,134 @@
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import type { Backend } from "../backend/backend.js";
+import type { CommandContext } from "../context.js";
+import { EXIT, type ExitCode, usageError } from "../exit.js";
+import { say } from "../io.js";
+import { loadPlan, type PlanJson } from "../plan.js";
+import { renderPlan } from "../render/plan-text.js";
+import { formatBytes, plural } from "../render/style.js";
+import { confirmOrRefuse } from "./confirm.js";
+import { resultNumber, runToEnd } from "./run-job.js";
+
+interface OrganizeOptions {
+  out?: string;
+  pack?: string;
+  template?: string;
+  apply?: boolean;
+  yes?: boolean;
+  json?: boolean;
+  hidden?: boolean;
+}
+
+/** The naming template of `--template`, else of `--pack` (refused when the pack is unknown). */
+async function templateOf(backend: Backend, options: OrganizeOptions): Promise<string | undefined> {
+  if (options.template !== undefined) return options.template;
+  if (options.pack === undefined) return undefined;
+  const packs = await backend.listStrategyPacks();
+  const pack = packs.find((p) => p.id === options.pack);
+  if (pack === undefined) {
+    throw usageError(
+      `Unknown strategy pack ${options.pack}; use one of ${packs.map((p) => p.id).join(", ")}`,
+    );
+  }
+  return pack.naming_template;
+}
+
+/** Applies the plan's `auto_safe` rows (after a confirmation unless `--yes`); answers the apply job id. */
+async function applySafeRows(
+  ctx: CommandContext,
+  backend: Backend,
+  plan: PlanJson,
+  options: OrganizeOptions,
+): Promise<{ jobId: string | undefined; code: ExitCode }> {
+  const safe = plan.rows.filter((r) => r.review_bucket === "auto_safe" && r.action === "move").length;
+  const out = (line: string) => (options.json ? ctx.io.stderr.write(`${line}\n`) : say(ctx.io, line));
+  if (safe === 0) {
+    out("Nothing is safe to apply without review.");
+    return { jobId: undefined, code: EXIT.ok };
+  }
+  if (options.yes !== true) {
+    const question = `Move the ${plural(safe, "auto_safe file")} now? (rows needing review stay where they are)`;
+    if (!(await confirmOrRefuse(ctx, question))) {
+      out("Nothing was moved.");
+      return { jobId: undefined, code: EXIT.findings };
+    }
+  }
+  const queued = await backend.apply({
+    job_id: plan.job_id,
+    plan_hash: plan.summary.plan_hash,
+    buckets: ["auto_safe"],
+  });
+  const done = await runToEnd(ctx, backend, queued, "Applying", options.json === true);
+  const failed = resultNumber(done, "failed");
+  out(
+    `${ctx.c.green("Applied")} ${done.job_id}: moved ${plural(resultNumber(done, "moved"), "file")} (${formatBytes(resultNumber(done, "bytes_moved"))})` +
+      `${failed > 0 ? `, ${ctx.c.red(`${failed} failed`)}` : ""}. Undo with: vetted undo ${done.job_id}`,
+  );
+  return { jobId: done.job_id, code: failed > 0 ? EXIT.findings : EXIT.ok };
+}
+
+/** `vetted organize <dir>`: analyze with progress, print the plan, optionally apply its auto_safe rows. */
+async function organize(ctx: CommandContext, dir: string, options: OrganizeOptions): Promise<ExitCode> {
+  return ctx.withBackend(async (backend) => {
+    const template = await templateOf(backend, options);
+    const queued = await backend.analyze({
+      source_dir: resolve(ctx.io.cwd, dir),
+      ...(options.out === undefined ? {} : { output_dir: resolve(ctx.io.cwd, options.out) }),
+      ...(template === undefined ? {} : { naming_template: template }),
+      ...(options.hidden === true ? { include_hidden: true } : {}),
+    });
+    const analyzed = await runToEnd(
+      ctx,
+      backend,
+      queued,
+      "Analyzing",
+      options.json === true && !ctx.io.stderr.isTTY,
+    );
+    const plan = await loadPlan(backend, analyzed.job_id);
+    if (options.json !== true) say(ctx.io, renderPlan(plan, ctx.c));
+    let code: ExitCode = EXIT.ok;
+    let applyJobId: string | undefined;
+    if (options.apply === true) {
+      if (options.json !== true) say(ctx.io);
+      ({ jobId: applyJobId, code } = await applySafeRows(ctx, backend, plan, options));
+    }
+    if (options.json === true) {
+      say(
+        ctx.io,
+        JSON.stringify(applyJobId === undefined ? plan : { ...plan, apply_job_id: applyJobId }, null, 2),
+      );
+    } else if (options.apply !== true) {
+      say(
+        ctx.io,
+        ctx.c.dim(
+          `\nNext: vetted review ${plan.job_id} · vetted apply ${plan.job_id} · or organize again with --apply`,
+        ),
+      );
+    }
+    return code;
+  });
+}
+
+/** Registers `organize`. */
+export function registerOrganize(
+  program: Command,
+  ctx: CommandContext,
+  done: (code: ExitCode) => void,
+): void {
+  program
+    .command("organize")
+    .description("Analyze a folder and print the plan: target tree, rows needing review, conflicts, totals")
+    .argument("<dir>", "the folder to organize")
+    .option("--out <dir>", "where the organized tree goes (default: the folder itself)")
+    .option(
+      "--pack <id>",
+      "a strategy pack whose naming template to use (e.g. downloads-cleanup, photos-by-date)",
+    )
+    .option("--template <t>", "a naming template, e.g. '{category}/{yyyy}/{name}{ext}'")
+    .option("--hidden", "include hidden files and folders")
+    .option("--apply", "apply the auto_safe rows after a confirmation")
+    .option("-y, --yes", "with --apply: do not ask")
+    .option("--json", "print the plan as JSON: {job_id, summary, tree, rows, conflicts[, apply_job_id]}")
+    .action(async (dir: string, options: OrganizeOptions) => done(await organize(ctx, dir, options)));
+}
