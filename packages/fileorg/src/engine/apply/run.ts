@@ -167,13 +167,6 @@ function bucketsOf(params: Record<string, unknown>): Array<(typeof APPLY_BUCKETS
   return known.length > 0 ? known : [...APPLY_BUCKETS];
 }
 
-/** The buckets an apply job moves rows of (its `buckets` parameter, else every bucket that may move). */
-function bucketsOf(params: Record<string, unknown>): Array<(typeof APPLY_BUCKETS)[number]> {
-  const asked = Array.isArray(params.buckets) ? params.buckets : [];
-  const known = APPLY_BUCKETS.filter((b) => asked.includes(b));
-  return known.length > 0 ? known : [...APPLY_BUCKETS];
-}
-
 /** The rows of the manifest that an apply moves. */
 function eligibleRows(manifestId: string, buckets: ReturnType<typeof bucketsOf>): SQL | undefined {
   return and(
