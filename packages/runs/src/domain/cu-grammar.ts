@@ -175,6 +175,35 @@ function press(raw: string, pageUrl: string): PlanResult {
   };
 }
 
+/** The grammar's rules, tried in order: a pattern and how its captures become a plan. */
+const RULES: ReadonlyArray<{ pattern: RegExp; plan(a: string, b: string, input: PlanInput): PlanResult }> = [
+  { pattern: /^(?:open|go\s+to|navigate\s+to|visit)\s+(.+)$/i, plan: (a) => openUrl(a) },
+  {
+    pattern: /^(?:type|enter|fill\s+in)\s+(.+?)\s+(?:into|in)\s+(.+)$/i,
+    plan: (a, b, input) => typeInto(input.nodes, a, b),
+  },
+  {
+    pattern: /^(?:select|choose|pick)\s+(.+?)\s+(?:in|from)\s+(.+)$/i,
+    plan: (a, b, input) => selectIn(input.nodes, a, b),
+  },
+  { pattern: /^(?:click(?:\s+on)?|tap)\s+(.+)$/i, plan: (a, _b, input) => click(input.nodes, a) },
+  { pattern: /^press\s+(.+)$/i, plan: (a, _b, input) => press(a, input.pageUrl) },
+  { pattern: /^scroll\s+(down|up)$/i, plan: (a, _b, input) => scroll(a, input.pageUrl) },
+];
+
+function scroll(raw: string, pageUrl: string): PlanResult {
+  const direction = raw.toLowerCase();
+  return {
+    ok: true,
+    action: {
+      name: "scroll",
+      args: { direction, pixels: 600 },
+      rationale: `Scroll ${direction}.`,
+      frameUrl: pageUrl,
+    },
+  };
+}
+
 /**
  * Plans one action for `instruction` on the page: `open <url>`, `click <name>` (a button, link or other
  * clickable node of that accessible name), `type <text> into <field>`, `select <option> in <field>`,
@@ -183,27 +212,9 @@ function press(raw: string, pageUrl: string): PlanResult {
  */
 export function planLocally(input: PlanInput): PlanResult {
   const text = input.instruction.trim().replace(/[.!]+$/, "");
-  let m: RegExpExecArray | null;
-  if ((m = /^(?:open|go\s+to|navigate\s+to|visit)\s+(.+)$/i.exec(text)) !== null) return openUrl(m[1] ?? "");
-  if ((m = /^(?:type|enter|fill\s+in)\s+(.+?)\s+(?:into|in)\s+(.+)$/i.exec(text)) !== null) {
-    return typeInto(input.nodes, m[1] ?? "", m[2] ?? "");
-  }
-  if ((m = /^(?:select|choose|pick)\s+(.+?)\s+(?:in|from)\s+(.+)$/i.exec(text)) !== null) {
-    return selectIn(input.nodes, m[1] ?? "", m[2] ?? "");
-  }
-  if ((m = /^(?:click(?:\s+on)?|tap)\s+(.+)$/i.exec(text)) !== null) return click(input.nodes, m[1] ?? "");
-  if ((m = /^press\s+(.+)$/i.exec(text)) !== null) return press(m[1] ?? "", input.pageUrl);
-  if ((m = /^scroll\s+(down|up)$/i.exec(text)) !== null) {
-    const direction = (m[1] ?? "down").toLowerCase();
-    return {
-      ok: true,
-      action: {
-        name: "scroll",
-        args: { direction, pixels: 600 },
-        rationale: `Scroll ${direction}.`,
-        frameUrl: input.pageUrl,
-      },
-    };
+  for (const rule of RULES) {
+    const m = rule.pattern.exec(text);
+    if (m !== null) return rule.plan(m[1] ?? "", m[2] ?? "", input);
   }
   return { ok: false, message: grammarMessage(input.instruction) };
 }

@@ -73,24 +73,29 @@ function onType(state: DraftState, e: Extract<RecordedEvent, { kind: "type" }>):
 function onEvent(state: DraftState, e: RecordedEvent): void {
   switch (e.kind) {
     case "navigate":
-      return onNavigate(state, e.url, e.at);
+      onNavigate(state, e.url, e.at);
+      return;
     case "type":
-      return onType(state, e);
+      onType(state, e);
+      return;
     case "click":
       // A click into a text field or a <select> only focuses it: the typing or choice is the step.
       if (e.target.editable === true || e.target.tag === "select" || e.target.tag === "option") return;
       state.typingKey = undefined;
       state.lastActionAt = e.at;
-      return push(state, { type: "click", target: targetOf(e.target) }, "click");
+      push(state, { type: "click", target: targetOf(e.target) }, "click");
+      return;
     case "select":
       state.typingKey = undefined;
-      return push(state, { type: "select", target: targetOf(e.target), option: e.option }, "select");
+      push(state, { type: "select", target: targetOf(e.target), option: e.option }, "select");
+      return;
     case "submit":
       state.typingKey = undefined;
       state.lastActionAt = e.at;
       // Submitted by a click already recorded, or (Enter in a field) by the form's submit button.
       if (e.by_click || e.submitter === undefined) return;
-      return push(state, { type: "click", target: targetOf(e.submitter) }, "click");
+      push(state, { type: "click", target: targetOf(e.submitter) }, "click");
+      return;
   }
 }
 
