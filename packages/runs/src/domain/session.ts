@@ -64,6 +64,8 @@ export const SessionArtifact = z
   .meta({ id: "SessionArtifact" });
 /** One file a finished session saved. */
 export type SessionArtifact = z.infer<typeof SessionArtifact>;
+/** An artifact as stored: with its path relative to the data directory (never shown). */
+export type StoredArtifact = SessionArtifact & { path: string };
 
 /** A session. */
 export const Session = z

@@ -131,3 +131,5 @@ export const inboundMessages = sqliteTable(
   },
   (t) => [uniqueIndex("runs_inbound_messages_received_idx").on(t.receivedAt, t.id)],
 );
+
+export { cuActions, cuEvidence, cuSessions, sessions } from "./lanes-schema.js";
