@@ -218,3 +218,39 @@ export function planLocally(input: PlanInput): PlanResult {
   }
   return { ok: false, message: grammarMessage(input.instruction) };
 }
+
+/** The tools an OpenAI-compatible planner may call, one per grammar verb, with their string arguments. */
+export const PLANNER_TOOLS = {
+  open: ["url"],
+  click: ["name"],
+  type: ["text", "field"],
+  select: ["option", "field"],
+  press: ["key"],
+  scroll: ["direction"],
+} as const;
+
+/**
+ * Resolves a planner's tool call (`click {name}`, `type {text, field}`…) against the page exactly as the
+ * local grammar would, so a model only names things and the accessibility tree decides what they are.
+ */
+export function resolveToolCall(tool: string, args: Record<string, unknown>, input: PlanInput): PlanResult {
+  const str = (k: string) => (typeof args[k] === "string" ? (args[k] as string) : "");
+  switch (tool) {
+    case "open":
+      return openUrl(str("url"));
+    case "click":
+      return click(input.nodes, str("name"));
+    case "type":
+      return typeInto(input.nodes, str("text"), str("field"));
+    case "select":
+      return selectIn(input.nodes, str("option"), str("field"));
+    case "press":
+      return press(str("key"), input.pageUrl);
+    case "scroll":
+      return /^(up|down)$/i.test(str("direction"))
+        ? scroll(str("direction"), input.pageUrl)
+        : { ok: false, message: 'scroll takes direction "up" or "down".' };
+    default:
+      return { ok: false, message: `The planner called an unknown tool "${tool.slice(0, 50)}".` };
+  }
+}
