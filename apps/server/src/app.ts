@@ -1,7 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { FileorgEngine, InboxEngine, Job, PreferencesEngine, ReviewEngine } from "@vetted/fileorg";
-import type { RunsEngine } from "@vetted/runs";
+import type { BrowserHost, RunsEngine } from "@vetted/runs";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { methodNotAllowed } from "hono/method-not-allowed";
@@ -39,6 +39,8 @@ export interface AppDeps {
   runs: RunsEngine;
   /** The Prometheus registry and its hooks. */
   metrics: Metrics;
+  /** The browser host (one Chromium for every session and run); unavailable when none was found. */
+  browser: BrowserHost;
   /** The file organization engine (its runner is started by `main.ts`). */
   fileorg: FileorgEngine;
   /** File-organizer preferences: naming templates, review rules, views, watch sources, runtime, packs. */

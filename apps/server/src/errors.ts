@@ -71,6 +71,8 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   FLOW_NOT_FOUND: 404,
   TEMPLATE_NOT_FOUND: 404,
   RUN_NOT_FOUND: 404,
+  SESSION_NOT_FOUND: 404,
+  STEP_NOT_FOUND: 404,
   PREFERENCE_NOT_FOUND: 404,
   REVIEW_RULE_NOT_FOUND: 404,
   WATCH_SOURCE_NOT_FOUND: 404,
@@ -116,6 +118,8 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   REQUEST_HEADER_FIELDS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   KEY_INVALID: 500,
+  BROWSER_UNAVAILABLE: 503,
+  BROWSER_CRASHED: 503,
 };
 
 /** The HTTP status an error code is answered with. */

@@ -1,4 +1,4 @@
-import { createRunsEngine, loadSecretsKey } from "@vetted/runs";
+import { type BrowserHost, createBrowserHost, createRunsEngine, loadSecretsKey } from "@vetted/runs";
 import { createApp } from "./app.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type OpenDatabase, openDatabase } from "./db.js";
@@ -23,8 +23,16 @@ function readConfig(): Config {
 }
 
 /** The engines over the migrated database; fileorg's recovery of jobs a crash left running runs here. */
-async function startEngines(config: Config, database: OpenDatabase, logger: Logger, metrics: Metrics) {
+async function startEngines(
+  config: Config,
+  database: OpenDatabase,
+  logger: Logger,
+  metrics: Metrics,
+  browser: BrowserHost,
+) {
   const runs = createRunsEngine({
+    browser,
+    dataDir: config.dataDir,
     db: database.db,
     secretsKey: loadSecretsKey({ dataDir: config.dataDir, env: { VETTED_SECRETS_KEY: config.secretsKey } }),
     protectedDomains: config.protectedProviderDomains,
@@ -62,7 +70,16 @@ async function main(): Promise<void> {
   });
 
   const metrics = createMetrics(logger);
-  const { runs, fileorgDeps } = await startEngines(config, database, logger, metrics);
+  const browser = createBrowserHost({
+    executablePath: config.chromiumPath,
+    unavailableReason: config.chromiumMissingReason,
+    maxContexts: config.browserMaxContexts,
+    idleMs: config.browserIdleMs,
+    logger,
+  });
+  if (!browser.available)
+    logger.warn("no browser: browser routes and steps answer 503", { ...browser.status() });
+  const { runs, fileorgDeps } = await startEngines(config, database, logger, metrics, browser);
   const { fileorg, inbox } = fileorgDeps;
 
   const app = createApp({
@@ -73,6 +90,7 @@ async function main(): Promise<void> {
     logger,
     runs,
     metrics,
+    browser,
     ...fileorgDeps,
   });
   const server = createHttpServer({
@@ -102,7 +120,10 @@ async function main(): Promise<void> {
     force.unref();
     server.close(() => {
       void Promise.all([
-        runs.stop().catch((err: unknown) => logger.error("the run worker did not stop cleanly", { err })),
+        runs
+          .stop()
+          .catch((err: unknown) => logger.error("the run worker did not stop cleanly", { err }))
+          .then(() => browser.close()),
         inbox.stop(),
         fileorg.stop(),
       ]).finally(() => {

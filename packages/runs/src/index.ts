@@ -8,6 +8,19 @@
 
 /** The engines' ports and pages, from `@vetted/store`. */
 export type { Clock, IdGenerator, KeysetPage, KeysetPage as Page } from "@vetted/store";
+export {
+  type AcquireOptions,
+  type BrowserHost,
+  type BrowserHostLogger,
+  type BrowserHostOptions,
+  type BrowserHostStatus,
+  type BrowserLease,
+  CHROMIUM_CANDIDATES,
+  CHROMIUM_INSTALL_COMMAND,
+  createBrowserHost,
+  findChromium,
+  type StorageState,
+} from "./browser/index.js";
 export { Flow, FlowInput, FlowPatch } from "./domain/flow.js";
 export {
   type CanonicalHost,
@@ -110,6 +123,8 @@ export {
 } from "./engine/runs-engine.js";
 export { loadSecretsKey, SECRETS_KEY_FILE } from "./engine/secret-box.js";
 export {
+  BrowserCrashedError,
+  BrowserUnavailableError,
   FlowNotFoundError,
   IdempotencyKeyReusedError,
   InvalidInputError,
@@ -120,6 +135,8 @@ export {
   RunStateError,
   RunsError,
   type RunsErrorCode,
+  SessionNotFoundError,
+  StepNotFoundError,
   TemplateNotFoundError,
   VersionConflictError,
 } from "./errors.js";

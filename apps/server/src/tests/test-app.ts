@@ -1,7 +1,13 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRunsEngine, type RunsEngineOptions } from "@vetted/runs";
+import {
+  type BrowserHostOptions,
+  createBrowserHost,
+  createRunsEngine,
+  findChromium,
+  type RunsEngineOptions,
+} from "@vetted/runs";
 import { type AppDeps, createApp } from "../app.js";
 import { openDatabase } from "../db.js";
 import { createFileorgDeps } from "../fileorg.js";
@@ -22,6 +28,7 @@ export interface TestApp {
 export async function createTestApp(
   config: Partial<AppDeps["config"]> = {},
   runsOptions: Partial<RunsEngineOptions> = {},
+  browserOptions: Partial<BrowserHostOptions> = {},
 ): Promise<TestApp> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "vetted-app-")));
   const database = await openDatabase({
@@ -33,8 +40,17 @@ export async function createTestApp(
   await runMigrations(database.db);
   const logger = createLogger("silent");
   const metrics = createMetrics(logger);
+  // Launched on first use only: tests that never touch a browser never start one.
+  const browser = createBrowserHost({
+    executablePath: findChromium(process.env),
+    maxContexts: 4,
+    idleMs: 60_000,
+    ...browserOptions,
+  });
   const runs = createRunsEngine({
     db: database.db,
+    browser,
+    dataDir: dir,
     secretsKey: Buffer.alloc(32, 7),
     leaseMs: 1000,
     pollMs: 50,
@@ -65,6 +81,7 @@ export async function createTestApp(
     logger,
     runs,
     metrics,
+    browser,
     ...fileorgDeps,
   };
   return {
@@ -73,6 +90,7 @@ export async function createTestApp(
     dir,
     async close() {
       await Promise.all([runs.stop(), fileorgDeps.inbox.stop(), fileorgDeps.fileorg.stop()]);
+      await browser.close();
       database.close();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -1,5 +1,8 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Clock, type IdGenerator, randomIds, runTransaction, type Tx } from "@vetted/store";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import type { BrowserHost } from "../browser/host.js";
 import { parseProtectedDomains } from "../domain/providers.js";
 import { createEventHub, type EventHub } from "./hub.js";
 import { createInboundMessagesOtpSource, type OtpSource } from "./otp-source.js";
@@ -48,6 +51,10 @@ export interface RunsEngineOptions {
    * (default 1 000 ms; one query for all subscribed runs, not one per subscriber).
    */
   catchUpMs?: number;
+  /** The browser host browser steps run in; without one (or without a browser) they fail `BROWSER_UNAVAILABLE`. */
+  browser?: BrowserHost;
+  /** Where evidence (screenshots) and saved browser states are written; default: a `vetted-runs` temp dir. */
+  dataDir?: string;
 }
 
 /** Why a claimed run's execution was stopped (cancel, timeout, lost lease, shutdown). */
@@ -74,6 +81,10 @@ export interface RunsResources {
   concurrency: number;
   fetch: typeof globalThis.fetch;
   maxResponseBytes: number | undefined;
+  /** The browser host, when the engine was given one. */
+  browser: BrowserHost | undefined;
+  /** Where evidence files and saved browser states live. */
+  dataDir: string;
   /** This process's worker; each claim's lease token starts with it. */
   workerId: string;
   /** The abort controllers of the runs this process executes, by run id. */
@@ -120,6 +131,8 @@ export function createResources(options: RunsEngineOptions): RunsResources {
     concurrency: options.concurrency ?? 4,
     fetch: options.fetch ?? globalThis.fetch,
     maxResponseBytes: options.maxResponseBytes,
+    browser: options.browser,
+    dataDir: options.dataDir ?? join(tmpdir(), "vetted-runs"),
     workerId: newId("wrk"),
     controllers: new Map(),
     hub,
