@@ -41,6 +41,8 @@ export interface BrowserHostStatus {
 export interface AcquireOptions {
   /** Cookies and localStorage to open the context with (a session's, or a paused run's). */
   storageState?: StorageState | undefined;
+  /** Records the context's traffic as a HAR written when the lease is released (sessions use it). */
+  recordHar?: { path: string; content?: "omit" | "embed" } | undefined;
   /** Gives up waiting for a slot (or for the context) when aborted. */
   signal?: AbortSignal | undefined;
 }
@@ -133,6 +135,7 @@ class Host implements BrowserHost {
       const browser = await this.ensureBrowser();
       context = await browser.newContext({
         ...(options.storageState === undefined ? {} : { storageState: options.storageState }),
+        ...(options.recordHar === undefined ? {} : { recordHar: options.recordHar }),
         viewport: { width: 1280, height: 800 },
         serviceWorkers: "block",
       });

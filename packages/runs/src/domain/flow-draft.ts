@@ -44,7 +44,10 @@ function targetOf(t: RecordedTarget): DraftTarget {
   return { selectors: t.selectors.map((s) => ({ ...s })) };
 }
 
-function push(state: DraftState, step: Omit<DraftStep, "id">, kind: string): void {
+/** A draft step before it is given an id. */
+type StepBody = DraftStep extends infer S ? (S extends DraftStep ? Omit<S, "id"> : never) : never;
+
+function push(state: DraftState, step: StepBody, kind: string): void {
   state.counter += 1;
   state.steps.push({ ...step, id: `${kind}_${state.counter}` } as DraftStep);
 }

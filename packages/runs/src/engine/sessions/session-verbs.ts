@@ -92,7 +92,7 @@ export async function startSession(r: SessionsResources, input: SessionStartInpu
   mkdirSync(dir, { recursive: true });
   const lease = await r.browser.acquire(id, {
     storageState,
-    contextOptions: { recordHar: { path: join(dir, "session.har"), content: "omit" } },
+    recordHar: { path: join(dir, "session.har"), content: "omit" },
   });
   let live: LiveSession;
   try {
