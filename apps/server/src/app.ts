@@ -1,7 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { FileorgEngine, InboxEngine, Job, PreferencesEngine, ReviewEngine } from "@vetted/fileorg";
-import type { BrowserHost, RunsEngine } from "@vetted/runs";
+import type { BrowserHost, ComputerUseEngine, RunsEngine, SessionsEngine } from "@vetted/runs";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { methodNotAllowed } from "hono/method-not-allowed";
@@ -15,7 +15,9 @@ import { requireToken } from "./middleware/auth.js";
 import { closeOnUnreadBody } from "./middleware/connection.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
 import { limitJsonDepth } from "./middleware/json-depth.js";
+import { exceptScreenshotUploads, limitScreenshotUploads } from "./middleware/screenshot-uploads.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
+import { createComputerUseRoutes } from "./routes/computer-use.js";
 import { createFlowRoutes } from "./routes/flows.js";
 import { createHealthRoutes } from "./routes/health.js";
 import { createInboxRoutes } from "./routes/inbox.js";
@@ -25,6 +27,7 @@ import { createPreferencesRoutes } from "./routes/preferences.js";
 import { createRegisterRoutes } from "./routes/register.js";
 import { createReviewRoutes } from "./routes/review.js";
 import { createRunRoutes } from "./routes/runs.js";
+import { createSessionRoutes } from "./routes/sessions.js";
 import { createTemplateRoutes } from "./routes/templates.js";
 import { validationHook } from "./validation.js";
 
@@ -41,6 +44,10 @@ export interface AppDeps {
   metrics: Metrics;
   /** The browser host (one Chromium for every session and run); unavailable when none was found. */
   browser: BrowserHost;
+  /** Recording sessions in the browser (`/api/sessions`; see `createBrowserLanes`). */
+  sessions: SessionsEngine;
+  /** Computer use (`/api/computer-use/sessions`; see `createBrowserLanes`). */
+  computerUse: ComputerUseEngine;
   /** The file organization engine (its runner is started by `main.ts`). */
   fileorg: FileorgEngine;
   /** File-organizer preferences: naming templates, review rules, views, watch sources, runtime, packs. */
@@ -86,17 +93,20 @@ function useMiddleware(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
   }
   app.use("/api/*", guardOrigin(config.corsOrigins));
   app.use("/api/*", requireToken(config.apiToken));
+  app.use("/api/*", limitScreenshotUploads());
   app.use(
     "/api/*",
-    bodyLimit({
-      maxSize: config.maxBodyBytes,
-      onError: () => {
-        throw new ServerError(
-          "PAYLOAD_TOO_LARGE",
-          `The request body is larger than the limit of ${config.maxBodyBytes} bytes (VETTED_MAX_BODY_BYTES).`,
-        );
-      },
-    }),
+    exceptScreenshotUploads(
+      bodyLimit({
+        maxSize: config.maxBodyBytes,
+        onError: () => {
+          throw new ServerError(
+            "PAYLOAD_TOO_LARGE",
+            `The request body is larger than the limit of ${config.maxBodyBytes} bytes (VETTED_MAX_BODY_BYTES).`,
+          );
+        },
+      }),
+    ),
   );
   app.use("/api/*", requireJsonBody());
   app.use("/api/*", limitJsonDepth());
@@ -153,7 +163,9 @@ export function createApp(deps: AppDeps) {
     .route("/", createJobRoutes(deps))
     .route("/", createPreferencesRoutes(deps))
     .route("/", createInboxRoutes(deps))
-    .route("/", createReviewRoutes(deps));
+    .route("/", createReviewRoutes(deps))
+    .route("/", createSessionRoutes(deps))
+    .route("/", createComputerUseRoutes(deps));
 
   documentApi(app, deps);
 

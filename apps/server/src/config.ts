@@ -91,6 +91,12 @@ const envSchema = z
       .int()
       .min(1000, "VETTED_BROWSER_IDLE_MS must be at least 1000")
       .default(300_000),
+    VETTED_CU_PLANNER_URL: z
+      .url({ error: "VETTED_CU_PLANNER_URL must be an absolute http(s) URL" })
+      .refine((u) => /^https?:/i.test(u), "VETTED_CU_PLANNER_URL must be an http(s) URL")
+      .optional(),
+    VETTED_CU_PLANNER_MODEL: z.string().min(1).optional(),
+    VETTED_CU_PLANNER_API_KEY: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     VETTED_ALLOWED_ROOTS: commaList,
     VETTED_JOURNAL_KEY: z.string().min(16, "VETTED_JOURNAL_KEY must be at least 16 characters").optional(),
@@ -165,6 +171,8 @@ export interface Config {
   browserMaxContexts: number;
   /** An unused browser context is closed after this long (VETTED_BROWSER_IDLE_MS). */
   browserIdleMs: number;
+  /** The OpenAI-compatible computer-use planner (VETTED_CU_PLANNER_URL, _MODEL, _API_KEY); off without URL and model. */
+  cuPlanner: { url: string | undefined; model: string | undefined; apiKey: string | undefined };
   /** Directories file organization may read and write (VETTED_ALLOWED_ROOTS; default: home and temp). */
   allowedRoots: string[];
   /** Key signing the fileorg journal (VETTED_JOURNAL_KEY); generated into the data dir when unset. */
@@ -233,6 +241,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : `VETTED_CHROMIUM_PATH=${e.VETTED_CHROMIUM_PATH} is not an executable file`,
     browserMaxContexts: e.VETTED_BROWSER_MAX_CONTEXTS,
     browserIdleMs: e.VETTED_BROWSER_IDLE_MS,
+    cuPlanner: {
+      url: e.VETTED_CU_PLANNER_URL,
+      model: e.VETTED_CU_PLANNER_MODEL,
+      apiKey: e.VETTED_CU_PLANNER_API_KEY,
+    },
     allowedRoots:
       e.VETTED_ALLOWED_ROOTS.length > 0
         ? e.VETTED_ALLOWED_ROOTS.map((root) => resolve(root))

@@ -1,5 +1,6 @@
 import { type BrowserHost, createBrowserHost, createRunsEngine, loadSecretsKey } from "@vetted/runs";
 import { createApp } from "./app.js";
+import { createBrowserLanes } from "./browser-lanes.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type OpenDatabase, openDatabase } from "./db.js";
 import { createFileorgDeps } from "./fileorg.js";
@@ -81,6 +82,15 @@ async function main(): Promise<void> {
     logger.warn("no browser: browser routes and steps answer 503", { ...browser.status() });
   const { runs, fileorgDeps } = await startEngines(config, database, logger, metrics, browser);
   const { fileorg, inbox } = fileorgDeps;
+  const lanes = createBrowserLanes({
+    db: database.db,
+    browser,
+    dataDir: config.dataDir,
+    protectedDomains: config.protectedProviderDomains,
+    createFlow: (input) => runs.createFlow(input),
+    planner: config.cuPlanner,
+    onError: (message, err) => logger.error(message, { err }),
+  });
 
   const app = createApp({
     config,
@@ -91,6 +101,8 @@ async function main(): Promise<void> {
     runs,
     metrics,
     browser,
+    sessions: lanes.sessions,
+    computerUse: lanes.computerUse,
     ...fileorgDeps,
   });
   const server = createHttpServer({
@@ -123,6 +135,7 @@ async function main(): Promise<void> {
         runs
           .stop()
           .catch((err: unknown) => logger.error("the run worker did not stop cleanly", { err }))
+          .then(() => lanes.close())
           .then(() => browser.close()),
         inbox.stop(),
         fileorg.stop(),

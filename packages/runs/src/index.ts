@@ -21,7 +21,31 @@ export {
   findChromium,
   type StorageState,
 } from "./browser/index.js";
+// Recording sessions and computer use (the browser lanes).
+export { type AriaNode, parseAriaSnapshot } from "./domain/aria-snapshot.js";
+export {
+  ACTION_STATUSES,
+  ACTION_TRANSITIONS,
+  CuAction,
+  CuConfirmInput,
+  CuEvidence,
+  CuExecution,
+  CuPreviewInput,
+  CuSession,
+  CuSessionInput,
+  canMoveAction,
+  MAX_SCREENSHOT_BYTES,
+  PLANNER_KINDS,
+  type PlannerKind,
+} from "./domain/computer-use.js";
+export {
+  INSTRUCTION_GRAMMAR,
+  type PlannedAction,
+  type PlanResult,
+  planLocally,
+} from "./domain/cu-grammar.js";
 export { Flow, FlowInput, FlowPatch } from "./domain/flow.js";
+export { buildFlowDraft, type DraftStep, type FlowDraftBody } from "./domain/flow-draft.js";
 export {
   type CanonicalHost,
   canonicalAddress,
@@ -37,6 +61,8 @@ export {
   matchProtectedHost,
   parseProtectedDomains,
 } from "./domain/providers.js";
+export { RecordedEvent, SELECTOR_KINDS, SelectorCandidate } from "./domain/recording.js";
+export { ACTION_NAMES, type ActionName, classifyRisk, RISK_LEVELS, type RiskLevel } from "./domain/risk.js";
 export {
   CreateRunInput,
   EVENT_TYPES,
@@ -47,6 +73,15 @@ export {
   RunOtpSubmitRequest,
   WaitContext,
 } from "./domain/run.js";
+export {
+  FlowDraft,
+  FlowFromSessionInput,
+  isHttpUrl,
+  SESSION_STATUSES,
+  Session,
+  SessionArtifact,
+  SessionStartInput,
+} from "./domain/session.js";
 export {
   canTransition,
   END_REASONS,
@@ -93,6 +128,14 @@ export {
   type RunState,
   type Transition,
 } from "./domain/transitions.js";
+export {
+  type ComputerUseEngine,
+  type ComputerUseEngineOptions,
+  createComputerUseEngine,
+  type LiveSessions,
+} from "./engine/computer-use/cu-engine.js";
+export { createOpenAiPlanner, type OpenAiPlannerOptions } from "./engine/computer-use/openai-planner.js";
+export { createLocalPlanner, type Planner, type PlannerRequest } from "./engine/computer-use/planner.js";
 export type { EventHub, EventListener } from "./engine/hub.js";
 export {
   createInboundMessagesOtpSource,
@@ -122,6 +165,12 @@ export {
   type RunsObserver,
 } from "./engine/runs-engine.js";
 export { loadSecretsKey, SECRETS_KEY_FILE } from "./engine/secret-box.js";
+export { RECORDER_SCRIPT } from "./engine/sessions/recorder-script.js";
+export {
+  createSessionsEngine,
+  type SessionsEngine,
+  type SessionsEngineOptions,
+} from "./engine/sessions/sessions-engine.js";
 export {
   BrowserCrashedError,
   BrowserUnavailableError,
@@ -140,6 +189,15 @@ export {
   TemplateNotFoundError,
   VersionConflictError,
 } from "./errors.js";
+export {
+  ActionRefusedError,
+  ComputerUseNotFoundError,
+  InstructionNotUnderstoodError,
+  PlannerError,
+  ScreenshotRefusedError,
+  SessionNotActiveError,
+  SessionStartError,
+} from "./lane-errors.js";
 export { DEFAULT_MAX_RESPONSE_BYTES } from "./steps/http-response.js";
 export { STEP_TYPES, stepTypeOf } from "./steps/registry.js";
 export type { StepContext, StepType } from "./steps/step-type.js";

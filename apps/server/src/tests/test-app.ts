@@ -9,6 +9,7 @@ import {
   type RunsEngineOptions,
 } from "@vetted/runs";
 import { type AppDeps, createApp } from "../app.js";
+import { type CuPlannerConfig, createBrowserLanes } from "../browser-lanes.js";
 import { openDatabase } from "../db.js";
 import { createFileorgDeps } from "../fileorg.js";
 import { createLogger } from "../logger.js";
@@ -29,6 +30,7 @@ export async function createTestApp(
   config: Partial<AppDeps["config"]> = {},
   runsOptions: Partial<RunsEngineOptions> = {},
   browserOptions: Partial<BrowserHostOptions> = {},
+  lanesOptions: { planner?: CuPlannerConfig } = {},
 ): Promise<TestApp> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "vetted-app-")));
   const database = await openDatabase({
@@ -65,6 +67,14 @@ export async function createTestApp(
     fileorg: { allowedRoots: [dir], journalKey: Buffer.alloc(32, 9) },
   });
   await fileorgDeps.fileorg.start();
+  const lanes = createBrowserLanes({
+    db: database.db,
+    browser,
+    dataDir: dir,
+    protectedDomains: runsOptions.protectedDomains ?? [],
+    createFlow: (input) => runs.createFlow(input),
+    ...(lanesOptions.planner === undefined ? {} : { planner: lanesOptions.planner }),
+  });
   const deps: AppDeps = {
     config: {
       host: "127.0.0.1",
@@ -82,6 +92,8 @@ export async function createTestApp(
     runs,
     metrics,
     browser,
+    sessions: lanes.sessions,
+    computerUse: lanes.computerUse,
     ...fileorgDeps,
   };
   return {
@@ -90,6 +102,7 @@ export async function createTestApp(
     dir,
     async close() {
       await Promise.all([runs.stop(), fileorgDeps.inbox.stop(), fileorgDeps.fileorg.stop()]);
+      await lanes.close();
       await browser.close();
       database.close();
       rmSync(dir, { recursive: true, force: true });

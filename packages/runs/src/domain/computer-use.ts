@@ -52,7 +52,7 @@ export const CuPreviewInput = z
   .object({
     screenshot_base64: z
       .string()
-      .max(Math.ceil((MAX_SCREENSHOT_BYTES * 4) / 3) + 200)
+      .max(12 * 1024 * 1024)
       .optional()
       .meta({
         description: "A data: URL (data:image/png;base64,…) or bare base64 with screenshot_mime_type",

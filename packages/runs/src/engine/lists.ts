@@ -23,12 +23,7 @@ export function pageLimit(limit: number | undefined): number {
   return Math.max(1, Math.min(MAX_PAGE_LIMIT, Math.floor(limit)));
 }
 
-type NewestFirstTable =
-  | typeof flows
-  | typeof templates
-  | typeof runs
-  | typeof sessions
-  | typeof cuSessions;
+type NewestFirstTable = typeof flows | typeof templates | typeof runs | typeof sessions | typeof cuSessions;
 
 /** Rows strictly after the cursor of a newest-first list (`created_at` desc, `id` desc). @throws CURSOR_INVALID */
 export function newestFirstAfter(table: NewestFirstTable, list: string, cursor?: string): SQL | undefined {

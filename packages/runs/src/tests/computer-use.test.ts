@@ -12,7 +12,14 @@ afterAll(async () => {
 });
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
-  return ((await p.then(() => undefined, (e: unknown) => e)) as RunsError | undefined)?.code ?? "none";
+  return (
+    (
+      (await p.then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as RunsError | undefined
+    )?.code ?? "none"
+  );
 }
 
 /** A live recording session at the login form with the credentials typed in. */
@@ -48,7 +55,11 @@ describe("computer use", { timeout: 90_000 }, () => {
     expect(result.accessibility_summary).toContain("Your account");
     expect(result.evidence.map((e) => e.kind)).toEqual(["before_screenshot", "after_screenshot"]);
     const evidence = await t.cu.listEvidence(cus.id);
-    expect(evidence.map((e) => e.kind)).toEqual(["preview_screenshot", "before_screenshot", "after_screenshot"]);
+    expect(evidence.map((e) => e.kind)).toEqual([
+      "preview_screenshot",
+      "before_screenshot",
+      "after_screenshot",
+    ]);
     const file = await t.cu.evidenceFile(cus.id, evidence[2]?.id ?? "");
     expect(file.contentType).toBe("image/png");
     expect(file.data.subarray(1, 4).toString()).toBe("PNG");
@@ -66,16 +77,31 @@ describe("computer use", { timeout: 90_000 }, () => {
     });
     expect(await codeOf(t.cu.execute(cus.id, action.action_id))).toBe("CONFIRMATION_REQUIRED");
     expect(t.site.payments()).toBe(0);
-    const confirmed = await t.cu.confirm(cus.id, action.action_id, { approved: true, confirmation_reason: "ordered" });
-    expect(confirmed).toMatchObject({ status: "approved", confirmation: { approved: true, reason: "ordered" } });
-    expect(await codeOf(t.cu.confirm(cus.id, action.action_id, { approved: false }))).toBe("ACTION_ALREADY_DECIDED");
+    const confirmed = await t.cu.confirm(cus.id, action.action_id, {
+      approved: true,
+      confirmation_reason: "ordered",
+    });
+    expect(confirmed).toMatchObject({
+      status: "approved",
+      confirmation: { approved: true, reason: "ordered" },
+    });
+    expect(await codeOf(t.cu.confirm(cus.id, action.action_id, { approved: false }))).toBe(
+      "ACTION_ALREADY_DECIDED",
+    );
 
-    const [a, b] = await Promise.all([t.cu.execute(cus.id, action.action_id), t.cu.execute(cus.id, action.action_id)]);
+    const [a, b] = await Promise.all([
+      t.cu.execute(cus.id, action.action_id),
+      t.cu.execute(cus.id, action.action_id),
+    ]);
     expect(a).toEqual(b);
     expect(a).toMatchObject({ ok: true, url_after: `${t.site.payUrl}/paid` });
     expect(t.site.payments()).toBe(1);
     const evidence = (await t.cu.listEvidence(cus.id)).filter((e) => e.action_id === action.action_id);
-    expect(evidence.map((e) => e.kind)).toEqual(["preview_screenshot", "before_screenshot", "after_screenshot"]);
+    expect(evidence.map((e) => e.kind)).toEqual([
+      "preview_screenshot",
+      "before_screenshot",
+      "after_screenshot",
+    ]);
     expect(await t.cu.execute(cus.id, action.action_id)).toEqual(a);
     await t.sessions.finishSession(session.id);
   });
@@ -93,9 +119,11 @@ describe("computer use", { timeout: 90_000 }, () => {
     expect(err.message).toContain("click <name>");
     const absent = await t.cu.createSession({ instruction: "click Sign in", session_id: session.id });
     expect(await codeOf(t.cu.preview(absent.id))).toBe("INSTRUCTION_NOT_UNDERSTOOD");
-    expect(await codeOf(t.cu.preview(absent.id, { screenshot_base64: "aGVsbG8=", screenshot_mime_type: "text/plain" }))).toBe(
-      "SCREENSHOT_INVALID",
-    );
+    expect(
+      await codeOf(
+        t.cu.preview(absent.id, { screenshot_base64: "aGVsbG8=", screenshot_mime_type: "text/plain" }),
+      ),
+    ).toBe("SCREENSHOT_INVALID");
     await t.sessions.finishSession(session.id);
   });
 
@@ -104,7 +132,10 @@ describe("computer use", { timeout: 90_000 }, () => {
     const first = await t.cu.preview(cus.id);
     const second = await t.cu.preview(cus.id);
     expect(first.risk_level).toBe("low");
-    const [a, b] = await Promise.all([t.cu.execute(cus.id, first.action_id), t.cu.execute(cus.id, second.action_id)]);
+    const [a, b] = await Promise.all([
+      t.cu.execute(cus.id, first.action_id),
+      t.cu.execute(cus.id, second.action_id),
+    ]);
     const spans = [a, b].map((r) => [Date.parse(r.started_at), Date.parse(r.finished_at)] as const);
     spans.sort((x, y) => x[0] - y[0]);
     const [early, late] = spans;
@@ -112,14 +143,20 @@ describe("computer use", { timeout: 90_000 }, () => {
   });
 
   it("keeps sessions, actions and evidence across an engine restart", async () => {
-    const cus = await t.cu.createSession({ instruction: `open ${t.site.url}/login`, metadata: { ticket: "T-1" } });
+    const cus = await t.cu.createSession({
+      instruction: `open ${t.site.url}/login`,
+      metadata: { ticket: "T-1" },
+    });
     const action = await t.cu.preview(cus.id);
     expect(action).toMatchObject({ name: "open", risk_level: "medium" });
     const result = await t.cu.execute(cus.id, action.action_id);
     expect(result).toMatchObject({ ok: true, url_after: `${t.site.url}/login` });
 
     const restarted = t.reopen();
-    expect(await restarted.cu.getSession(cus.id)).toMatchObject({ metadata: { ticket: "T-1" }, action_count: 1 });
+    expect(await restarted.cu.getSession(cus.id)).toMatchObject({
+      metadata: { ticket: "T-1" },
+      action_count: 1,
+    });
     expect(await restarted.cu.execute(cus.id, action.action_id)).toEqual(result);
     expect(await restarted.cu.listEvidence(cus.id)).toEqual(await t.cu.listEvidence(cus.id));
     await restarted.cu.close();

@@ -13,7 +13,12 @@ export async function openLanes(options: { openai?: Planner } = {}) {
   const dataDir = base.file.replace(/runs\.db$/, "data");
   const browser: BrowserHost = createBrowserHost({ executablePath: findChromium(process.env) });
   const lanes = (): { sessions: SessionsEngine; cu: ComputerUseEngine } => {
-    const sessions = createSessionsEngine({ db: base.db, browser, dataDir, createFlow: base.engine.createFlow });
+    const sessions = createSessionsEngine({
+      db: base.db,
+      browser,
+      dataDir,
+      createFlow: base.engine.createFlow,
+    });
     const cu = createComputerUseEngine({
       db: base.db,
       browser,

@@ -43,9 +43,18 @@ describe("recording sessions", { timeout: 60_000 }, () => {
     expect(draft).toMatchObject({ final: true, secrets: ["password"], start_url: `${t.site.url}/login` });
     expect(draft.steps).toMatchObject([
       { type: "navigate", url: `${t.site.url}/login` },
-      { type: "type", value: t.site.email, target: { selectors: expect.arrayContaining([{ kind: "testid", value: "email", score: 0.95 }]) } },
+      {
+        type: "type",
+        value: t.site.email,
+        target: { selectors: expect.arrayContaining([{ kind: "testid", value: "email", score: 0.95 }]) },
+      },
       { type: "type", value: "${secrets.password}" },
-      { type: "click", target: { selectors: expect.arrayContaining([{ kind: "role", value: "button", name: "Sign in", score: 0.9 }]) } },
+      {
+        type: "click",
+        target: {
+          selectors: expect.arrayContaining([{ kind: "role", value: "button", name: "Sign in", score: 0.9 }]),
+        },
+      },
     ]);
 
     const dir = join(t.dataDir, "sessions", session.id);
@@ -63,7 +72,10 @@ describe("recording sessions", { timeout: 60_000 }, () => {
     const first = await t.sessions.startSession({ start_url: `${t.site.url}/login` });
     await signInAsAPerson(first.id);
     await t.sessions.finishSession(first.id);
-    const second = await t.sessions.startSession({ start_url: `${t.site.url}/account`, storage_state_from: first.id });
+    const second = await t.sessions.startSession({
+      start_url: `${t.site.url}/account`,
+      storage_state_from: first.id,
+    });
     expect(second.current_url).toBe(`${t.site.url}/account`);
     const { page } = await t.sessions.livePage(second.id);
     expect(await page.locator("#who").textContent()).toContain(t.site.email);

@@ -21,9 +21,13 @@ function answer(row: ActionRow, result: Result): CuExecution {
 /** Refuses an action a person has not approved when it needs it, or rejected. @throws CONFIRMATION_REQUIRED, ACTION_REJECTED */
 function assertMayRun(row: ActionRow): void {
   if (row.status === "rejected") {
-    throw new ActionRefusedError("ACTION_REJECTED", `Action ${row.id} was rejected; it will not run. Preview a new action.`, {
-      status: row.status,
-    });
+    throw new ActionRefusedError(
+      "ACTION_REJECTED",
+      `Action ${row.id} was rejected; it will not run. Preview a new action.`,
+      {
+        status: row.status,
+      },
+    );
   }
   if (row.requireConfirmation && row.status === "proposed") {
     throw new ActionRefusedError(
@@ -61,12 +65,25 @@ function serialised<T>(r: ComputerUseResources, cusId: string, fn: () => Promise
   return next;
 }
 
-async function capture(r: ComputerUseResources, page: Page, cusId: string, actionId: string, kind: EvidenceRow["kind"]) {
+async function capture(
+  r: ComputerUseResources,
+  page: Page,
+  cusId: string,
+  actionId: string,
+  kind: EvidenceRow["kind"],
+) {
   const nodes = await accessibilityNodes(page);
   const data = await page.screenshot({ type: "png", mask: [page.locator(SECRET_FIELDS_CSS)] });
   const url = page.url();
   const summary = summarizeNodes(nodes, 1500);
-  const row = await saveScreenshot(r, cusId, actionId, kind, { data, mimeType: "image/png" }, { url, summary });
+  const row = await saveScreenshot(
+    r,
+    cusId,
+    actionId,
+    kind,
+    { data, mimeType: "image/png" },
+    { url, summary },
+  );
   return { row, url, summary };
 }
 
@@ -121,7 +138,8 @@ async function expireStaleClaim(r: ComputerUseResources, row: ActionRow): Promis
   const at = r.now();
   const result: Result = {
     ok: false,
-    error: "The process executing this action stopped before it finished; its outcome is unknown. Check the page and preview again.",
+    error:
+      "The process executing this action stopped before it finished; its outcome is unknown. Check the page and preview again.",
     url_before: null,
     url_after: null,
     accessibility_summary: null,
@@ -132,7 +150,13 @@ async function expireStaleClaim(r: ComputerUseResources, row: ActionRow): Promis
   await r.db
     .update(cuActions)
     .set({ status: "failed", result, updatedAt: at })
-    .where(and(eq(cuActions.id, row.id), eq(cuActions.status, "executing"), lt(cuActions.claimedAt, at - r.staleClaimMs)));
+    .where(
+      and(
+        eq(cuActions.id, row.id),
+        eq(cuActions.status, "executing"),
+        lt(cuActions.claimedAt, at - r.staleClaimMs),
+      ),
+    );
 }
 
 /**
@@ -141,12 +165,17 @@ async function expireStaleClaim(r: ComputerUseResources, row: ActionRow): Promis
  * time. `high` and `critical` actions need an approval first.
  * @throws CU_SESSION_NOT_FOUND, ACTION_NOT_FOUND, CONFIRMATION_REQUIRED, ACTION_REJECTED
  */
-export async function executeAction(r: ComputerUseResources, cusId: string, actionId: string): Promise<CuExecution> {
+export async function executeAction(
+  r: ComputerUseResources,
+  cusId: string,
+  actionId: string,
+): Promise<CuExecution> {
   await cuSessionRow(r, cusId);
   const token = r.newId(r.owner);
   for (;;) {
     const row = await actionRow(r, cusId, actionId);
-    if ((row.status === "executed" || row.status === "failed") && row.result !== null) return answer(row, row.result);
+    if ((row.status === "executed" || row.status === "failed") && row.result !== null)
+      return answer(row, row.result);
     assertMayRun(row);
     if (row.status === "executing") {
       if ((row.claimedAt ?? 0) < r.now() - r.staleClaimMs) await expireStaleClaim(r, row);

@@ -35,7 +35,11 @@ export async function cuSessionRow(r: ComputerUseResources, id: string): Promise
 }
 
 /** The action row of a session. @throws ACTION_NOT_FOUND */
-export async function actionRow(r: ComputerUseResources, cusId: string, actionId: string): Promise<ActionRow> {
+export async function actionRow(
+  r: ComputerUseResources,
+  cusId: string,
+  actionId: string,
+): Promise<ActionRow> {
   const [row] = await r.db
     .select()
     .from(cuActions)
@@ -51,7 +55,12 @@ export async function actionRow(r: ComputerUseResources, cusId: string, actionId
  */
 export async function createCuSession(r: ComputerUseResources, input: CuSessionInput): Promise<CuSession> {
   const parsed = CuSessionInput.safeParse(input);
-  if (!parsed.success) throw new InvalidInputError("REQUEST_INVALID", "The computer-use request is invalid.", parsed.error.issues);
+  if (!parsed.success)
+    throw new InvalidInputError(
+      "REQUEST_INVALID",
+      "The computer-use request is invalid.",
+      parsed.error.issues,
+    );
   const body = parsed.data;
   if (body.planner === "openai" && r.planners.openai === undefined) {
     throw new PlannerError(
@@ -98,13 +107,18 @@ function decodeScreenshot(input: CuPreviewInput): { data: Buffer; mimeType: stri
   }
   const data = Buffer.from(b64, "base64");
   if (data.length > MAX_SCREENSHOT_BYTES) {
-    throw new ScreenshotRefusedError("SCREENSHOT_TOO_LARGE", `The screenshot is ${data.length} bytes; at most ${MAX_SCREENSHOT_BYTES} (8 MiB).`);
+    throw new ScreenshotRefusedError(
+      "SCREENSHOT_TOO_LARGE",
+      `The screenshot is ${data.length} bytes; at most ${MAX_SCREENSHOT_BYTES} (8 MiB).`,
+    );
   }
   return { data, mimeType };
 }
 
 function digestOf(cusId: string, name: string, args: Record<string, unknown>, pageUrl: string): string {
-  return createHash("sha256").update(JSON.stringify({ cus: cusId, name, args, page: pageUrl })).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify({ cus: cusId, name, args, page: pageUrl }))
+    .digest("hex");
 }
 
 /**
@@ -112,7 +126,11 @@ function digestOf(cusId: string, name: string, args: Record<string, unknown>, pa
  * accessibility tree (and the caller's screenshot, or a fresh one), the engine classifies its risk.
  * @throws CU_SESSION_NOT_FOUND, INSTRUCTION_NOT_UNDERSTOOD, SCREENSHOT_INVALID, SCREENSHOT_TOO_LARGE
  */
-export async function previewAction(r: ComputerUseResources, cusId: string, input: CuPreviewInput = {}): Promise<CuAction> {
+export async function previewAction(
+  r: ComputerUseResources,
+  cusId: string,
+  input: CuPreviewInput = {},
+): Promise<CuAction> {
   const cus = await cuSessionRow(r, cusId);
   const given = decodeScreenshot(input);
   const page = await pageOf(r, cusId, cus.sessionId);
@@ -123,8 +141,15 @@ export async function previewAction(r: ComputerUseResources, cusId: string, inpu
     mimeType: "image/png",
   };
   const planner = cus.planner === "openai" ? r.planners.openai : r.planners.local;
-  if (planner === undefined) throw new PlannerError("PLANNER_UNAVAILABLE", "The OpenAI-compatible planner is no longer configured.");
-  const plan = await planner.plan({ instruction: cus.instruction, pageUrl, nodes, screenshot, signal: AbortSignal.timeout(60_000) });
+  if (planner === undefined)
+    throw new PlannerError("PLANNER_UNAVAILABLE", "The OpenAI-compatible planner is no longer configured.");
+  const plan = await planner.plan({
+    instruction: cus.instruction,
+    pageUrl,
+    nodes,
+    screenshot,
+    signal: AbortSignal.timeout(60_000),
+  });
   if (!plan.ok) throw new InstructionNotUnderstoodError(plan.message);
   const { action } = plan;
   const risk = classifyRisk({
@@ -157,9 +182,15 @@ export async function previewAction(r: ComputerUseResources, cusId: string, inpu
   };
   await runTransaction(r.db, async (tx) => {
     await tx.insert(cuActions).values(row);
-    await tx.update(cuSessions).set({ actionCount: sql`${cuSessions.actionCount} + 1`, updatedAt: at }).where(eq(cuSessions.id, cusId));
+    await tx
+      .update(cuSessions)
+      .set({ actionCount: sql`${cuSessions.actionCount} + 1`, updatedAt: at })
+      .where(eq(cuSessions.id, cusId));
   });
-  await saveScreenshot(r, cusId, row.id, "preview_screenshot", screenshot, { url: pageUrl, summary: summarizeNodes(nodes, 1500) });
+  await saveScreenshot(r, cusId, row.id, "preview_screenshot", screenshot, {
+    url: pageUrl,
+    summary: summarizeNodes(nodes, 1500),
+  });
   return toAction(row);
 }
 
@@ -187,9 +218,13 @@ export async function confirmAction(
     .returning();
   if (updated !== undefined) return toAction(updated);
   const now = await actionRow(r, cusId, actionId);
-  throw new ActionRefusedError("ACTION_ALREADY_DECIDED", `Action ${actionId} is already ${now.status}; preview a new action to act again.`, {
-    status: now.status,
-  });
+  throw new ActionRefusedError(
+    "ACTION_ALREADY_DECIDED",
+    `Action ${actionId} is already ${now.status}; preview a new action to act again.`,
+    {
+      status: now.status,
+    },
+  );
 }
 
 /** Every piece of evidence of a session, oldest first. @throws CU_SESSION_NOT_FOUND */

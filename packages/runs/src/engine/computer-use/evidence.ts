@@ -23,7 +23,12 @@ export function toEvidence(row: EvidenceRow): CuEvidence {
   };
 }
 
-const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/gif": "gif" };
+const EXTENSIONS: Record<string, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/webp": "webp",
+  "image/gif": "gif",
+};
 
 /** Writes a screenshot under `<dataDir>/computer-use/<id>/` and indexes it. */
 export async function saveScreenshot(

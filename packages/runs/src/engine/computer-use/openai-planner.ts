@@ -1,5 +1,10 @@
 import { summarizeNodes } from "../../domain/aria-snapshot.js";
-import { INSTRUCTION_GRAMMAR, PLANNER_TOOLS, type PlanResult, resolveToolCall } from "../../domain/cu-grammar.js";
+import {
+  INSTRUCTION_GRAMMAR,
+  PLANNER_TOOLS,
+  type PlanResult,
+  resolveToolCall,
+} from "../../domain/cu-grammar.js";
 import { PlannerError } from "../../lane-errors.js";
 import type { Planner, PlannerRequest } from "./planner.js";
 
@@ -38,7 +43,10 @@ function toolDefinitions() {
 
 interface ChatAnswer {
   choices?: Array<{
-    message?: { content?: string | null; tool_calls?: Array<{ function?: { name?: string; arguments?: string } }> };
+    message?: {
+      content?: string | null;
+      tool_calls?: Array<{ function?: { name?: string; arguments?: string } }>;
+    };
   }>;
 }
 
@@ -78,7 +86,10 @@ async function ask(options: OpenAiPlannerOptions, request: PlannerRequest): Prom
       signal,
     });
   } catch (err) {
-    throw new PlannerError("PLANNER_FAILED", `The planner endpoint did not answer: ${err instanceof Error ? err.message : String(err)}`);
+    throw new PlannerError(
+      "PLANNER_FAILED",
+      `The planner endpoint did not answer: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   if (!res.ok) throw new PlannerError("PLANNER_FAILED", `The planner endpoint answered HTTP ${res.status}.`);
   try {
@@ -112,8 +123,14 @@ export function createOpenAiPlanner(options: OpenAiPlannerOptions): Planner {
       }
       const resolved = resolveToolCall(call.name, args, request);
       if (!resolved.ok) return resolved;
-      const why = typeof message?.content === "string" && message.content.trim() !== "" ? message.content.trim() : undefined;
-      return { ok: true, action: { ...resolved.action, rationale: why?.slice(0, 1000) ?? resolved.action.rationale } };
+      const why =
+        typeof message?.content === "string" && message.content.trim() !== ""
+          ? message.content.trim()
+          : undefined;
+      return {
+        ok: true,
+        action: { ...resolved.action, rationale: why?.slice(0, 1000) ?? resolved.action.rationale },
+      };
     },
   };
 }

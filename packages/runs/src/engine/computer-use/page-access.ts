@@ -1,10 +1,14 @@
 import type { Page } from "playwright-core";
-import { type AriaNode, parseAriaSnapshot } from "../../domain/aria-snapshot.js";
 import type { BrowserLease } from "../../browser/host.js";
+import { type AriaNode, parseAriaSnapshot } from "../../domain/aria-snapshot.js";
 import type { ComputerUseResources } from "./resources.js";
 
 /** The page a computer-use session acts in: its recording session's live page, or its own. */
-export async function pageOf(r: ComputerUseResources, cusId: string, sessionId: string | null): Promise<Page> {
+export async function pageOf(
+  r: ComputerUseResources,
+  cusId: string,
+  sessionId: string | null,
+): Promise<Page> {
   if (sessionId !== null) return (await r.sessions.livePage(sessionId)).page;
   let pending = r.ownPages.get(cusId);
   if (pending !== undefined) {

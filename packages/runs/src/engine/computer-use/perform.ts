@@ -27,10 +27,16 @@ export async function performAction(
       await page.goto(text(args, "url"), { waitUntil: "domcontentloaded", timeout: timeoutMs });
       return;
     case "click":
-      await frame.getByRole(role, { name: text(args, "name"), exact: true }).first().click({ timeout: timeoutMs });
+      await frame
+        .getByRole(role, { name: text(args, "name"), exact: true })
+        .first()
+        .click({ timeout: timeoutMs });
       break;
     case "type":
-      await frame.getByRole(role, { name: text(args, "field"), exact: true }).first().fill(text(args, "text"), { timeout: timeoutMs });
+      await frame
+        .getByRole(role, { name: text(args, "field"), exact: true })
+        .first()
+        .fill(text(args, "text"), { timeout: timeoutMs });
       break;
     case "select":
       await frame

@@ -39,7 +39,11 @@ export function toAction(row: ActionRow): CuAction {
     confirmation:
       row.confirmation === null
         ? null
-        : { approved: row.confirmation.approved, reason: row.confirmation.reason, at: iso(row.confirmation.at) },
+        : {
+            approved: row.confirmation.approved,
+            reason: row.confirmation.reason,
+            at: iso(row.confirmation.at),
+          },
     created_at: iso(row.createdAt),
   };
 }

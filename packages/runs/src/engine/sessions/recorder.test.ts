@@ -25,7 +25,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: process.env.VETTED_CHROMIUM_PATH ?? "/usr/bin/chromium" });
+  browser = await chromium.launch({
+    executablePath: process.env.VETTED_CHROMIUM_PATH ?? "/usr/bin/chromium",
+  });
 });
 
 afterAll(async () => {
@@ -61,8 +63,15 @@ describe("the in-page recorder", () => {
     const click = draft.steps[5];
     if (click?.type !== "click") throw new Error("expected a click step");
     expect(click.target.selectors[0]).toEqual({ kind: "testid", value: "sign-in", score: 0.95 });
-    expect(click.target.selectors).toContainEqual({ kind: "role", value: "button", name: "Sign in", score: 0.9 });
-    expect(click.target.selectors.map((s) => s.kind)).toEqual(expect.arrayContaining(["text", "css", "xpath"]));
+    expect(click.target.selectors).toContainEqual({
+      kind: "role",
+      value: "button",
+      name: "Sign in",
+      score: 0.9,
+    });
+    expect(click.target.selectors.map((s) => s.kind)).toEqual(
+      expect.arrayContaining(["text", "css", "xpath"]),
+    );
     const email = draft.steps[1];
     if (email?.type !== "type") throw new Error("expected a type step");
     expect(email.target.selectors.slice(0, 3).map((s) => s.kind)).toEqual(["role", "label", "css"]);

@@ -18,7 +18,11 @@ export interface Recorder {
  * {@link RecordedEvent} schema and stamped with the engine's clock — and records the main frame's
  * navigations.
  */
-export async function attachRecorder(context: BrowserContext, page: Page, now: () => number): Promise<Recorder> {
+export async function attachRecorder(
+  context: BrowserContext,
+  page: Page,
+  now: () => number,
+): Promise<Recorder> {
   const events: RecordedEvent[] = [];
   let dropped = 0;
   const add = (raw: unknown) => {
@@ -30,7 +34,12 @@ export async function attachRecorder(context: BrowserContext, page: Page, now: (
     events.push(parsed.data);
   };
   await context.exposeBinding(RECORDER_BINDING, (source, json: unknown) => {
-    if (source.page !== page || source.frame !== page.mainFrame() || typeof json !== "string" || json.length > 100_000) {
+    if (
+      source.page !== page ||
+      source.frame !== page.mainFrame() ||
+      typeof json !== "string" ||
+      json.length > 100_000
+    ) {
       dropped += 1;
       return;
     }

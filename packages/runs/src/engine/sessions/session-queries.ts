@@ -22,7 +22,10 @@ export async function getSession(r: SessionsResources, id: string): Promise<Sess
 }
 
 /** Sessions, newest first. @throws CURSOR_INVALID */
-export async function listSessions(r: SessionsResources, query: ListQuery = {}): Promise<KeysetPage<Session>> {
+export async function listSessions(
+  r: SessionsResources,
+  query: ListQuery = {},
+): Promise<KeysetPage<Session>> {
   const limit = pageLimit(query.limit);
   const rows = await r.db
     .select()
@@ -48,7 +51,8 @@ export async function getFlowDraft(r: SessionsResources, id: string): Promise<Fl
 /** Stores a session's draft as a new flow (`POST /api/flows {session_id}`). @throws SESSION_NOT_FOUND, FLOW_INVALID */
 export async function promoteDraft(r: SessionsResources, input: FlowFromSessionInput): Promise<Flow> {
   const parsed = FlowFromSessionInput.safeParse(input);
-  if (!parsed.success) throw new InvalidInputError("REQUEST_INVALID", "The request is invalid.", parsed.error.issues);
+  if (!parsed.success)
+    throw new InvalidInputError("REQUEST_INVALID", "The request is invalid.", parsed.error.issues);
   const draft = await getFlowDraft(r, parsed.data.session_id);
   return r.createFlow({ name: parsed.data.name ?? draft.name, steps: draft.steps });
 }
@@ -63,7 +67,10 @@ export async function screenshotSession(r: SessionsResources, id: string): Promi
  * The live page and context of a session, for in-process callers that drive it as a person would (tests,
  * the computer-use lane). @throws SESSION_NOT_FOUND, SESSION_NOT_ACTIVE
  */
-export async function livePage(r: SessionsResources, id: string): Promise<{ page: Page; context: BrowserContext }> {
+export async function livePage(
+  r: SessionsResources,
+  id: string,
+): Promise<{ page: Page; context: BrowserContext }> {
   const { lease } = await liveSession(r, id);
   return { page: lease.page, context: lease.context };
 }

@@ -38,7 +38,11 @@ export async function liveSession(r: SessionsResources, id: string): Promise<Liv
       : row.status === "finished"
         ? "it was finished; start a new session (storage_state_from can carry its login over)."
         : (row.error ?? "its browser context was lost.");
-  throw new SessionNotActiveError(id, row.status === "active" && live !== undefined ? "finishing" : row.status, why);
+  throw new SessionNotActiveError(
+    id,
+    row.status === "active" && live !== undefined ? "finishing" : row.status,
+    why,
+  );
 }
 
 /**
@@ -57,7 +61,8 @@ function parseStart(input: unknown) {
   const parsed = SessionStartInput.safeParse(input);
   if (parsed.success) return parsed.data;
   const urlIssue = parsed.error.issues.find((i) => i.path[0] === "start_url");
-  if (urlIssue !== undefined) throw new SessionStartError("START_URL_INVALID", `start_url: ${urlIssue.message}`);
+  if (urlIssue !== undefined)
+    throw new SessionStartError("START_URL_INVALID", `start_url: ${urlIssue.message}`);
   throw new InvalidInputError("REQUEST_INVALID", "The session request is invalid.", parsed.error.issues);
 }
 
@@ -71,7 +76,13 @@ function watchLease(r: SessionsResources, id: string, live: LiveSession): void {
     const at = r.now();
     void r.db
       .update(sessions)
-      .set({ status: "failed", error, events: live.recorder.events, eventCount: live.recorder.events.length, updatedAt: at })
+      .set({
+        status: "failed",
+        error,
+        events: live.recorder.events,
+        eventCount: live.recorder.events.length,
+        updatedAt: at,
+      })
       .where(eq(sessions.id, id))
       .catch((err: unknown) => r.onError(`could not mark session ${id} failed`, err));
   });
@@ -103,7 +114,9 @@ export async function startSession(r: SessionsResources, input: SessionStartInpu
     await lease.release();
     if (err instanceof RunsError) throw err;
     const message = err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err);
-    throw new SessionStartError("START_URL_UNREACHABLE", `${startUrl} did not load: ${message}`, { start_url: startUrl });
+    throw new SessionStartError("START_URL_UNREACHABLE", `${startUrl} did not load: ${message}`, {
+      start_url: startUrl,
+    });
   }
   const at = r.now();
   const row: SessionRow = {
@@ -139,12 +152,21 @@ async function saveSession(r: SessionsResources, id: string, live: LiveSession) 
   const currentUrl = page.url();
   const shot = await page.screenshot({ type: "png", mask: [page.locator(SECRET_FIELDS_CSS)] });
   writeFileWithDigest(join(dir, "final.png"), shot);
-  artifacts.push(indexArtifact(r.dataDir, join(dir, "final.png"), { kind: "screenshot", content_type: "image/png" }, at));
+  artifacts.push(
+    indexArtifact(r.dataDir, join(dir, "final.png"), { kind: "screenshot", content_type: "image/png" }, at),
+  );
   const state = await context.storageState();
   writeFileWithDigest(join(dir, "storage-state.json"), JSON.stringify(state), 0o600);
   const events = [...live.recorder.events];
   writeFileWithDigest(join(dir, "events.json"), JSON.stringify(events));
-  artifacts.push(indexArtifact(r.dataDir, join(dir, "events.json"), { kind: "events", content_type: "application/json" }, at));
+  artifacts.push(
+    indexArtifact(
+      r.dataDir,
+      join(dir, "events.json"),
+      { kind: "events", content_type: "application/json" },
+      at,
+    ),
+  );
   await live.lease.release(); // closing the context writes the HAR
   const har = join(dir, "session.har");
   redactHar(har);

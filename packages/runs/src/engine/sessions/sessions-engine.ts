@@ -1,6 +1,13 @@
 import { randomIds } from "@vetted/store";
 import type { SessionsEngineOptions, SessionsResources } from "./resources.js";
-import { getFlowDraft, getSession, listSessions, livePage, promoteDraft, screenshotSession } from "./session-queries.js";
+import {
+  getFlowDraft,
+  getSession,
+  listSessions,
+  livePage,
+  promoteDraft,
+  screenshotSession,
+} from "./session-queries.js";
 import { finishSession, loadStorageState, startSession } from "./session-verbs.js";
 
 type Tail<F> = F extends (r: never, ...rest: infer A) => infer R ? (...rest: A) => R : never;

@@ -27,6 +27,10 @@ export function toSession(row: SessionRow, liveEventCount?: number): Session {
 }
 
 /** The draft view of a session. */
-export function toDraft(sessionId: string, body: Omit<FlowDraft, "session_id" | "final">, final: boolean): FlowDraft {
+export function toDraft(
+  sessionId: string,
+  body: Omit<FlowDraft, "session_id" | "final">,
+  final: boolean,
+): FlowDraft {
   return { session_id: sessionId, ...body, final };
 }
