@@ -1,6 +1,7 @@
 import {
   type BrowserHost,
   type ComputerUseEngine,
+  type ComputerUseEngineOptions,
   createComputerUseEngine,
   createOpenAiPlanner,
   createSessionsEngine,
@@ -26,6 +27,8 @@ export interface BrowserLanesOptions {
   /** Stores a promoted draft (the run engine's `createFlow`; called only after start-up). */
   createFlow(input: FlowInput): Promise<Flow>;
   planner?: CuPlannerConfig;
+  /** Race-simulation hooks of the computer-use engine (tests only). */
+  raceHooks?: ComputerUseEngineOptions["raceHooks"];
   onError?(message: string, err: unknown): void;
 }
 
@@ -58,6 +61,7 @@ export function createBrowserLanes(options: BrowserLanesOptions): BrowserLanes {
     dataDir: options.dataDir,
     protectedDomains: options.protectedDomains,
     planners: { openai },
+    ...(options.raceHooks === undefined ? {} : { raceHooks: options.raceHooks }),
   });
   return {
     sessions,

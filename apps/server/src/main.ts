@@ -91,6 +91,9 @@ async function main(): Promise<void> {
     planner: config.cuPlanner,
     onError: (message, err) => logger.error(message, { err }),
   });
+  const interrupted = await lanes.sessions.recoverInterrupted();
+  if (interrupted > 0)
+    logger.warn("sessions left live by the previous process are marked failed", { interrupted });
 
   const app = createApp({
     config,

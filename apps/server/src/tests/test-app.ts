@@ -9,7 +9,7 @@ import {
   type RunsEngineOptions,
 } from "@vetted/runs";
 import { type AppDeps, createApp } from "../app.js";
-import { type CuPlannerConfig, createBrowserLanes } from "../browser-lanes.js";
+import { type BrowserLanesOptions, createBrowserLanes } from "../browser-lanes.js";
 import { openDatabase } from "../db.js";
 import { createFileorgDeps } from "../fileorg.js";
 import { createLogger } from "../logger.js";
@@ -30,7 +30,7 @@ export async function createTestApp(
   config: Partial<AppDeps["config"]> = {},
   runsOptions: Partial<RunsEngineOptions> = {},
   browserOptions: Partial<BrowserHostOptions> = {},
-  lanesOptions: { planner?: CuPlannerConfig } = {},
+  lanesOptions: Partial<Pick<BrowserLanesOptions, "planner" | "raceHooks">> = {},
 ): Promise<TestApp> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "vetted-app-")));
   const database = await openDatabase({
@@ -73,7 +73,7 @@ export async function createTestApp(
     dataDir: dir,
     protectedDomains: runsOptions.protectedDomains ?? [],
     createFlow: (input) => runs.createFlow(input),
-    ...(lanesOptions.planner === undefined ? {} : { planner: lanesOptions.planner }),
+    ...lanesOptions,
   });
   const deps: AppDeps = {
     config: {

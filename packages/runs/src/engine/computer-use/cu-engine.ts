@@ -30,6 +30,7 @@ export function createComputerUseEngine(options: ComputerUseEngineOptions) {
     actionTimeoutMs: options.actionTimeoutMs ?? 15_000,
     staleClaimMs: options.staleClaimMs ?? 120_000,
     waitPollMs: options.waitPollMs ?? 25,
+    raceHooks: options.raceHooks ?? {},
     ownPages: new Map(),
     chains: new Map(),
   };

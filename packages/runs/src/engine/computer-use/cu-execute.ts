@@ -182,6 +182,7 @@ export async function executeAction(
       else await new Promise((resolve) => setTimeout(resolve, r.waitPollMs));
       continue;
     }
+    await r.raceHooks.beforeClaim?.(row.id);
     const claimed = await claim(r, row, token);
     if (claimed === undefined) continue;
     return serialised(r, cusId, () => run(r, claimed, token));

@@ -30,6 +30,11 @@ export interface ComputerUseEngineOptions {
   staleClaimMs?: number;
   /** How often a caller waiting for another's execution looks again (default 25 ms). */
   waitPollMs?: number;
+  /**
+   * Race-simulation hooks for tests: `beforeClaim` runs after an execute read the action and before it
+   * claims it, so a test can hold concurrent executes at the racy point.
+   */
+  raceHooks?: { beforeClaim?(actionId: string): Promise<void> };
 }
 
 /** What every computer-use verb works over. */
@@ -47,6 +52,7 @@ export interface ComputerUseResources {
   actionTimeoutMs: number;
   staleClaimMs: number;
   waitPollMs: number;
+  raceHooks: { beforeClaim?(actionId: string): Promise<void> };
   /** The pages computer-use sessions opened for themselves, by id. */
   ownPages: Map<string, Promise<BrowserLease>>;
   /** The tail of each session's execution chain: executions of one session run one at a time. */

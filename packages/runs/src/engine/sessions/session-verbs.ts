@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import type { StorageState } from "../../browser/host.js";
 import { buildFlowDraft } from "../../domain/flow-draft.js";
 import { type Session, SessionStartInput, type StoredArtifact } from "../../domain/session.js";
@@ -211,4 +211,22 @@ export async function finishSession(r: SessionsResources, id: string): Promise<S
     await live.finishing;
   }
   return toSession(await sessionRow(r, id));
+}
+
+/**
+ * Marks the sessions a previous server process left `active` as `failed`: their browser contexts died with
+ * it. Call once at start-up, in the one process that serves sessions. Returns how many were marked.
+ */
+export async function recoverInterrupted(r: SessionsResources): Promise<number> {
+  const at = r.now();
+  const marked = await r.db
+    .update(sessions)
+    .set({
+      status: "failed",
+      error: "The server stopped while the session was live; start a new session.",
+      updatedAt: at,
+    })
+    .where(and(eq(sessions.status, "active"), ne(sessions.owner, r.owner)))
+    .returning({ id: sessions.id });
+  return marked.length;
 }
