@@ -21,6 +21,20 @@ export {
   findChromium,
   type StorageState,
 } from "./browser/index.js";
+export {
+  BROWSER_ASSERT_FIELDS,
+  ClickStep,
+  ExtractStep,
+  isBrowserAssert,
+  NavigateStep,
+  ScreenshotStep,
+  SELECTOR_KINDS,
+  Selector,
+  SelectStep,
+  Target,
+  TypeStep,
+  WaitForStep,
+} from "./domain/browser-steps.js";
 export { Flow, FlowInput, FlowPatch } from "./domain/flow.js";
 export {
   type CanonicalHost,
@@ -93,6 +107,7 @@ export {
   type RunState,
   type Transition,
 } from "./domain/transitions.js";
+export { StepEvidence } from "./engine/evidence.js";
 export type { EventHub, EventListener } from "./engine/hub.js";
 export {
   createInboundMessagesOtpSource,
@@ -114,12 +129,14 @@ export { createRedactor, MIN_SUBSTRING_LENGTH, type Redactor } from "./engine/re
 export {
   createRunsEngine,
   type EventListQuery,
+  type EvidenceQuery,
   type IdempotencyOptions,
   type ListQuery,
   type RunListQuery,
   type RunsEngine,
   type RunsEngineOptions,
   type RunsObserver,
+  type SessionStates,
 } from "./engine/runs-engine.js";
 export { loadSecretsKey, SECRETS_KEY_FILE } from "./engine/secret-box.js";
 export {
