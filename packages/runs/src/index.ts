@@ -24,6 +24,20 @@ export {
 // Recording sessions and computer use (the browser lanes).
 export { type AriaNode, parseAriaSnapshot } from "./domain/aria-snapshot.js";
 export {
+  BROWSER_ASSERT_FIELDS,
+  ClickStep,
+  ExtractStep,
+  isBrowserAssert,
+  NavigateStep,
+  ScreenshotStep,
+  SELECTOR_KINDS,
+  Selector,
+  SelectStep,
+  Target,
+  TypeStep,
+  WaitForStep,
+} from "./domain/browser-steps.js";
+export {
   ACTION_STATUSES,
   ACTION_TRANSITIONS,
   CuAction,
@@ -61,7 +75,7 @@ export {
   matchProtectedHost,
   parseProtectedDomains,
 } from "./domain/providers.js";
-export { RecordedEvent, SELECTOR_KINDS, SelectorCandidate } from "./domain/recording.js";
+export { RecordedEvent } from "./domain/recording.js";
 export { ACTION_NAMES, type ActionName, classifyRisk, RISK_LEVELS, type RiskLevel } from "./domain/risk.js";
 export {
   CreateRunInput,
@@ -136,6 +150,7 @@ export {
 } from "./engine/computer-use/cu-engine.js";
 export { createOpenAiPlanner, type OpenAiPlannerOptions } from "./engine/computer-use/openai-planner.js";
 export { createLocalPlanner, type Planner, type PlannerRequest } from "./engine/computer-use/planner.js";
+export { StepEvidence } from "./engine/evidence.js";
 export type { EventHub, EventListener } from "./engine/hub.js";
 export {
   createInboundMessagesOtpSource,
@@ -157,12 +172,14 @@ export { createRedactor, MIN_SUBSTRING_LENGTH, type Redactor } from "./engine/re
 export {
   createRunsEngine,
   type EventListQuery,
+  type EvidenceQuery,
   type IdempotencyOptions,
   type ListQuery,
   type RunListQuery,
   type RunsEngine,
   type RunsEngineOptions,
   type RunsObserver,
+  type SessionStates,
 } from "./engine/runs-engine.js";
 export { loadSecretsKey, SECRETS_KEY_FILE } from "./engine/secret-box.js";
 export { RECORDER_SCRIPT } from "./engine/sessions/recorder-script.js";

@@ -1,27 +1,15 @@
 import { z } from "zod";
+import { Selector } from "./browser-steps.js";
 
 /*
  * What a recording session captures, as data: the events the in-page recorder (and the page's main-frame
  * navigations) report while a person drives a live session. Pure: no I/O, no clock.
  */
 
-/** The kinds of selector a recorded target carries, best first when scored alike. */
-export const SELECTOR_KINDS = ["role", "label", "text", "testid", "css", "xpath"] as const;
-
-/**
- * One way to find a recorded element again: `role` (value = ARIA role, `name` = accessible name), `label`,
- * `text`, `testid`, `css` or `xpath`, with a score from 0 to 1 (higher is sturdier).
- */
-export const SelectorCandidate = z
-  .object({
-    kind: z.enum(SELECTOR_KINDS),
-    value: z.string().min(1).max(2000),
-    name: z.string().max(500).optional(),
-    score: z.number().min(0).max(1).optional(),
-  })
-  .meta({ id: "SelectorCandidate" });
+/** One way to find a recorded element again: a browser step's {@link Selector}, with its score. */
+export const SelectorCandidate = Selector;
 /** One way to find a recorded element again. */
-export type SelectorCandidate = z.infer<typeof SelectorCandidate>;
+export type SelectorCandidate = Selector;
 
 /** A recorded element: its selector candidates (best first) and a few facts about it. */
 export const RecordedTarget = z.object({

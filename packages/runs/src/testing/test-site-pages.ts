@@ -58,7 +58,7 @@ export function paymentPage(challenge: boolean): string {
     "Pay",
     `<h1>Pay 12.00 EUR</h1>
 <form method="post" action="/pay">
-  <input type="hidden" name="challenge" value="${challenge ? "1" : "0"}">
+  <input type="hidden" name="sca" value="${challenge ? "1" : "0"}">
   <button type="submit">Pay now</button>
 </form>`,
   );

@@ -129,11 +129,11 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       if (req.method === "POST" && url.pathname === "/pay") {
         const form = await readForm(req);
         payments += 1;
-        if (form.get("challenge") === "1") return redirect(res, "/3ds?order=ord_1");
+        if (form.get("sca") === "1") return redirect(res, "/3ds?order=ord_1");
         return redirect(res, "/paid");
       }
       if (url.pathname === "/pay") {
-        return send(res, 200, paymentPage(url.searchParams.get("challenge") === "1"));
+        return send(res, 200, paymentPage(url.searchParams.get("sca") === "1"));
       }
       if (url.pathname === "/3ds") return send(res, 200, pages.threeDs());
       if (url.pathname === "/paid") return send(res, 200, pages.paid());
