@@ -7,6 +7,7 @@ import {
   createSessionsEngine,
   type Flow,
   type FlowInput,
+  type SessionStates,
   type SessionsEngine,
 } from "@vetted/runs";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
@@ -69,6 +70,20 @@ export function createBrowserLanes(options: BrowserLanesOptions): BrowserLanes {
     close: async () => {
       await computerUse.close();
       await sessions.close();
+    },
+  };
+}
+
+/**
+ * The run engine's `sessionStates` port, bound to the sessions engine once it exists (the run engine is
+ * built first; the sessions engine promotes drafts through it).
+ */
+export function lateSessionStates(): SessionStates & { bind(sessions: SessionsEngine): void } {
+  let bound: SessionsEngine | undefined;
+  return {
+    load: async (sessionId) => bound?.sessionStates.load(sessionId),
+    bind: (sessions) => {
+      bound = sessions;
     },
   };
 }

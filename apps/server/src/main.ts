@@ -1,6 +1,12 @@
-import { type BrowserHost, createBrowserHost, createRunsEngine, loadSecretsKey } from "@vetted/runs";
+import {
+  type BrowserHost,
+  createBrowserHost,
+  createRunsEngine,
+  loadSecretsKey,
+  type SessionStates,
+} from "@vetted/runs";
 import { createApp } from "./app.js";
-import { createBrowserLanes } from "./browser-lanes.js";
+import { createBrowserLanes, lateSessionStates } from "./browser-lanes.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type OpenDatabase, openDatabase } from "./db.js";
 import { createFileorgDeps } from "./fileorg.js";
@@ -30,8 +36,10 @@ async function startEngines(
   logger: Logger,
   metrics: Metrics,
   browser: BrowserHost,
+  sessionStates?: SessionStates,
 ) {
   const runs = createRunsEngine({
+    ...(sessionStates === undefined ? {} : { sessionStates }),
     browser,
     dataDir: config.dataDir,
     db: database.db,
@@ -80,7 +88,8 @@ async function main(): Promise<void> {
   });
   if (!browser.available)
     logger.warn("no browser: browser routes and steps answer 503", { ...browser.status() });
-  const { runs, fileorgDeps } = await startEngines(config, database, logger, metrics, browser);
+  const sessionStates = lateSessionStates();
+  const { runs, fileorgDeps } = await startEngines(config, database, logger, metrics, browser, sessionStates);
   const { fileorg, inbox } = fileorgDeps;
   const lanes = createBrowserLanes({
     db: database.db,
@@ -91,6 +100,7 @@ async function main(): Promise<void> {
     planner: config.cuPlanner,
     onError: (message, err) => logger.error(message, { err }),
   });
+  sessionStates.bind(lanes.sessions);
   const interrupted = await lanes.sessions.recoverInterrupted();
   if (interrupted > 0)
     logger.warn("sessions left live by the previous process are marked failed", { interrupted });

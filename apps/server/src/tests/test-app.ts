@@ -9,7 +9,7 @@ import {
   type RunsEngineOptions,
 } from "@vetted/runs";
 import { type AppDeps, createApp } from "../app.js";
-import { type BrowserLanesOptions, createBrowserLanes } from "../browser-lanes.js";
+import { type BrowserLanesOptions, createBrowserLanes, lateSessionStates } from "../browser-lanes.js";
 import { openDatabase } from "../db.js";
 import { createFileorgDeps } from "../fileorg.js";
 import { createLogger } from "../logger.js";
@@ -49,7 +49,9 @@ export async function createTestApp(
     idleMs: 60_000,
     ...browserOptions,
   });
+  const sessionStates = lateSessionStates();
   const runs = createRunsEngine({
+    sessionStates,
     db: database.db,
     browser,
     dataDir: dir,
@@ -75,6 +77,7 @@ export async function createTestApp(
     createFlow: (input) => runs.createFlow(input),
     ...lanesOptions,
   });
+  sessionStates.bind(lanes.sessions);
   const deps: AppDeps = {
     config: {
       host: "127.0.0.1",

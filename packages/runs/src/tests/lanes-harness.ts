@@ -8,10 +8,15 @@ import { openTestEngine } from "./harness.js";
 
 /** A migrated test database with a run engine, a real Chromium host, the test site and both lanes over them. */
 export async function openLanes(options: { openai?: Planner } = {}) {
-  const base = await openTestEngine();
   const site: TestSite = await startTestSite();
-  const dataDir = base.file.replace(/runs\.db$/, "data");
   const browser: BrowserHost = createBrowserHost({ executablePath: findChromium(process.env) });
+  let bound: SessionsEngine | undefined;
+  const base = await openTestEngine({
+    browser,
+    protectedDomains: [site.payHost],
+    sessionStates: { load: async (id) => bound?.sessionStates.load(id) },
+  });
+  const dataDir = base.file.replace(/runs\.db$/, "data");
   const lanes = (): { sessions: SessionsEngine; cu: ComputerUseEngine } => {
     const sessions = createSessionsEngine({
       db: base.db,
@@ -30,6 +35,8 @@ export async function openLanes(options: { openai?: Planner } = {}) {
     return { sessions, cu };
   };
   const first = lanes();
+  bound = first.sessions;
+  base.engine.start();
   return {
     ...base,
     ...first,

@@ -105,3 +105,66 @@ describe("recording sessions", { timeout: 60_000 }, () => {
     expect(ids.length).toBeGreaterThanOrEqual(4);
   });
 });
+
+describe("a flow recorded from a session", { timeout: 90_000 }, () => {
+  it("replays through the engine to the signed-in page", async () => {
+    const session = await t.sessions.startSession({ start_url: `${t.site.url}/login` });
+    await signInAsAPerson(session.id);
+    await t.sessions.finishSession(session.id);
+    const flow = await t.sessions.promoteDraft({ session_id: session.id, name: "sign in" });
+    expect(flow.steps.map((s) => s.type)).toEqual(["navigate", "type", "type", "click"]);
+    const checked = await t.engine.updateFlow(flow.id, {
+      steps: [
+        ...flow.steps,
+        { id: "signed_in", type: "assert", url: "/account", text: `Signed in as ${t.site.email}` },
+      ],
+    });
+    const template = await t.engine.createTemplate({
+      name: "sign in",
+      flow_id: checked.id,
+      params_schema: [{ key: "password", type: "secret", required: true }],
+    });
+    const run = await t.engine.createRun({ template_id: template.id, params: { password: t.site.password } });
+    const done = await waitForEnd(run.id);
+    expect(done).toMatchObject({ status: "success" });
+    const evidence = await t.engine.listEvidence(run.id);
+    expect(evidence.items.map((e) => e.step_id)).toEqual([
+      "navigate_1",
+      "type_2",
+      "type_3",
+      "click_4",
+      "signed_in",
+    ]);
+  });
+
+  it("binds a run to a session's saved storage state (session_id on the run)", async () => {
+    const session = await t.sessions.startSession({ start_url: `${t.site.url}/login` });
+    await signInAsAPerson(session.id);
+    await t.sessions.finishSession(session.id);
+    const flow = await t.engine.createFlow({
+      name: "account",
+      steps: [
+        { id: "open", type: "navigate", url: `${t.site.url}/account` },
+        { id: "who", type: "assert", url: "/account", text: `Signed in as ${t.site.email}` },
+      ],
+    });
+    const bound = await t.engine.createRun({ flow_id: flow.id, session_id: session.id });
+    expect(await waitForEnd(bound.id)).toMatchObject({ status: "success" });
+    const unbound = await t.engine.createRun({ flow_id: flow.id });
+    expect(await waitForEnd(unbound.id)).toMatchObject({ status: "failed" });
+    const missing = (await t.engine
+      .createRun({ flow_id: flow.id, session_id: "ss_nope" })
+      .catch((e: unknown) => e)) as RunsError;
+    expect(missing.code).toBe("SESSION_NOT_FOUND");
+  });
+});
+
+async function waitForEnd(runId: string) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const run = await t.engine.getRun(runId);
+    if (["success", "failed", "cancelled", "waiting_user", "waiting_otp"].includes(run.status)) return run;
+    if (Date.now() > deadline) throw new Error(`run ${runId} is still ${run.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -230,3 +230,19 @@ export async function recoverInterrupted(r: SessionsResources): Promise<number> 
     .returning({ id: sessions.id });
   return marked.length;
 }
+
+/**
+ * The run engine's session-state port: a session's storage state (live or saved), or undefined when there
+ * is no such session or it saved none — so `session_id` on `POST /api/runs` binds a run to it.
+ */
+export async function storageStateOrUndefined(
+  r: SessionsResources,
+  id: string,
+): Promise<StorageState | undefined> {
+  try {
+    return await loadStorageState(r, id);
+  } catch (err) {
+    if (err instanceof SessionNotFoundError) return undefined;
+    throw err;
+  }
+}

@@ -8,7 +8,13 @@ import {
   promoteDraft,
   screenshotSession,
 } from "./session-queries.js";
-import { finishSession, loadStorageState, recoverInterrupted, startSession } from "./session-verbs.js";
+import {
+  finishSession,
+  loadStorageState,
+  recoverInterrupted,
+  startSession,
+  storageStateOrUndefined,
+} from "./session-verbs.js";
 
 type Tail<F> = F extends (r: never, ...rest: infer A) => infer R ? (...rest: A) => R : never;
 
@@ -46,6 +52,8 @@ export function createSessionsEngine(options: SessionsEngineOptions) {
     screenshot: bind(screenshotSession),
     livePage: bind(livePage),
     loadStorageState: bind(loadStorageState),
+    /** The run engine's `sessionStates` port: runs with `session_id` start from the session's storage state. */
+    sessionStates: { load: bind(storageStateOrUndefined) },
     /** Marks sessions a previous process left active as failed (their contexts died with it). */
     recoverInterrupted: bind(recoverInterrupted),
     /** Closes every live session's context without saving it (they end `failed`). */
