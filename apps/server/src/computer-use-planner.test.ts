@@ -99,9 +99,8 @@ describe("computer use with an OpenAI-compatible planner", { timeout: 60_000 }, 
     expect(request?.body).toMatchObject({ model: "tiny", tool_choice: "required" });
     expect(JSON.stringify(request?.body.messages)).toContain('button \\"Sign in\\"');
     expect(JSON.stringify(request?.body.messages)).toContain(PNG_1x1);
-    expect(
-      (request?.body.tools as Array<{ function: { name: string } }>).map((x) => x.function.name),
-    ).toEqual(["open", "click", "type", "select", "press", "scroll"]);
+    const tools = (request?.body.tools ?? []) as Array<{ function: { name: string } }>;
+    expect(tools.map((x) => x.function.name)).toEqual(["open", "click", "type", "select", "press", "scroll"]);
 
     reply = toolCall("click", { name: "Transfer everything" });
     const nothing = await post(`/api/computer-use/sessions/${String(cus.json.id)}/preview`, {});
