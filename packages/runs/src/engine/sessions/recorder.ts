@@ -16,12 +16,13 @@ export interface Recorder {
  * Starts recording in `context` (call before the page navigates): installs the in-page recorder in every
  * page, takes its reports through a binding — only from the main frame of `page`, each checked against the
  * {@link RecordedEvent} schema and stamped with the engine's clock — and records the main frame's
- * navigations.
+ * navigations. `onActivity` hears of each event (a person driving the page keeps its lease alive).
  */
 export async function attachRecorder(
   context: BrowserContext,
   page: Page,
   now: () => number,
+  onActivity: () => void = () => undefined,
 ): Promise<Recorder> {
   const events: RecordedEvent[] = [];
   let dropped = 0;
@@ -32,6 +33,7 @@ export async function attachRecorder(
       return;
     }
     events.push(parsed.data);
+    onActivity();
   };
   await context.exposeBinding(RECORDER_BINDING, (source, json: unknown) => {
     if (

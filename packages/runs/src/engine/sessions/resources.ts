@@ -17,6 +17,12 @@ export interface SessionsEngineOptions {
   ids?: IdGenerator;
   /** How long `start_url` may take to load (default 15 000 ms). */
   navigationTimeoutMs?: number;
+  /**
+   * Keep one recording context open ahead for the next session once sessions are used (default true), so
+   * a start from a warm browser only navigates. It holds one of the host's contexts until it is used or
+   * the host's idle timeout closes it.
+   */
+  warmSpare?: boolean;
   /** Errors of background work (a lost context), logged by the host. */
   onError?(message: string, err: unknown): void;
 }
@@ -42,4 +48,8 @@ export interface SessionsResources {
   navigationTimeoutMs: number;
   live: Map<string, LiveSession>;
   onError(message: string, err: unknown): void;
+  warmSpare: boolean;
+  /** The context opened ahead for the next session (see `spare.ts`). */
+  spare: Promise<import("./spare.js").Prepared> | undefined;
+  closed: boolean;
 }

@@ -1,16 +1,16 @@
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { and, eq, ne } from "drizzle-orm";
 import type { StorageState } from "../../browser/host.js";
 import { buildFlowDraft } from "../../domain/flow-draft.js";
 import { type Session, SessionStartInput, type StoredArtifact } from "../../domain/session.js";
-import { InvalidInputError, RunsError, SessionNotFoundError } from "../../errors.js";
+import { InvalidInputError, SessionNotFoundError } from "../../errors.js";
 import { SessionNotActiveError, SessionStartError } from "../../lane-errors.js";
 import { sessions } from "../../store/lanes-schema.js";
 import { indexArtifact, sessionDir, underDataDir, writeFileWithDigest } from "./artifacts.js";
 import { redactHar } from "./har.js";
-import { attachRecorder } from "./recorder.js";
 import type { LiveSession, SessionsResources } from "./resources.js";
+import { prepareContext, takePrepared } from "./spare.js";
 import { type SessionRow, toSession } from "./views.js";
 
 /** Fields whose pixels a session's screenshots hide (secrets the recorder never records either). */
@@ -98,21 +98,13 @@ export async function startSession(r: SessionsResources, input: SessionStartInpu
   const startUrl = new URL(body.start_url).href;
   const storageState =
     body.storage_state_from === undefined ? undefined : await loadStorageState(r, body.storage_state_from);
-  const id = r.newId("ss");
-  const dir = sessionDir(r.dataDir, id);
-  mkdirSync(dir, { recursive: true });
-  const lease = await r.browser.acquire(id, {
-    storageState,
-    recordHar: { path: join(dir, "session.har"), content: "omit" },
-  });
-  let live: LiveSession;
+  const prepared = storageState === undefined ? await takePrepared(r) : await prepareContext(r, storageState);
+  const { id, live } = prepared;
+  const { lease } = live;
   try {
-    const recorder = await attachRecorder(lease.context, lease.page, r.now);
-    live = { lease, recorder, finishing: undefined };
     await lease.page.goto(startUrl, { waitUntil: "domcontentloaded", timeout: r.navigationTimeoutMs });
   } catch (err) {
     await lease.release();
-    if (err instanceof RunsError) throw err;
     const message = err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err);
     throw new SessionStartError("START_URL_UNREACHABLE", `${startUrl} did not load: ${message}`, {
       start_url: startUrl,

@@ -15,6 +15,7 @@ import {
   startSession,
   storageStateOrUndefined,
 } from "./session-verbs.js";
+import { releaseSpare, warmUp } from "./spare.js";
 
 type Tail<F> = F extends (r: never, ...rest: infer A) => infer R ? (...rest: A) => R : never;
 
@@ -37,6 +38,9 @@ export function createSessionsEngine(options: SessionsEngineOptions) {
     navigationTimeoutMs: options.navigationTimeoutMs ?? 15_000,
     live: new Map(),
     onError: options.onError ?? (() => undefined),
+    warmSpare: options.warmSpare ?? true,
+    spare: undefined,
+    closed: false,
   };
   const bind =
     <F extends (res: SessionsResources, ...rest: never[]) => unknown>(verb: F) =>
@@ -56,8 +60,12 @@ export function createSessionsEngine(options: SessionsEngineOptions) {
     sessionStates: { load: bind(storageStateOrUndefined) },
     /** Marks sessions a previous process left active as failed (their contexts died with it). */
     recoverInterrupted: bind(recoverInterrupted),
+    /** Opens the next session's context ahead (the browser launches if it has not yet) and waits for it. */
+    warmUp: () => warmUp(r),
     /** Closes every live session's context without saving it (they end `failed`). */
     close: async () => {
+      r.closed = true;
+      await releaseSpare(r);
       const all = [...r.live.values()];
       await Promise.all(all.map((l) => l.lease.release()));
     },
