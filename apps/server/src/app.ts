@@ -16,6 +16,7 @@ import { closeOnUnreadBody } from "./middleware/connection.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
 import { limitJsonDepth } from "./middleware/json-depth.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
+import { createEvidenceRoutes } from "./routes/evidence.js";
 import { createFlowRoutes } from "./routes/flows.js";
 import { createHealthRoutes } from "./routes/health.js";
 import { createInboxRoutes } from "./routes/inbox.js";
@@ -147,6 +148,7 @@ export function createApp(deps: AppDeps) {
     .route("/", createFlowRoutes(deps))
     .route("/", createTemplateRoutes(deps))
     .route("/", createRunRoutes(deps))
+    .route("/", createEvidenceRoutes(deps))
     .route("/", createMetricsRoutes(deps))
     .route("/", createRegisterRoutes(deps))
     .route("/", createComparisonRoutes())

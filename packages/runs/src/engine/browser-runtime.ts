@@ -89,6 +89,7 @@ export class BrowserRuntime {
       blockedProvider: undefined,
       denied: undefined,
       decisions: new Map(),
+      resumeUrl: saved?.url,
     };
     try {
       await lease.context.route("**/*", (route) => this.judge(route, guard));
