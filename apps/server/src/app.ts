@@ -18,6 +18,7 @@ import { limitJsonDepth } from "./middleware/json-depth.js";
 import { exceptScreenshotUploads, limitScreenshotUploads } from "./middleware/screenshot-uploads.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
 import { createComputerUseRoutes } from "./routes/computer-use.js";
+import { createEvidenceRoutes } from "./routes/evidence.js";
 import { createFlowRoutes } from "./routes/flows.js";
 import { createHealthRoutes } from "./routes/health.js";
 import { createInboxRoutes } from "./routes/inbox.js";
@@ -157,6 +158,7 @@ export function createApp(deps: AppDeps) {
     .route("/", createFlowRoutes(deps))
     .route("/", createTemplateRoutes(deps))
     .route("/", createRunRoutes(deps))
+    .route("/", createEvidenceRoutes(deps))
     .route("/", createMetricsRoutes(deps))
     .route("/", createRegisterRoutes(deps))
     .route("/", createComparisonRoutes())

@@ -5,6 +5,7 @@ import type { Route } from "playwright-core";
 import type { BrowserHost, BrowserLease, StorageState } from "../browser/host.js";
 import { BrowserUnavailableError, SessionNotFoundError } from "../errors.js";
 import { browserStates } from "../store/schema.js";
+import type { EvidenceDraft } from "./evidence.js";
 import type { OutboundDecision, OutboundPolicy } from "./outbound.js";
 import type { RunVault } from "./run-vault.js";
 import type { RunRow } from "./views.js";
@@ -29,9 +30,16 @@ export interface PageGuard {
    * to a protected provider was stopped (the page then shows an error, not a place to come back to).
    */
   resumeUrl: string | undefined;
+  /** The last screenshot taken of the page, and where the page was. */
+  lastShot?: { path: string; url: string } | undefined;
+  /** Whether a step put a secret or a code on the page (screenshots then mask the fields holding them). */
+  secretOnPage?: boolean | undefined;
+  /** The 3-D Secure challenge the page showed after the last step that acted, if any. */
+  challenge?: { signal: string; url: string } | undefined;
 }
 
-interface Held {
+/** A run's page as this process holds it. */
+export interface Held {
   lease: BrowserLease;
   guard: PageGuard;
 }
@@ -57,6 +65,37 @@ const STATE_SLOT = "browser_state";
  */
 export class BrowserRuntime {
   private readonly held = new Map<string, Held>();
+  private readonly evidence = new Map<string, EvidenceDraft[]>();
+
+  /** Keeps a step's evidence until the commit that settles the step stores it. */
+  addEvidence(runId: string, draft: EvidenceDraft): void {
+    const list = this.evidence.get(runId) ?? [];
+    list.push(draft);
+    this.evidence.set(runId, list);
+  }
+
+  private readonly writes = new Map<string, Set<Promise<void>>>();
+
+  /** Keeps track of a screenshot being written for the run (awaited before its page closes). */
+  track(runId: string, written: Promise<void>): void {
+    const set = this.writes.get(runId) ?? new Set();
+    this.writes.set(runId, set);
+    const settled = written.catch(() => undefined);
+    set.add(settled);
+    void settled.then(() => set.delete(settled));
+  }
+
+  /** Waits for the run's screenshots being written. */
+  async flush(runId: string): Promise<void> {
+    await Promise.all(this.writes.get(runId) ?? []);
+  }
+
+  /** Takes the evidence waiting for the run's next commit. */
+  takeEvidence(runId: string): EvidenceDraft[] {
+    const list = this.evidence.get(runId) ?? [];
+    this.evidence.delete(runId);
+    return list;
+  }
 
   constructor(private readonly d: BrowserRuntimeDeps) {}
 
@@ -89,6 +128,7 @@ export class BrowserRuntime {
       blockedProvider: undefined,
       denied: undefined,
       decisions: new Map(),
+      resumeUrl: saved?.url,
     };
     try {
       await lease.context.route("**/*", (route) => this.judge(route, guard));
@@ -174,6 +214,9 @@ export class BrowserRuntime {
   async release(runId: string): Promise<void> {
     const held = this.held.get(runId);
     this.held.delete(runId);
+    this.evidence.delete(runId);
+    await this.flush(runId);
+    this.writes.delete(runId);
     await held?.lease.release();
   }
 

@@ -1,10 +1,11 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
-import { decodeCursor, encodeCursor, type KeysetPage, toKeysetPage } from "@vetted/store";
+import { decodeCursor, encodeCursor, type KeysetPage, type Tx, toKeysetPage } from "@vetted/store";
 import { and, asc, eq, gt, max } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { z } from "zod";
 import { RunsError, StepNotFoundError } from "../errors.js";
+import { SECRET_MARK } from "../steps/browser-act.js";
 import { evidence } from "../store/schema.js";
 import { type ListQuery, pageLimit } from "./lists.js";
 import { loadRun } from "./persist.js";
@@ -46,31 +47,40 @@ export function evidenceDir(dataDir: string, runId: string): string {
   return join(dataDir, "evidence", runId);
 }
 
-/** Takes a screenshot of `page` and writes it as `<evidence id>-<name>.jpg`; returns its path relative to the data dir. */
-export async function writeScreenshot(
+/**
+ * Takes a screenshot of `page` as `<evidence id>-<name>.jpg`: the path (relative to the data dir) at once,
+ * and the promise of the file written.
+ */
+export function writeScreenshot(
   dataDir: string,
   runId: string,
   evidenceId: string,
   name: string,
   page: Page,
-): Promise<string> {
-  const image = await page.screenshot({ type: "jpeg", quality: 70, timeout: 5_000, animations: "disabled" });
+  masked: boolean,
+): { path: string; written: Promise<void> } {
   const dir = evidenceDir(dataDir, runId);
-  await mkdir(dir, { recursive: true });
   const file = join(dir, `${evidenceId}-${name}.jpg`);
-  await writeFile(file, image);
-  return relative(dataDir, file);
+  // Once a step put a secret or a code on the page, the fields holding them are masked (and passwords).
+  const mask = masked ? { mask: [page.locator(`input[type=password], [${SECRET_MARK}]`)] } : {};
+  const written = page
+    .screenshot({ type: "jpeg", quality: 70, timeout: 5_000, ...mask })
+    .then(async (image) => {
+      await mkdir(dir, { recursive: true });
+      await writeFile(file, image);
+    });
+  return { path: relative(dataDir, file), written };
 }
 
-/** Stores a step's evidence row (files are already written). */
-export async function recordEvidence(r: RunsResources, runId: string, draft: EvidenceDraft): Promise<void> {
-  await r.write(async (tx) => {
-    const [last] = await tx
-      .select({ seq: max(evidence.seq) })
-      .from(evidence)
-      .where(eq(evidence.runId, runId));
-    await tx.insert(evidence).values({ ...draft, runId, seq: (last?.seq ?? 0) + 1 });
-  });
+/** Stores steps' evidence rows (files are already written) in the caller's transaction. */
+export async function insertEvidence(tx: Tx, runId: string, drafts: readonly EvidenceDraft[]): Promise<void> {
+  if (drafts.length === 0) return;
+  const [last] = await tx
+    .select({ seq: max(evidence.seq) })
+    .from(evidence)
+    .where(eq(evidence.runId, runId));
+  const first = (last?.seq ?? 0) + 1;
+  await tx.insert(evidence).values(drafts.map((d, i) => ({ ...d, runId, seq: first + i })));
 }
 
 function toEvidence(row: typeof evidence.$inferSelect): StepEvidence {
@@ -142,5 +152,13 @@ export async function readScreenshot(
   const root = resolve(evidenceDir(r.dataDir, runId));
   const file = resolve(r.dataDir, path);
   if (!file.startsWith(root + sep)) throw new RunsError("STEP_NOT_FOUND", `No screenshot ${name}.`);
-  return { bytes: await readFile(file), mime: "image/jpeg" };
+  try {
+    return { bytes: await readFile(file), mime: "image/jpeg" };
+  } catch {
+    // A screenshot the browser could not take (it crashed, the page closed) was never written.
+    throw new RunsError(
+      "STEP_NOT_FOUND",
+      `The screenshot ${name} of evidence ${evidenceId} was not written.`,
+    );
+  }
 }

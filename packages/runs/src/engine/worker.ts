@@ -5,6 +5,7 @@ import { recoverInFlight } from "../domain/step-recovery.js";
 import type { Step } from "../domain/steps.js";
 import { claimRun, type Transition } from "../domain/transitions.js";
 import { runs } from "../store/schema.js";
+import { insertEvidence } from "./evidence.js";
 import { appendEvents, persist } from "./persist.js";
 import { LeaseLost, type RunsResources } from "./resources.js";
 import { redactError, spendCode } from "./run-vault.js";
@@ -199,8 +200,12 @@ async function commitKeepingPage(
   const runtime = r.browserRuntime;
   const snapshot = isWaiting(t.state.status) ? await runtime.capture(row.id) : undefined;
   const ends = isTerminal(t.state.status);
-  if (snapshot === undefined && !ends) return leases.commit(row, t);
+  // A run that stops here (paused or ended) has every screenshot its evidence names on disk.
+  if (ends || snapshot !== undefined) await runtime.flush(row.id);
+  const evidence = runtime.takeEvidence(row.id);
+  if (snapshot === undefined && !ends && evidence.length === 0) return leases.commit(row, t);
   return leases.commit(row, t, async (tx, at) => {
+    await insertEvidence(tx, row.id, evidence);
     if (snapshot !== undefined) await runtime.saveState(tx, row.id, snapshot, at);
     if (ends) await runtime.dropState(tx, row.id);
   });

@@ -4,6 +4,9 @@ import type { StepType } from "./step-type.js";
 
 export { ClickStep, SelectStep, TypeStep };
 
+/** The attribute marking a field a step filled with a secret or a code (masked in screenshots). */
+export const SECRET_MARK = "data-vetted-secret";
+
 /** The `click` step type: clicks the target, then waits for a page it opened to load. */
 export const clickStep: StepType<ClickStep> = {
   type: "click",
@@ -29,6 +32,9 @@ export const typeStep: StepType<TypeStep> = {
   execute: (step, ctx) =>
     actOn(step, ctx, async (locator) => {
       await locator.fill(step.value, { timeout: step.timeout_ms });
+      // Later screenshots mask the field that holds a secret or a code.
+      if (browserOf(ctx).holdsSecret)
+        await locator.evaluate((el, mark) => el.setAttribute(mark, ""), SECRET_MARK);
       return undefined;
     }),
 };

@@ -26,11 +26,19 @@ export async function actOn(
   act: (locator: Locator) => Promise<Record<string, unknown> | undefined>,
 ): Promise<StepOutcome> {
   const b = browserOf(ctx);
-  const resolved = await resolveTarget(b.page, step.target, step.timeout_ms);
+  const resolved = await resolveTarget(b.page, step.target, step.timeout_ms, { lazy: true });
   if (!resolved.ok) return notFound(step.id, resolved);
   // Selectors find elements in the main frame: its URL is the frame the step would act on.
   const paused = protectedPause(b, b.page.url());
   if (paused !== undefined) return paused;
-  const extra = await act(resolved.locator);
+  let extra: Record<string, unknown> | undefined;
+  try {
+    extra = await act(resolved.locator);
+  } catch (err) {
+    // A lone selector is checked by the action itself: its timeout means the element never came.
+    if (!(err instanceof Error && err.name === "TimeoutError") || resolved.trail.length !== 1) throw err;
+    const trail = resolved.trail.map((t) => ({ ...t, result: "no match" as const }));
+    return notFound(step.id, { ok: false, trail });
+  }
   return { kind: "completed", detail: { ...targetDetail(resolved), ...extra } };
 }

@@ -59,9 +59,26 @@ async function tryAll(page: Page, target: Target): Promise<Resolved> {
 /**
  * Finds the target's element: the selectors are tried in order and the first that matches exactly one
  * element wins; while none does, they are tried again until `timeoutMs` has passed (the page may still
- * be loading). The trail tells which candidates failed and why.
+ * be loading). The trail tells which candidates failed and why. `lazy`, for a target with one selector
+ * that an action will use: the locator is returned unchecked (the action waits for its element).
  */
-export async function resolveTarget(page: Page, target: Target, timeoutMs: number): Promise<Resolved> {
+export async function resolveTarget(
+  page: Page,
+  target: Target,
+  timeoutMs: number,
+  options: { lazy?: boolean } = {},
+): Promise<Resolved> {
+  const [only] = target.selectors;
+  if (options.lazy === true && target.selectors.length === 1 && only !== undefined) {
+    // No fallback to choose: the action itself waits for the element (and refuses an ambiguous one).
+    const locator = locatorOf(page, only);
+    return {
+      ok: true,
+      locator,
+      index: 0,
+      trail: [{ index: 0, kind: only.kind, value: only.value, result: "matched" }],
+    };
+  }
   const deadline = Date.now() + timeoutMs;
   let last = await tryAll(page, target);
   while (!last.ok && Date.now() < deadline) {

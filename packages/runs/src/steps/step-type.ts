@@ -28,6 +28,8 @@ export interface BrowserStepContext {
   page: Page;
   /** Whether a person approved this step acting on a protected payment provider. */
   approved: boolean;
+  /** Whether the step puts a secret or a one-time code on the page (its field is masked in screenshots). */
+  holdsSecret: boolean;
   /** The protected payment provider `url` is on, if any. */
   protectedDomainOf(url: string): string | undefined;
   /** Stores a named screenshot of the page as the step's evidence. */
