@@ -241,6 +241,32 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
     expect(done.status, done.error ?? "").toBe("success");
   });
 
+  it("fails the step in flight with BROWSER_CRASHED (retryable) when the browser crashes, and never hangs", async () => {
+    const own = createBrowserHost({ executablePath: findChromium(process.env) });
+    closers.push(() => own.close());
+    const { engine } = await engineWith({ browser: own });
+    const flow = await engine.createFlow({
+      name: "crash",
+      steps: [
+        { id: "open", type: "navigate", url: `${site.url}/login` },
+        { id: "never", type: "wait_for", text: "This text never shows", timeout_ms: 60_000 },
+      ],
+    });
+    const run = await engine.createRun({ flow_id: flow.id });
+    await until(engine, run.id, (r) => r.current_step_id === "never");
+    await new Promise((r) => setTimeout(r, 300));
+    const probe = await own.acquire("probe");
+    const cdp = await probe.context.browser()?.newBrowserCDPSession();
+    await cdp?.send("Browser.crash").catch(() => undefined);
+    const done = await until(engine, run.id, settled);
+    expect(done.status).toBe("failed");
+    expect(done.error).toMatch(/BROWSER_CRASHED/);
+    const events = (await engine.listEvents(run.id)).items;
+    const finished = events.find((e) => e.type === "step_finished" && e.data.step_id === "never");
+    expect(finished?.data).toMatchObject({ code: "BROWSER_CRASHED", retryable: true });
+    expect(own.status().restarts).toBe(1);
+  });
+
   it("refuses a run with browser steps when there is no browser (BROWSER_UNAVAILABLE)", async () => {
     const none = createBrowserHost({
       executablePath: findChromium({ VETTED_CHROMIUM_PATH: "/nonexistent" }),
