@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Run } from "@vetted/runs";
+import type { Run, StepEvidence } from "@vetted/runs";
 import { startTestSite, type TestSite } from "@vetted/runs/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "./tests/api-client.js";
@@ -116,46 +116,39 @@ describe("the browser through the server", { timeout: 120_000 }, () => {
   it("serves a run's evidence and its screenshots", async () => {
     const t = await createTestApp({}, { protectedDomains: [site.payHost] });
     apps.push(t);
-    const req = (path: string, init: RequestInit = {}) =>
+    const req = (path: string, body?: unknown) =>
       t.app.request(path, {
-        ...init,
-        headers: { ...LOCAL, "Content-Type": "application/json", ...(init.headers ?? {}) },
+        method: body === undefined ? "GET" : "POST",
+        headers: { ...LOCAL, "Content-Type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
-    const flow = await (
-      await req("/api/flows", {
-        method: "POST",
-        body: JSON.stringify({
-          name: "look",
-          steps: [
-            { id: "open", type: "navigate", url: `${site.url}/login` },
-            { id: "shot", type: "screenshot", name: "login_page" },
-          ],
-        }),
-      })
-    ).json();
-    const run = await (
-      await req("/api/runs", { method: "POST", body: JSON.stringify({ flow_id: flow.id }) })
-    ).json();
-    let status = run.status as string;
+    const json = async <T>(res: Response | Promise<Response>) => (await (await res).json()) as T;
+    const steps = [
+      { id: "open", type: "navigate", url: `${site.url}/login` },
+      { id: "shot", type: "screenshot", name: "login_page" },
+    ];
+    const flow = await json<{ id: string }>(req("/api/flows", { name: "look", steps }));
+    const run = await json<Run>(req("/api/runs", { flow_id: flow.id }));
+    let status = run.status;
     for (let i = 0; i < 600 && (status === "queued" || status === "running"); i++) {
       await new Promise((r) => setTimeout(r, 50));
-      status = (await (await req(`/api/runs/${run.id}`)).json()).status;
+      status = (await json<Run>(req(`/api/runs/${run.id}`))).status;
     }
     expect(status).toBe("success");
-    const page = await (await req(`/api/runs/${run.id}/evidence`)).json();
-    expect(page.items.map((e: { step_id: string }) => e.step_id)).toEqual(["open", "shot"]);
+    type Page = { items: StepEvidence[]; next_cursor: string | null };
+    const page = await json<Page>(req(`/api/runs/${run.id}/evidence`));
+    expect(page.items.map((e) => e.step_id)).toEqual(["open", "shot"]);
     expect(page.next_cursor).toBeNull();
     const shot = page.items[1];
-    expect(shot.screenshots.map((s: { name: string }) => s.name)).toEqual(["before", "login_page", "after"]);
-    const image = await req(`/api/runs/${run.id}/evidence/${shot.id}/screenshots/login_page`);
+    expect(shot?.screenshots.map((s) => s.name)).toEqual(["before", "login_page", "after"]);
+    const image = await req(`/api/runs/${run.id}/evidence/${shot?.id}/screenshots/login_page`);
     expect(image.status).toBe(200);
     expect(image.headers.get("Content-Type")).toBe("image/jpeg");
-    const perStep = await (await req(`/api/runs/${run.id}/steps/open/evidence`)).json();
-    expect(perStep.items).toHaveLength(1);
+    expect((await json<Page>(req(`/api/runs/${run.id}/steps/open/evidence`))).items).toHaveLength(1);
     const unknown = await req(`/api/runs/${run.id}/steps/nope/evidence`);
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.code).toBe("STEP_NOT_FOUND");
-    const missing = await req(`/api/runs/${run.id}/evidence/${shot.id}/screenshots/nope`);
+    expect((await json<{ error: { code: string } }>(unknown)).error.code).toBe("STEP_NOT_FOUND");
+    const missing = await req(`/api/runs/${run.id}/evidence/${shot?.id}/screenshots/nope`);
     expect(missing.status).toBe(404);
   });
 

@@ -22,7 +22,7 @@ export interface PageGuard {
   approved: boolean;
   /** A navigation to a protected provider that was stopped before it left. */
   blockedProvider: string | undefined;
-  /** A request the outbound policy refused. */
+  /** A navigation the outbound policy refused. */
   denied: { url: string; host: string; rule: string } | undefined;
   decisions: Map<string, Promise<OutboundDecision>>;
   /**
@@ -158,7 +158,10 @@ export class BrowserRuntime {
     }
     const d = await decision;
     if (d.kind === "denied" || d.kind === "unresolved") {
-      guard.denied ??= { url, host: d.host, rule: d.kind === "denied" ? d.rule : d.message };
+      // A page load the policy refuses fails the step; a refused resource of a page is just not fetched.
+      if (request.isNavigationRequest()) {
+        guard.denied ??= { url, host: d.host, rule: d.kind === "denied" ? d.rule : d.message };
+      }
       return route.abort("blockedbyclient");
     }
     if (

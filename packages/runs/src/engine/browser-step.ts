@@ -56,7 +56,7 @@ function failure(
 function guarded(stepId: string, guard: PageGuard, outcome: StepOutcome): StepOutcome {
   if (guard.blockedProvider !== undefined)
     return { kind: "protected", provider_domain: guard.blockedProvider };
-  if (guard.denied !== undefined && outcome.kind === "failed") {
+  if (guard.denied !== undefined) {
     const d = guard.denied;
     return failure(stepId, "OUTBOUND_DENIED", `requests to ${d.host} are denied (${d.rule})`, {
       host: d.host,

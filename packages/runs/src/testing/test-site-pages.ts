@@ -53,12 +53,14 @@ export const pages = {
 };
 
 /** The provider's payment page; with `challenge`, paying leads to a 3-D Secure challenge. */
-export function paymentPage(challenge: boolean): string {
+export function paymentPage(challenge: boolean, shopUrl: string): string {
   return page(
     "Pay",
     `<h1>Pay 12.00 EUR</h1>
 <form method="post" action="/pay">
   <input type="hidden" name="sca" value="${challenge ? "1" : "0"}">
+  <label for="card">Card number</label><input id="card" name="card" autocomplete="cc-number">
+  <a href="${escapeHtml(shopUrl)}/account">Back to the shop</a>
   <button type="submit">Pay now</button>
 </form>`,
   );

@@ -85,6 +85,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
   const seen: string[] = [];
   let payments = 0;
   let payUrl = "";
+  let shopUrl = "";
 
   const shop = createServer((req, res) => {
     void (async () => {
@@ -133,7 +134,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
         return redirect(res, "/paid");
       }
       if (url.pathname === "/pay") {
-        return send(res, 200, paymentPage(url.searchParams.get("sca") === "1"));
+        return send(res, 200, paymentPage(url.searchParams.get("sca") === "1", shopUrl));
       }
       if (url.pathname === "/3ds") return send(res, 200, pages.threeDs());
       if (url.pathname === "/paid") return send(res, 200, pages.paid());
@@ -142,6 +143,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
   });
 
   const shopPort = await listen(shop, "127.0.0.1");
+  shopUrl = `http://127.0.0.1:${shopPort}`;
   const payPort = await listen(provider, payHost);
   payUrl = `http://${payHost}:${payPort}`;
   const close = (server: Server) =>

@@ -194,6 +194,53 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
     });
   });
 
+  it("stops a click whose navigation the outbound policy denies, before the request leaves", async () => {
+    const { engine } = await engineWith({ protectedDomains: [], outbound: { allow: [site.payHost] } });
+    const flow = await engine.createFlow({
+      name: "leave",
+      steps: [
+        { id: "open_pay", type: "navigate", url: `${site.payUrl}/pay` },
+        {
+          id: "back",
+          type: "click",
+          target: target({ kind: "role", value: "link", name: "Back to the shop" }),
+        },
+      ],
+    });
+    const seen = site.requests().filter((r) => r.includes("127.0.0.1/")).length;
+    const run = await engine.createRun({ flow_id: flow.id });
+    const done = await until(engine, run.id, settled);
+    expect(done.status).toBe("failed");
+    expect(done.error).toMatch(/back: OUTBOUND_DENIED: requests to 127\.0\.0\.1 are denied/);
+    expect(site.requests().filter((r) => r.includes("127.0.0.1/")).length).toBe(seen);
+  });
+
+  it("pauses before typing into a page of a protected provider, and types once approved", async () => {
+    const { engine } = await engineWith();
+    const flow = await engine.createFlow({
+      name: "card",
+      steps: [
+        { id: "open_pay", type: "navigate", url: `${site.payUrl}/pay` },
+        { id: "card", type: "type", target: target({ kind: "label", value: "Card number" }), value: "4242" },
+        { id: "typed", type: "assert", target: target({ kind: "css", value: "#card" }), visible: true },
+      ],
+    });
+    const run = await engine.createRun({ flow_id: flow.id });
+    await until(engine, run.id, (r) => r.wait_context?.at_step_id === "open_pay");
+    await engine.resumeRun(run.id, { kind: "approval", approved: true });
+    const paused = await until(
+      engine,
+      run.id,
+      (r) => r.wait_context?.at_step_id === "card" || (settled(r) && r.status !== "waiting_user"),
+    );
+    expect(paused.wait_context).toMatchObject({
+      reason_code: "provider_protected_payment_step",
+      provider_domain: site.payHost,
+    });
+    await engine.resumeRun(run.id, { kind: "approval", approved: true });
+    expect((await until(engine, run.id, settled)).status).toBe("success");
+  });
+
   it("refuses a navigation the outbound policy denies with OUTBOUND_DENIED", async () => {
     const { engine } = await engineWith({ outbound: { allow: [site.payHost] } });
     const flow = await engine.createFlow({
@@ -239,6 +286,32 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
     expect(run.session_id).toBe("ss_1");
     const done = await until(engine, run.id, settled);
     expect(done.status, done.error ?? "").toBe("success");
+  });
+
+  it("fails the step in flight with BROWSER_CRASHED (retryable) when the browser crashes, and never hangs", async () => {
+    const own = createBrowserHost({ executablePath: findChromium(process.env) });
+    closers.push(() => own.close());
+    const { engine } = await engineWith({ browser: own });
+    const flow = await engine.createFlow({
+      name: "crash",
+      steps: [
+        { id: "open", type: "navigate", url: `${site.url}/login` },
+        { id: "never", type: "wait_for", text: "This text never shows", timeout_ms: 60_000 },
+      ],
+    });
+    const run = await engine.createRun({ flow_id: flow.id });
+    await until(engine, run.id, (r) => r.current_step_id === "never");
+    await new Promise((r) => setTimeout(r, 300));
+    const probe = await own.acquire("probe");
+    const cdp = await probe.context.browser()?.newBrowserCDPSession();
+    await cdp?.send("Browser.crash").catch(() => undefined);
+    const done = await until(engine, run.id, settled);
+    expect(done.status).toBe("failed");
+    expect(done.error).toMatch(/BROWSER_CRASHED/);
+    const events = (await engine.listEvents(run.id)).items;
+    const finished = events.find((e) => e.type === "step_finished" && e.data.step_id === "never");
+    expect(finished?.data).toMatchObject({ code: "BROWSER_CRASHED", retryable: true });
+    expect(own.status().restarts).toBe(1);
   });
 
   it("refuses a run with browser steps when there is no browser (BROWSER_UNAVAILABLE)", async () => {
