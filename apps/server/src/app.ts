@@ -1,7 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { FileorgEngine, InboxEngine, Job, PreferencesEngine, ReviewEngine } from "@vetted/fileorg";
-import type { RunsEngine } from "@vetted/runs";
+import type { BrowserHost, ComputerUseEngine, RunsEngine, SessionsEngine } from "@vetted/runs";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { methodNotAllowed } from "hono/method-not-allowed";
@@ -15,8 +15,11 @@ import { requireToken } from "./middleware/auth.js";
 import { closeOnUnreadBody } from "./middleware/connection.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
 import { limitJsonDepth } from "./middleware/json-depth.js";
+import { exceptScreenshotUploads, limitScreenshotUploads } from "./middleware/screenshot-uploads.js";
 import { createCategoryRoutes } from "./routes/categories.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
+import { createComputerUseRoutes } from "./routes/computer-use.js";
+import { createEvidenceRoutes } from "./routes/evidence.js";
 import { createFlowRoutes } from "./routes/flows.js";
 import { createHealthRoutes } from "./routes/health.js";
 import { createInboxRoutes } from "./routes/inbox.js";
@@ -26,6 +29,7 @@ import { createPreferencesRoutes } from "./routes/preferences.js";
 import { createRegisterRoutes } from "./routes/register.js";
 import { createReviewRoutes } from "./routes/review.js";
 import { createRunRoutes } from "./routes/runs.js";
+import { createSessionRoutes } from "./routes/sessions.js";
 import { createTemplateRoutes } from "./routes/templates.js";
 import { validationHook } from "./validation.js";
 
@@ -40,6 +44,12 @@ export interface AppDeps {
   runs: RunsEngine;
   /** The Prometheus registry and its hooks. */
   metrics: Metrics;
+  /** The browser host (one Chromium for every session and run); unavailable when none was found. */
+  browser: BrowserHost;
+  /** Recording sessions in the browser (`/api/sessions`; see `createBrowserLanes`). */
+  sessions: SessionsEngine;
+  /** Computer use (`/api/computer-use/sessions`; see `createBrowserLanes`). */
+  computerUse: ComputerUseEngine;
   /** The file organization engine (its runner is started by `main.ts`). */
   fileorg: FileorgEngine;
   /** File-organizer preferences: naming templates, review rules, views, watch sources, runtime, packs. */
@@ -85,17 +95,20 @@ function useMiddleware(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
   }
   app.use("/api/*", guardOrigin(config.corsOrigins));
   app.use("/api/*", requireToken(config.apiToken));
+  app.use("/api/*", limitScreenshotUploads());
   app.use(
     "/api/*",
-    bodyLimit({
-      maxSize: config.maxBodyBytes,
-      onError: () => {
-        throw new ServerError(
-          "PAYLOAD_TOO_LARGE",
-          `The request body is larger than the limit of ${config.maxBodyBytes} bytes (VETTED_MAX_BODY_BYTES).`,
-        );
-      },
-    }),
+    exceptScreenshotUploads(
+      bodyLimit({
+        maxSize: config.maxBodyBytes,
+        onError: () => {
+          throw new ServerError(
+            "PAYLOAD_TOO_LARGE",
+            `The request body is larger than the limit of ${config.maxBodyBytes} bytes (VETTED_MAX_BODY_BYTES).`,
+          );
+        },
+      }),
+    ),
   );
   app.use("/api/*", requireJsonBody());
   app.use("/api/*", limitJsonDepth());
@@ -146,6 +159,7 @@ export function createApp(deps: AppDeps) {
     .route("/", createFlowRoutes(deps))
     .route("/", createTemplateRoutes(deps))
     .route("/", createRunRoutes(deps))
+    .route("/", createEvidenceRoutes(deps))
     .route("/", createMetricsRoutes(deps))
     .route("/", createRegisterRoutes(deps))
     .route("/", createComparisonRoutes())
@@ -153,7 +167,9 @@ export function createApp(deps: AppDeps) {
     .route("/", createPreferencesRoutes(deps))
     .route("/", createCategoryRoutes(deps))
     .route("/", createInboxRoutes(deps))
-    .route("/", createReviewRoutes(deps));
+    .route("/", createReviewRoutes(deps))
+    .route("/", createSessionRoutes(deps))
+    .route("/", createComputerUseRoutes(deps));
 
   documentApi(app, deps);
 

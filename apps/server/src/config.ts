@@ -1,6 +1,6 @@
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseHostRules, parseProtectedDomains } from "@vetted/runs";
+import { findChromium, parseHostRules, parseProtectedDomains } from "@vetted/runs";
 import { z } from "zod";
 
 /** Hostnames that only this machine can reach. */
@@ -79,6 +79,24 @@ const envSchema = z
       .min(10, "VETTED_RUNS_POLL_MS must be at least 10")
       .default(500),
     VETTED_RUNS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+    VETTED_CHROMIUM_PATH: z.string().optional(),
+    VETTED_BROWSER_MAX_CONTEXTS: z.coerce
+      .number({ error: "VETTED_BROWSER_MAX_CONTEXTS must be a number" })
+      .int()
+      .min(1, "VETTED_BROWSER_MAX_CONTEXTS must be at least 1")
+      .max(64, "VETTED_BROWSER_MAX_CONTEXTS must be at most 64")
+      .default(4),
+    VETTED_BROWSER_IDLE_MS: z.coerce
+      .number({ error: "VETTED_BROWSER_IDLE_MS must be a number" })
+      .int()
+      .min(1000, "VETTED_BROWSER_IDLE_MS must be at least 1000")
+      .default(300_000),
+    VETTED_CU_PLANNER_URL: z
+      .url({ error: "VETTED_CU_PLANNER_URL must be an absolute http(s) URL" })
+      .refine((u) => /^https?:/i.test(u), "VETTED_CU_PLANNER_URL must be an http(s) URL")
+      .optional(),
+    VETTED_CU_PLANNER_MODEL: z.string().min(1).optional(),
+    VETTED_CU_PLANNER_API_KEY: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     VETTED_ALLOWED_ROOTS: commaList,
     VETTED_JOURNAL_KEY: z.string().min(16, "VETTED_JOURNAL_KEY must be at least 16 characters").optional(),
@@ -145,6 +163,16 @@ export interface Config {
   runsLeaseMs: number;
   runsPollMs: number;
   runsConcurrency: number;
+  /** The Chromium to drive, found from VETTED_CHROMIUM_PATH or the usual paths; undefined: no browser. */
+  chromiumPath: string | undefined;
+  /** Why no browser was found (for health and 503 answers). */
+  chromiumMissingReason: string;
+  /** Browser contexts alive at once; more wait in line (VETTED_BROWSER_MAX_CONTEXTS). */
+  browserMaxContexts: number;
+  /** An unused browser context is closed after this long (VETTED_BROWSER_IDLE_MS). */
+  browserIdleMs: number;
+  /** The OpenAI-compatible computer-use planner (VETTED_CU_PLANNER_URL, _MODEL, _API_KEY); off without URL and model. */
+  cuPlanner: { url: string | undefined; model: string | undefined; apiKey: string | undefined };
   /** Directories file organization may read and write (VETTED_ALLOWED_ROOTS; default: home and temp). */
   allowedRoots: string[];
   /** Key signing the fileorg journal (VETTED_JOURNAL_KEY); generated into the data dir when unset. */
@@ -206,6 +234,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runsLeaseMs: e.VETTED_RUNS_LEASE_MS,
     runsPollMs: e.VETTED_RUNS_POLL_MS,
     runsConcurrency: e.VETTED_RUNS_CONCURRENCY,
+    chromiumPath: findChromium({ VETTED_CHROMIUM_PATH: e.VETTED_CHROMIUM_PATH }),
+    chromiumMissingReason:
+      e.VETTED_CHROMIUM_PATH === undefined || e.VETTED_CHROMIUM_PATH.trim() === ""
+        ? "no Chromium found in the usual places"
+        : `VETTED_CHROMIUM_PATH=${e.VETTED_CHROMIUM_PATH} is not an executable file`,
+    browserMaxContexts: e.VETTED_BROWSER_MAX_CONTEXTS,
+    browserIdleMs: e.VETTED_BROWSER_IDLE_MS,
+    cuPlanner: {
+      url: e.VETTED_CU_PLANNER_URL,
+      model: e.VETTED_CU_PLANNER_MODEL,
+      apiKey: e.VETTED_CU_PLANNER_API_KEY,
+    },
     allowedRoots:
       e.VETTED_ALLOWED_ROOTS.length > 0
         ? e.VETTED_ALLOWED_ROOTS.map((root) => resolve(root))

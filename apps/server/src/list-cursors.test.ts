@@ -55,6 +55,7 @@ beforeAll(async () => {
     "id",
   );
   ids.run_id = await created("POST", "/api/runs", { flow_id: ids.flow_id }, "id");
+  ids.step_id = "code";
 }, 30_000);
 
 afterAll(async () => {

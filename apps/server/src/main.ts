@@ -1,5 +1,12 @@
-import { createRunsEngine, loadSecretsKey } from "@vetted/runs";
+import {
+  type BrowserHost,
+  createBrowserHost,
+  createRunsEngine,
+  loadSecretsKey,
+  type SessionStates,
+} from "@vetted/runs";
 import { createApp } from "./app.js";
+import { createBrowserLanes, lateSessionStates } from "./browser-lanes.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type OpenDatabase, openDatabase } from "./db.js";
 import { createFileorgDeps } from "./fileorg.js";
@@ -24,8 +31,18 @@ function readConfig(): Config {
 }
 
 /** The engines over the migrated database; fileorg's recovery of jobs a crash left running runs here. */
-async function startEngines(config: Config, database: OpenDatabase, logger: Logger, metrics: Metrics) {
+async function startEngines(
+  config: Config,
+  database: OpenDatabase,
+  logger: Logger,
+  metrics: Metrics,
+  browser: BrowserHost,
+  sessionStates?: SessionStates,
+) {
   const runs = createRunsEngine({
+    ...(sessionStates === undefined ? {} : { sessionStates }),
+    browser,
+    dataDir: config.dataDir,
     db: database.db,
     secretsKey: loadSecretsKey({ dataDir: config.dataDir, env: { VETTED_SECRETS_KEY: config.secretsKey } }),
     protectedDomains: config.protectedProviderDomains,
@@ -64,8 +81,31 @@ async function main(): Promise<void> {
 
   warnUnusableRoots(config.allowedRoots, logger);
   const metrics = createMetrics(logger);
-  const { runs, fileorgDeps } = await startEngines(config, database, logger, metrics);
+  const browser = createBrowserHost({
+    executablePath: config.chromiumPath,
+    unavailableReason: config.chromiumMissingReason,
+    maxContexts: config.browserMaxContexts,
+    idleMs: config.browserIdleMs,
+    logger,
+  });
+  if (!browser.available)
+    logger.warn("no browser: browser routes and steps answer 503", { ...browser.status() });
+  const sessionStates = lateSessionStates();
+  const { runs, fileorgDeps } = await startEngines(config, database, logger, metrics, browser, sessionStates);
   const { fileorg, inbox } = fileorgDeps;
+  const lanes = createBrowserLanes({
+    db: database.db,
+    browser,
+    dataDir: config.dataDir,
+    protectedDomains: config.protectedProviderDomains,
+    createFlow: (input) => runs.createFlow(input),
+    planner: config.cuPlanner,
+    onError: (message, err) => logger.error(message, { err }),
+  });
+  sessionStates.bind(lanes.sessions);
+  const interrupted = await lanes.sessions.recoverInterrupted();
+  if (interrupted > 0)
+    logger.warn("sessions left live by the previous process are marked failed", { interrupted });
 
   const app = createApp({
     config,
@@ -75,6 +115,9 @@ async function main(): Promise<void> {
     logger,
     runs,
     metrics,
+    browser,
+    sessions: lanes.sessions,
+    computerUse: lanes.computerUse,
     ...fileorgDeps,
   });
   const server = createHttpServer({
@@ -104,7 +147,11 @@ async function main(): Promise<void> {
     force.unref();
     server.close(() => {
       void Promise.all([
-        runs.stop().catch((err: unknown) => logger.error("the run worker did not stop cleanly", { err })),
+        runs
+          .stop()
+          .catch((err: unknown) => logger.error("the run worker did not stop cleanly", { err }))
+          .then(() => lanes.close())
+          .then(() => browser.close()),
         inbox.stop(),
         fileorg.stop(),
       ]).finally(() => {

@@ -15,6 +15,24 @@ export const RUNS_ERROR_CODES = [
   "INPUT_INVALID",
   "REQUEST_INVALID",
   "ILLEGAL_TRANSITION",
+  "BROWSER_UNAVAILABLE",
+  "BROWSER_CRASHED",
+  "SESSION_NOT_FOUND",
+  "STEP_NOT_FOUND",
+  // Sessions and computer use (see lane-errors.ts).
+  "SESSION_NOT_ACTIVE",
+  "START_URL_INVALID",
+  "START_URL_UNREACHABLE",
+  "CU_SESSION_NOT_FOUND",
+  "ACTION_NOT_FOUND",
+  "CONFIRMATION_REQUIRED",
+  "ACTION_REJECTED",
+  "ACTION_ALREADY_DECIDED",
+  "INSTRUCTION_NOT_UNDERSTOOD",
+  "SCREENSHOT_INVALID",
+  "SCREENSHOT_TOO_LARGE",
+  "PLANNER_UNAVAILABLE",
+  "PLANNER_FAILED",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */
@@ -119,5 +137,43 @@ export class IllegalTransitionError extends RunsError {
   override readonly name = "IllegalTransitionError";
   constructor(from: string, to: string) {
     super("ILLEGAL_TRANSITION", `A run cannot move from ${from} to ${to}.`, { from, to });
+  }
+}
+
+/** No browser to drive: none found, or it would not start. The message says how to install one. */
+export class BrowserUnavailableError extends RunsError {
+  override readonly name = "BrowserUnavailableError";
+  constructor(reason: string) {
+    super(
+      "BROWSER_UNAVAILABLE",
+      `No browser is available (${reason}). Install Chromium with \`apt-get install -y chromium\` ` +
+        "(or point VETTED_CHROMIUM_PATH at a Chromium or Chrome executable) and restart the server.",
+      { reason, install: "apt-get install -y chromium" },
+    );
+  }
+}
+
+/** The browser process died under a lease; the host restarts it, and the work may be retried. */
+export class BrowserCrashedError extends RunsError {
+  override readonly name = "BrowserCrashedError";
+  readonly retryable = true;
+  constructor(message = "The browser crashed; it is being restarted. Retry the operation.") {
+    super("BROWSER_CRASHED", message, { retryable: true });
+  }
+}
+
+/** No session with that id (or it holds no saved browser state). */
+export class SessionNotFoundError extends RunsError {
+  override readonly name = "SessionNotFoundError";
+  constructor(sessionId: string, why = "") {
+    super("SESSION_NOT_FOUND", `No session ${sessionId}${why === "" ? "" : ` ${why}`}.`);
+  }
+}
+
+/** The run has no step with that id. */
+export class StepNotFoundError extends RunsError {
+  override readonly name = "StepNotFoundError";
+  constructor(runId: string, stepId: string) {
+    super("STEP_NOT_FOUND", `Run ${runId} has no step ${stepId}.`);
   }
 }

@@ -8,7 +8,58 @@
 
 /** The engines' ports and pages, from `@vetted/store`. */
 export type { Clock, IdGenerator, KeysetPage, KeysetPage as Page } from "@vetted/store";
+export {
+  type AcquireOptions,
+  type BrowserHost,
+  type BrowserHostLogger,
+  type BrowserHostOptions,
+  type BrowserHostStatus,
+  type BrowserLease,
+  CHROMIUM_CANDIDATES,
+  CHROMIUM_INSTALL_COMMAND,
+  createBrowserHost,
+  findChromium,
+  type StorageState,
+} from "./browser/index.js";
+// Recording sessions and computer use (the browser lanes).
+export { type AriaNode, parseAriaSnapshot } from "./domain/aria-snapshot.js";
+export {
+  BROWSER_ASSERT_FIELDS,
+  ClickStep,
+  ExtractStep,
+  isBrowserAssert,
+  NavigateStep,
+  ScreenshotStep,
+  SELECTOR_KINDS,
+  Selector,
+  SelectStep,
+  Target,
+  TypeStep,
+  WaitForStep,
+} from "./domain/browser-steps.js";
+export {
+  ACTION_STATUSES,
+  ACTION_TRANSITIONS,
+  CuAction,
+  CuConfirmInput,
+  CuEvidence,
+  CuExecution,
+  CuPreviewInput,
+  CuSession,
+  CuSessionInput,
+  canMoveAction,
+  MAX_SCREENSHOT_BYTES,
+  PLANNER_KINDS,
+  type PlannerKind,
+} from "./domain/computer-use.js";
+export {
+  INSTRUCTION_GRAMMAR,
+  type PlannedAction,
+  type PlanResult,
+  planLocally,
+} from "./domain/cu-grammar.js";
 export { Flow, FlowInput, FlowPatch } from "./domain/flow.js";
+export { buildFlowDraft, type DraftStep, type FlowDraftBody } from "./domain/flow-draft.js";
 export {
   type CanonicalHost,
   canonicalAddress,
@@ -24,6 +75,8 @@ export {
   matchProtectedHost,
   parseProtectedDomains,
 } from "./domain/providers.js";
+export { RecordedEvent } from "./domain/recording.js";
+export { ACTION_NAMES, type ActionName, classifyRisk, RISK_LEVELS, type RiskLevel } from "./domain/risk.js";
 export {
   CreateRunInput,
   EVENT_TYPES,
@@ -34,6 +87,15 @@ export {
   RunOtpSubmitRequest,
   WaitContext,
 } from "./domain/run.js";
+export {
+  FlowDraft,
+  FlowFromSessionInput,
+  isHttpUrl,
+  SESSION_STATUSES,
+  Session,
+  SessionArtifact,
+  SessionStartInput,
+} from "./domain/session.js";
 export {
   canTransition,
   END_REASONS,
@@ -80,6 +142,15 @@ export {
   type RunState,
   type Transition,
 } from "./domain/transitions.js";
+export {
+  type ComputerUseEngine,
+  type ComputerUseEngineOptions,
+  createComputerUseEngine,
+  type LiveSessions,
+} from "./engine/computer-use/cu-engine.js";
+export { createOpenAiPlanner, type OpenAiPlannerOptions } from "./engine/computer-use/openai-planner.js";
+export { createLocalPlanner, type Planner, type PlannerRequest } from "./engine/computer-use/planner.js";
+export { StepEvidence } from "./engine/evidence.js";
 export type { EventHub, EventListener } from "./engine/hub.js";
 export {
   createInboundMessagesOtpSource,
@@ -101,15 +172,25 @@ export { createRedactor, MIN_SUBSTRING_LENGTH, type Redactor } from "./engine/re
 export {
   createRunsEngine,
   type EventListQuery,
+  type EvidenceQuery,
   type IdempotencyOptions,
   type ListQuery,
   type RunListQuery,
   type RunsEngine,
   type RunsEngineOptions,
   type RunsObserver,
+  type SessionStates,
 } from "./engine/runs-engine.js";
 export { loadSecretsKey, SECRETS_KEY_FILE } from "./engine/secret-box.js";
+export { RECORDER_SCRIPT } from "./engine/sessions/recorder-script.js";
 export {
+  createSessionsEngine,
+  type SessionsEngine,
+  type SessionsEngineOptions,
+} from "./engine/sessions/sessions-engine.js";
+export {
+  BrowserCrashedError,
+  BrowserUnavailableError,
   FlowNotFoundError,
   IdempotencyKeyReusedError,
   InvalidInputError,
@@ -120,9 +201,20 @@ export {
   RunStateError,
   RunsError,
   type RunsErrorCode,
+  SessionNotFoundError,
+  StepNotFoundError,
   TemplateNotFoundError,
   VersionConflictError,
 } from "./errors.js";
+export {
+  ActionRefusedError,
+  ComputerUseNotFoundError,
+  InstructionNotUnderstoodError,
+  PlannerError,
+  ScreenshotRefusedError,
+  SessionNotActiveError,
+  SessionStartError,
+} from "./lane-errors.js";
 export { DEFAULT_MAX_RESPONSE_BYTES } from "./steps/http-response.js";
 export { STEP_TYPES, stepTypeOf } from "./steps/registry.js";
 export type { StepContext, StepType } from "./steps/step-type.js";

@@ -4,15 +4,45 @@ import type { AppDeps, AppEnv } from "../app.js";
 import { errorResponse, jsonBody, jsonResponse, PageQuery, pageOf } from "./common.js";
 
 const FlowParams = z.object({ flow_id: z.string().min(1) });
+/** `POST /api/flows`: a flow (`name`, `steps`), or `{session_id, name?}` promoting a session's flow draft. */
+const CreateFlowBody = FlowInput.extend({
+  name: FlowInput.shape.name.optional(),
+  steps: FlowInput.shape.steps.optional(),
+  session_id: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .meta({ description: "Promote this session's flow draft" }),
+})
+  .superRefine((body, ctx) => {
+    if (body.session_id !== undefined) {
+      if (body.steps !== undefined) {
+        ctx.addIssue({ code: "custom", path: ["steps"], message: "send steps or session_id, not both" });
+      }
+      return;
+    }
+    for (const key of ["name", "steps"] as const) {
+      if (body[key] === undefined) {
+        ctx.addIssue({ code: "custom", path: [key], message: `${key} is required (or send session_id)` });
+      }
+    }
+  })
+  .meta({ id: "CreateFlowBody" });
 const FlowPage = pageOf(Flow, "FlowPage");
 
 const create = createRoute({
   method: "post",
   path: "/api/flows",
   tags: ["flows"],
-  summary: "Create a flow (version 1)",
-  request: { body: jsonBody(FlowInput) },
-  responses: { 201: jsonResponse("The flow", Flow), 400: errorResponse("Invalid flow") },
+  summary: "Create a flow (version 1), or promote a session's flow draft with {session_id}",
+  request: { body: jsonBody(CreateFlowBody) },
+  responses: {
+    201: jsonResponse("The flow", Flow),
+    400: errorResponse("Invalid flow"),
+    404: errorResponse("SESSION_NOT_FOUND"),
+    422: errorResponse("FLOW_INVALID"),
+  },
 });
 const list = createRoute({
   method: "get",
@@ -45,9 +75,18 @@ const patch = createRoute({
 
 /** `POST/GET /api/flows`, `GET/PATCH /api/flows/{flow_id}`. */
 export function createFlowRoutes(deps: AppDeps) {
-  const { runs } = deps;
+  const { runs, sessions } = deps;
   return new OpenAPIHono<AppEnv>()
-    .openapi(create, async (c) => c.json(await runs.createFlow(c.req.valid("json")), 201))
+    .openapi(create, async (c) => {
+      const { session_id, name, steps } = c.req.valid("json");
+      if (session_id !== undefined) {
+        return c.json(
+          await sessions.promoteDraft({ session_id, ...(name === undefined ? {} : { name }) }),
+          201,
+        );
+      }
+      return c.json(await runs.createFlow({ name: name ?? "", steps: steps ?? [] }), 201);
+    })
     .openapi(list, async (c) => c.json(await runs.listFlows(c.req.valid("query")), 200))
     .openapi(get, async (c) => c.json(await runs.getFlow(c.req.valid("param").flow_id), 200))
     .openapi(patch, async (c) =>

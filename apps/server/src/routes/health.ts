@@ -4,12 +4,28 @@ import type { AppDeps, AppEnv } from "../app.js";
 import { pingDatabase } from "../db.js";
 import { jsonResponse } from "./common.js";
 
+const BrowserStatus = z
+  .object({
+    available: z.boolean(),
+    executable_path: z.string().optional(),
+    running: z.boolean(),
+    contexts: z.number().int(),
+    queued: z.number().int(),
+    restarts: z.number().int(),
+    reason: z.string().optional().meta({ description: "Why there is no browser, with what to do" }),
+  })
+  .meta({
+    id: "BrowserStatus",
+    description: "The browser host; an unavailable browser does not degrade health",
+  });
+
 const Health = z
   .object({
     status: z.enum(["ok", "degraded"]),
     version: z.string(),
     uptime_s: z.number(),
     database: z.object({ ok: z.boolean(), latency_ms: z.number(), kind: z.enum(["file", "remote"]) }),
+    browser: BrowserStatus,
   })
   .meta({ id: "Health" });
 
@@ -37,6 +53,7 @@ export function createHealthRoutes(deps: AppDeps) {
       version: deps.version,
       uptime_s: Math.round((Date.now() - started) / 1000),
       database: { ...database, kind: deps.databaseIsFile ? ("file" as const) : ("remote" as const) },
+      browser: deps.browser.status(),
     };
   };
   const answer = async (c: Context<AppEnv>) => {

@@ -30,6 +30,7 @@ const create = createRoute({
     400: errorResponse("Invalid request"),
     404: errorResponse("No such template or flow"),
     422: errorResponse("PARAMS_INVALID or IDEMPOTENCY_KEY_REUSED"),
+    503: errorResponse("BROWSER_UNAVAILABLE: the flow has browser steps and no browser is installed"),
   },
 });
 const list = createRoute({

@@ -1,8 +1,15 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRunsEngine, type RunsEngineOptions } from "@vetted/runs";
+import {
+  type BrowserHostOptions,
+  createBrowserHost,
+  createRunsEngine,
+  findChromium,
+  type RunsEngineOptions,
+} from "@vetted/runs";
 import { type AppDeps, createApp } from "../app.js";
+import { type BrowserLanesOptions, createBrowserLanes, lateSessionStates } from "../browser-lanes.js";
 import { openDatabase } from "../db.js";
 import { createFileorgDeps } from "../fileorg.js";
 import { createLogger } from "../logger.js";
@@ -22,6 +29,8 @@ export interface TestApp {
 export async function createTestApp(
   config: Partial<AppDeps["config"]> = {},
   runsOptions: Partial<RunsEngineOptions> = {},
+  browserOptions: Partial<BrowserHostOptions> = {},
+  lanesOptions: Partial<Pick<BrowserLanesOptions, "planner" | "raceHooks">> = {},
 ): Promise<TestApp> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "vetted-app-")));
   const database = await openDatabase({
@@ -33,8 +42,19 @@ export async function createTestApp(
   await runMigrations(database.db);
   const logger = createLogger("silent");
   const metrics = createMetrics(logger);
+  // Launched on first use only: tests that never touch a browser never start one.
+  const browser = createBrowserHost({
+    executablePath: findChromium(process.env),
+    maxContexts: 4,
+    idleMs: 60_000,
+    ...browserOptions,
+  });
+  const sessionStates = lateSessionStates();
   const runs = createRunsEngine({
+    sessionStates,
     db: database.db,
+    browser,
+    dataDir: dir,
     secretsKey: Buffer.alloc(32, 7),
     leaseMs: 1000,
     pollMs: 50,
@@ -49,6 +69,15 @@ export async function createTestApp(
     fileorg: { allowedRoots: [dir], journalKey: Buffer.alloc(32, 9) },
   });
   await fileorgDeps.fileorg.start();
+  const lanes = createBrowserLanes({
+    db: database.db,
+    browser,
+    dataDir: dir,
+    protectedDomains: runsOptions.protectedDomains ?? [],
+    createFlow: (input) => runs.createFlow(input),
+    ...lanesOptions,
+  });
+  sessionStates.bind(lanes.sessions);
   const deps: AppDeps = {
     config: {
       host: "127.0.0.1",
@@ -65,6 +94,9 @@ export async function createTestApp(
     logger,
     runs,
     metrics,
+    browser,
+    sessions: lanes.sessions,
+    computerUse: lanes.computerUse,
     ...fileorgDeps,
   };
   return {
@@ -73,6 +105,8 @@ export async function createTestApp(
     dir,
     async close() {
       await Promise.all([runs.stop(), fileorgDeps.inbox.stop(), fileorgDeps.fileorg.stop()]);
+      await lanes.close();
+      await browser.close();
       database.close();
       rmSync(dir, { recursive: true, force: true });
     },

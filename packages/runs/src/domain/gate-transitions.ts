@@ -224,3 +224,40 @@ function checkInput(text: string, schema: WaitContext["input_schema"]): string |
   }
   return undefined;
 }
+
+/**
+ * Pauses after a browser step that brought up a 3-D Secure challenge (`three_ds_challenge_detected`): the
+ * step is done, the run waits as `waiting_user` for a person to complete the challenge and approve, and
+ * continues after the step (approval `false` cancels it).
+ */
+export function openThreeDsGate(
+  state: RunState,
+  steps: readonly Step[],
+  stepId: string,
+  challenge: { signal: string; url: string },
+  policies: Policies,
+  now: number,
+): Transition {
+  const index = steps.findIndex((s) => s.id === stepId);
+  const expiresAt = now + policies.gate_timeout_seconds * 1000;
+  let domain: string | null = null;
+  try {
+    domain = new URL(challenge.url).hostname;
+  } catch {
+    domain = null;
+  }
+  const wait: WaitContext = {
+    reason_code: "three_ds_challenge_detected",
+    at_step_id: stepId,
+    resume_from_step_id: stepIdAt(steps, index + 1),
+    allowed_resume_kinds: ["approval"],
+    prompt: `Step ${stepId} brought up a 3-D Secure challenge (${challenge.signal}). Complete it, then approve to continue.`,
+    provider_domain: domain,
+    gate_required_by_policy: true,
+    opened_at: iso(now),
+    expires_at: iso(expiresAt),
+  };
+  const next: RunState = { ...state, status: "waiting_user", wait, waitExpiresAt: expiresAt };
+  const data = { kind: "approval", reason_code: wait.reason_code, step_id: stepId, signal: challenge.signal };
+  return moveTo(state, next, [{ type: "gate_opened", data }], { reason: wait.reason_code });
+}

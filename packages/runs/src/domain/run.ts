@@ -46,6 +46,7 @@ export const Run = z
     reason: z.enum(END_REASONS).nullable(),
     error: z.string().nullable(),
     otp_attempts: z.number().int(),
+    session_id: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),
     finished_at: z.string().nullable(),
@@ -93,6 +94,10 @@ export const CreateRunInput = z
     template_id: z.string().min(1).optional(),
     flow_id: z.string().min(1).optional(),
     params: z.record(z.string(), z.unknown()).default({}),
+    session_id: z.string().min(1).max(200).optional().meta({
+      description:
+        "A finished session whose browser storage state (cookies, localStorage) the run starts with",
+    }),
   })
   .refine((v) => (v.template_id === undefined) !== (v.flow_id === undefined), {
     message: "give exactly one of template_id and flow_id",

@@ -32,6 +32,7 @@ export const REASON_CODES = [
   "input_required",
   "provider_protected_payment_step",
   "step_outcome_unknown",
+  "three_ds_challenge_detected",
 ] as const;
 
 /** A wait reason. */

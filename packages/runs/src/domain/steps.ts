@@ -1,4 +1,16 @@
 import { z } from "zod";
+import {
+  BROWSER_ASSERT_FIELDS,
+  ClickStep,
+  ExtractStep,
+  isBrowserAssert,
+  NavigateStep,
+  ScreenshotStep,
+  SelectStep,
+  Target,
+  TypeStep,
+  WaitForStep,
+} from "./browser-steps.js";
 import type { ResumeKind } from "./status.js";
 
 /*
@@ -85,17 +97,49 @@ export const WaitStep = z
 export type WaitStep = z.infer<typeof WaitStep>;
 
 /**
- * `assert`: fails the run unless `value` equals `equals` and/or matches `matches` (RE2 syntax, matched in
- * linear time; a pattern that needs backtracking is refused when the flow is saved).
+ * `assert`, in one of two forms. The value form fails the run unless `value` equals `equals` and/or
+ * matches `matches` (RE2 syntax, matched in linear time; a pattern that needs backtracking is refused when
+ * the flow is saved). The browser form (any of `target`, `text`, `url`, `visible`) checks the run's page,
+ * waiting up to `timeout_ms` for it to hold: `text` — the target's text (or the page's) contains it;
+ * `url` — the page URL contains it; `visible` — the target is (or is not) visible; a `target` alone must
+ * exist. The two forms do not mix.
  */
 export const AssertStep = z
   .object({
     id: StepId,
     type: z.literal("assert"),
-    value: z.unknown(),
+    value: z.unknown().optional(),
     equals: z.unknown().optional(),
     matches: z.string().optional(),
     message: z.string().max(500).optional(),
+    target: Target.optional(),
+    text: z.string().min(1).max(10_000).optional(),
+    url: z.string().min(1).max(10_000).optional(),
+    visible: z.boolean().optional(),
+    timeout_ms: z.number().int().min(1).max(120_000).optional(),
+  })
+  .superRefine((step, ctx) => {
+    if (!isBrowserAssert(step)) {
+      if (!Object.hasOwn(step, "value")) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["value"],
+          message: `an assert checks a value (value, equals, matches) or the page (${BROWSER_ASSERT_FIELDS.join(", ")})`,
+        });
+      }
+      return;
+    }
+    const valueForm = ["value", "equals", "matches"].filter((k) => Object.hasOwn(step, k));
+    if (valueForm.length > 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: [valueForm[0] ?? "value"],
+        message: `an assert checks either a value (value, equals, matches) or the page (${BROWSER_ASSERT_FIELDS.join(", ")}), not both`,
+      });
+    }
+    if (step.visible !== undefined && step.target === undefined) {
+      ctx.addIssue({ code: "custom", path: ["visible"], message: "visible needs a target" });
+    }
   })
   .meta({ id: "AssertStep" });
 /** An `assert` step. */
@@ -154,6 +198,13 @@ export const Step = z
     OtpGateStep,
     ApprovalGateStep,
     InputGateStep,
+    NavigateStep,
+    ClickStep,
+    TypeStep,
+    SelectStep,
+    WaitForStep,
+    ExtractStep,
+    ScreenshotStep,
   ])
   .meta({ id: "Step" });
 /** Any step of a flow. */
@@ -178,7 +229,19 @@ export interface InputSchema {
 
 /** What a step's execution came to. */
 export type StepOutcome =
-  | { kind: "completed"; vars?: Record<string, unknown>; detail?: Record<string, unknown> }
+  | {
+      kind: "completed";
+      vars?: Record<string, unknown>;
+      detail?: Record<string, unknown>;
+      /** A 3-D Secure challenge appeared: the run pauses after this step for a person. */
+      threeDs?: { signal: string; url: string } | undefined;
+    }
+  | {
+      /** The step would act on (or navigate to) a protected payment provider: pause before acting. */
+      kind: "protected";
+      provider_domain: string;
+      detail?: Record<string, unknown>;
+    }
   | {
       kind: "failed";
       reason: "step_failed" | "assertion_failed";

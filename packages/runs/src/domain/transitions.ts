@@ -9,6 +9,7 @@ export {
   decideResume,
   openGate,
   openProviderGate,
+  openThreeDsGate,
   type ResumeRefusal,
 } from "./gate-transitions.js";
 export {

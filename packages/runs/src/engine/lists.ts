@@ -7,7 +7,7 @@ import {
   toKeysetPage,
 } from "@vetted/store";
 import { and, eq, lt, or, type SQL } from "drizzle-orm";
-import type { flows, runs, templates } from "../store/schema.js";
+import type { cuSessions, flows, runs, sessions, templates } from "../store/schema.js";
 
 /** A list query: every runs list pages the same way (`@vetted/store` keyset cursors). */
 export interface ListQuery {
@@ -23,7 +23,7 @@ export function pageLimit(limit: number | undefined): number {
   return Math.max(1, Math.min(MAX_PAGE_LIMIT, Math.floor(limit)));
 }
 
-type NewestFirstTable = typeof flows | typeof templates | typeof runs;
+type NewestFirstTable = typeof flows | typeof templates | typeof runs | typeof sessions | typeof cuSessions;
 
 /** Rows strictly after the cursor of a newest-first list (`created_at` desc, `id` desc). @throws CURSOR_INVALID */
 export function newestFirstAfter(table: NewestFirstTable, list: string, cursor?: string): SQL | undefined {

@@ -1,6 +1,10 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Clock, type IdGenerator, randomIds, runTransaction, type Tx } from "@vetted/store";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import type { BrowserHost } from "../browser/host.js";
 import { parseProtectedDomains } from "../domain/providers.js";
+import { BrowserRuntime, type SessionStates } from "./browser-runtime.js";
 import { createEventHub, type EventHub } from "./hub.js";
 import { createInboundMessagesOtpSource, type OtpSource } from "./otp-source.js";
 import { createOutboundPolicy, type OutboundPolicy, type OutboundPolicyOptions } from "./outbound.js";
@@ -48,6 +52,15 @@ export interface RunsEngineOptions {
    * (default 1 000 ms; one query for all subscribed runs, not one per subscriber).
    */
   catchUpMs?: number;
+  /** The browser host browser steps run in; without one (or without a browser) they fail `BROWSER_UNAVAILABLE`. */
+  browser?: BrowserHost;
+  /** Where evidence (screenshots) is written; default: a `vetted-runs` temp dir. */
+  dataDir?: string;
+  /**
+   * Where a run bound to a session (`session_id` on create) takes its browser storage state from; without
+   * it, `session_id` is refused with `SESSION_NOT_FOUND`.
+   */
+  sessionStates?: SessionStates;
 }
 
 /** Why a claimed run's execution was stopped (cancel, timeout, lost lease, shutdown). */
@@ -74,6 +87,13 @@ export interface RunsResources {
   concurrency: number;
   fetch: typeof globalThis.fetch;
   maxResponseBytes: number | undefined;
+  /** The browser host, when the engine was given one. */
+  browser: BrowserHost | undefined;
+  /** Where evidence files live. */
+  dataDir: string;
+  /** The pages of the runs this process executes. */
+  browserRuntime: BrowserRuntime;
+  sessionStates: SessionStates | undefined;
   /** This process's worker; each claim's lease token starts with it. */
   workerId: string;
   /** The abort controllers of the runs this process executes, by run id. */
@@ -104,22 +124,36 @@ export function createResources(options: RunsEngineOptions): RunsResources {
     catchUpMs: options.catchUpMs ?? 1000,
     onError: (err) => observer.error?.("the event hub could not read new events", err),
   });
+  const vault = createRunVault(options.secretsKey);
+  const outbound = createOutboundPolicy(options.outbound);
+  const protectedDomains = options.protectedDomains ?? parseProtectedDomains(undefined);
   const resources: RunsResources = {
     db,
     now,
     newId,
-    vault: createRunVault(options.secretsKey),
-    outbound: createOutboundPolicy(options.outbound),
+    vault,
+    outbound,
     observer,
     otpSource:
       options.otpSource ??
       createInboundMessagesOtpSource({ db, secretsKey: options.secretsKey, ...(clock ? { clock } : {}) }),
-    protectedDomains: options.protectedDomains ?? parseProtectedDomains(undefined),
+    protectedDomains,
     leaseMs: options.leaseMs ?? 30_000,
     pollMs: options.pollMs ?? 500,
     concurrency: options.concurrency ?? 4,
     fetch: options.fetch ?? globalThis.fetch,
     maxResponseBytes: options.maxResponseBytes,
+    browser: options.browser,
+    dataDir: options.dataDir ?? join(tmpdir(), "vetted-runs"),
+    sessionStates: options.sessionStates,
+    browserRuntime: new BrowserRuntime({
+      host: options.browser,
+      db,
+      vault,
+      outbound,
+      protectedDomains,
+      sessionStates: options.sessionStates,
+    }),
     workerId: newId("wrk"),
     controllers: new Map(),
     hub,

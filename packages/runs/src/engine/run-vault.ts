@@ -185,6 +185,16 @@ export class RunVault {
     };
   }
 
+  /** Seals a text that belongs to a run (a saved browser storage state) under the slot `slot`. */
+  sealText(runId: string, slot: string, text: string): string {
+    return this.box.seal(text, contextOf(runId, slot));
+  }
+
+  /** Opens what {@link sealText} sealed; undefined when it does not verify. */
+  openText(runId: string, slot: string, sealed: string): string | undefined {
+    return this.box.open(sealed, contextOf(runId, slot));
+  }
+
   /** A keyed digest (HMAC-SHA256) of request text, so stored request hashes reveal no code or secret. */
   digest(text: string): string {
     return createHmac("sha256", this.digestKey).update(text).digest("hex");

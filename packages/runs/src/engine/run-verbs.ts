@@ -9,9 +9,11 @@ import {
   OtpUnavailableError,
   ResumeRefusedError,
   RunStateError,
+  SessionNotFoundError,
   TemplateNotFoundError,
   VersionConflictError,
 } from "../errors.js";
+import { stepTypeOf } from "../steps/registry.js";
 import { runs, templates } from "../store/schema.js";
 import { flowAt } from "./flows.js";
 import { hashRequest, type IdempotencyOptions, remember, replay } from "./idempotency.js";
@@ -27,12 +29,19 @@ interface RunSource {
   policies: Policies;
   params: Record<string, unknown>;
   secrets: Record<string, string>;
+  sessionId: string | null;
 }
 
 /** The template's flow and policies, with the params validated. @throws TEMPLATE_NOT_FOUND, PARAMS_INVALID */
 async function sourceOf(tx: Tx, body: z.output<typeof CreateRunInput>): Promise<RunSource> {
   if (body.template_id === undefined) {
-    const base = { flowVersion: null, templateId: null, policies: DEFAULT_POLICIES, secrets: {} };
+    const base = {
+      flowVersion: null,
+      templateId: null,
+      policies: DEFAULT_POLICIES,
+      secrets: {},
+      sessionId: body.session_id ?? null,
+    };
     return { ...base, flowId: body.flow_id ?? "", params: body.params };
   }
   const [tpl] = await tx.select().from(templates).where(eq(templates.id, body.template_id)).limit(1);
@@ -55,6 +64,7 @@ async function sourceOf(tx: Tx, body: z.output<typeof CreateRunInput>): Promise<
     policies: tpl.policies,
     params: checked.params,
     secrets: checked.secrets,
+    sessionId: body.session_id ?? null,
   };
 }
 
@@ -92,11 +102,18 @@ function queuedRow(
     stepStartedAt: null,
     stepStartedCursor: null,
     inFlightStepId: null,
+    sessionId: src.sessionId,
     eventSeq: 1,
     createdAt: at,
     updatedAt: at,
     finishedAt: null,
   };
+}
+
+/** Refuses a `session_id` with no saved browser state to start from. @throws SESSION_NOT_FOUND */
+async function assertSessionState(r: RunsResources, sessionId: string): Promise<void> {
+  const state = await r.sessionStates?.load(sessionId);
+  if (state === undefined) throw new SessionNotFoundError(sessionId, "with a saved browser state");
 }
 
 /**
@@ -112,12 +129,15 @@ export async function createRun(
   assertJsonDepth(input, "The run request");
   const body = parseInput(CreateRunInput, input, "REQUEST_INVALID", "The run request");
   const hash = hashRequest(r.vault, body);
+  if (body.session_id !== undefined) await assertSessionState(r, body.session_id);
   const at = r.now();
   const run = await r.write(async (tx) => {
     const replayed = await replay(tx, "create", opts.idempotencyKey, hash);
     if (replayed !== undefined) return replayed;
     const src = await sourceOf(tx, body);
     const flow = await flowAt(tx, src.flowId, src.flowVersion);
+    // A run with browser steps needs a browser now: refused (503) rather than failing later.
+    if (flow.steps.some((s) => stepTypeOf(s).browser === true)) r.browserRuntime.assertAvailable();
     const id = r.newId("run");
     // Secret params are encrypted before they are written: no plain copy reaches the file or its WAL.
     const row = queuedRow(id, src, flow, r.vault.sealParams(id, src.secrets), at);

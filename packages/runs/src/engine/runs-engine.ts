@@ -1,3 +1,4 @@
+import { listEvidence, readScreenshot } from "./evidence.js";
 import { createFlow, getFlow, listFlows, updateFlow } from "./flows.js";
 import { createResources, type RunsEngineOptions } from "./resources.js";
 import { countRunsByStatus, getRun, listEvents, listRuns } from "./run-queries.js";
@@ -39,6 +40,10 @@ export function createRunsEngine(options: RunsEngineOptions) {
     cancelRun: bind(cancel),
     listEvents: bind(listEvents),
     countRunsByStatus: bind(countRunsByStatus),
+    /** A run's browser-step evidence (timing, selectors, URLs, screenshots), oldest first; `step_id` narrows it. */
+    listEvidence: bind(listEvidence),
+    /** One evidence screenshot's bytes. */
+    readScreenshot: bind(readScreenshot),
     /**
      * Streams the run's events after `after` (its backlog first, then each commit, from this process at once
      * and from other processes sharing the database within `catchUpMs`). Returns the unsubscribe.
@@ -50,12 +55,15 @@ export function createRunsEngine(options: RunsEngineOptions) {
     stop: async () => {
       r.hub.close();
       await scheduler.stop();
+      await r.browserRuntime.releaseAll();
     },
   };
 }
 
 /** The run engine. */
 export type RunsEngine = ReturnType<typeof createRunsEngine>;
+export type { SessionStates } from "./browser-runtime.js";
+export type { EvidenceQuery } from "./evidence.js";
 export type { EventListener } from "./hub.js";
 export type { IdempotencyOptions } from "./idempotency.js";
 export type { ListQuery } from "./lists.js";

@@ -8,11 +8,13 @@ import {
   failUnreadableSecrets,
   openGate,
   openProviderGate,
+  openThreeDsGate,
   type RunState,
   type Transition,
 } from "../domain/transitions.js";
 import { stepTypeOf } from "../steps/registry.js";
 import type { StepOutcome, StepType } from "../steps/step-type.js";
+import { runBrowserStep } from "./browser-step.js";
 import type { RunsResources } from "./resources.js";
 import { guardOutcome } from "./step-guard.js";
 import type { RunRow } from "./views.js";
@@ -36,6 +38,7 @@ export async function runStep(
   signal: AbortSignal,
   stepFetch: typeof globalThis.fetch = r.fetch,
 ): Promise<{ outcome: StepOutcome; durationMs: number }> {
+  if (type.browser === true) return runBrowserStep(r, type, step, row, signal);
   const t0 = performance.now();
   let outcome: StepOutcome;
   try {
@@ -70,8 +73,20 @@ export function transitionFor(
   result: StepOutcome,
   durationMs: number,
 ): Transition {
-  const outcome = guardOutcome(result, row.steps[state.cursor]?.id);
+  const stepId = row.steps[state.cursor]?.id ?? "";
+  const outcome = guardOutcome(result, stepId);
+  if (outcome.kind === "completed" && outcome.threeDs !== undefined) {
+    // The step is done; the run pauses before whatever follows it (even the end of the flow).
+    const done = completeStep(state, row.steps, outcome, durationMs);
+    const mid = { ...done.state, status: state.status };
+    const gate = openThreeDsGate(mid, row.steps, stepId, outcome.threeDs, row.policies, r.now());
+    const finished = done.events.filter((e) => e.type !== "status_changed");
+    return { state: gate.state, events: [...finished, ...gate.events] };
+  }
   if (outcome.kind === "completed") return completeStep(state, row.steps, outcome, durationMs);
+  if (outcome.kind === "protected") {
+    return openProviderGate(state, row.steps, outcome.provider_domain, row.policies, r.now());
+  }
   if (outcome.kind === "failed")
     return failStep(state, row.steps, outcome, row.policies, durationMs, r.now());
   if (outcome.gate.kind === "otp" && !row.policies.otp.required) {

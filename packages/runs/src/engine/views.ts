@@ -46,6 +46,7 @@ export function toRun(row: RunRow): Run {
     reason: row.reason,
     error: row.error,
     otp_attempts: row.otpAttempts,
+    session_id: row.sessionId,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
     finished_at: row.finishedAt === null ? null : iso(row.finishedAt),

@@ -1,8 +1,11 @@
+import type { Tx } from "@vetted/store";
 import { and, asc, eq, gt, inArray, lt, or } from "drizzle-orm";
+import { isTerminal, isWaiting } from "../domain/status.js";
 import { recoverInFlight } from "../domain/step-recovery.js";
 import type { Step } from "../domain/steps.js";
 import { claimRun, type Transition } from "../domain/transitions.js";
 import { runs } from "../store/schema.js";
+import { insertEvidence } from "./evidence.js";
 import { appendEvents, persist } from "./persist.js";
 import { LeaseLost, type RunsResources } from "./resources.js";
 import { redactError, spendCode } from "./run-vault.js";
@@ -115,13 +118,24 @@ export class Leases {
     return updated.length > 0;
   }
 
-  /** Commits a transition of a claimed run, only while the run is still leased to this claim. */
-  async commit(row: RunRow, t: Transition): Promise<RunRow | undefined> {
+  /**
+   * Commits a transition of a claimed run, only while the run is still leased to this claim; `also` runs
+   * in the same transaction once the write landed.
+   */
+  async commit(
+    row: RunRow,
+    t: Transition,
+    also?: (tx: Tx, at: number) => Promise<void>,
+  ): Promise<RunRow | undefined> {
     const r = this.r;
     const token = row.leaseOwner;
     if (token === null) return undefined;
     const at = r.now();
-    return r.write((tx) => persist(r, tx, row, t, at, { guard: { leaseOwner: token } }));
+    return r.write(async (tx) => {
+      const updated = await persist(r, tx, row, t, at, { guard: { leaseOwner: token } });
+      if (updated !== undefined) await also?.(tx, at);
+      return updated;
+    });
   }
 
   /** Marks a step that takes time started (and in flight, when it may not be repeated), under a live lease. */
@@ -173,6 +187,31 @@ export class Leases {
 }
 
 /**
+ * Commits a transition, keeping the browser state with it: a run pausing at a gate saves its page URL and
+ * storage state in the same transaction (resume reopens them, after a restart too); a run that ends
+ * forgets them.
+ */
+async function commitKeepingPage(
+  r: RunsResources,
+  leases: Leases,
+  row: RunRow,
+  t: Transition,
+): Promise<RunRow | undefined> {
+  const runtime = r.browserRuntime;
+  const snapshot = isWaiting(t.state.status) ? await runtime.capture(row.id) : undefined;
+  const ends = isTerminal(t.state.status);
+  // A run that stops here (paused or ended) has every screenshot its evidence names on disk.
+  if (ends || snapshot !== undefined) await runtime.flush(row.id);
+  const evidence = runtime.takeEvidence(row.id);
+  if (snapshot === undefined && !ends && evidence.length === 0) return leases.commit(row, t);
+  return leases.commit(row, t, async (tx, at) => {
+    await insertEvidence(tx, row.id, evidence);
+    if (snapshot !== undefined) await runtime.saveState(tx, row.id, snapshot, at);
+    if (ends) await runtime.dropState(tx, row.id);
+  });
+}
+
+/**
  * Advances a claimed run by one commit: the instant steps ahead of it, or else one step that takes time
  * (external I/O, timers) — marked started in its own transaction, executed under the run's AbortSignal,
  * and committed together with the instant steps after it. Returns the run as committed, or undefined
@@ -185,11 +224,11 @@ export async function executeStep(
   signal: AbortSignal,
 ): Promise<RunRow | undefined> {
   const ahead = await advanceInstant(r, row, { state: stateOf(row), events: [] });
-  if (ahead.slow === undefined || ahead.events.length > 0) return leases.commit(row, ahead);
+  if (ahead.slow === undefined || ahead.events.length > 0) return commitKeepingPage(r, leases, row, ahead);
   const { step, resolvedStep, type } = ahead.slow;
   const base = { policy: r.outbound, protectedDomains: r.protectedDomains, fetch: r.fetch };
   const target = await prepareOutbound({ ...base, row, step, resolvedStep, type, now: r.now() });
-  if (target.kind === "blocked") return leases.commit(row, target.transition);
+  if (target.kind === "blocked") return commitKeepingPage(r, leases, row, target.transition);
   const inFlight = type.effect === "external" && !(type.idempotent?.(resolvedStep) ?? false);
   let marked: RunRow | undefined;
   let ran: Awaited<ReturnType<typeof runStep>>;
@@ -203,7 +242,7 @@ export async function executeStep(
   if (signal.aborted) return undefined;
   // The step that sent the one-time code has finished: the code (and any copy of it) is spent.
   const done = spendCode(step, transitionFor(r, stateOf(marked), marked, ran.outcome, ran.durationMs));
-  return leases.commit(marked, await advanceInstant(r, marked, done));
+  return commitKeepingPage(r, leases, marked, await advanceInstant(r, marked, done));
 }
 
 /** Drives one claimed run until it pauses, ends or is taken away, renewing its lease meanwhile. */
@@ -238,5 +277,7 @@ export async function execute(r: RunsResources, leases: Leases, claimed: RunRow)
   } finally {
     clearInterval(heartbeat);
     r.controllers.delete(claimed.id);
+    // Paused, ended or taken away: its page (if it had one) is closed; a gate saved what resume needs.
+    await r.browserRuntime.release(claimed.id).catch(() => undefined);
   }
 }

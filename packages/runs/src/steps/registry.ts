@@ -1,6 +1,11 @@
+import { isBrowserAssert } from "../domain/browser-steps.js";
 import { Step } from "../domain/steps.js";
 import { approvalGateStep } from "./approval-gate.js";
 import { assertStep } from "./assert.js";
+import { clickStep, selectStep, typeStep } from "./browser-act.js";
+import { browserAssertStep } from "./browser-assert.js";
+import { navigateStep } from "./browser-navigate.js";
+import { extractStep, screenshotStep, waitForStep } from "./browser-read.js";
 import { httpStep } from "./http.js";
 import { inputGateStep } from "./input-gate.js";
 import { otpGateStep } from "./otp-gate.js";
@@ -23,9 +28,20 @@ export const STEP_TYPES = {
   otp_gate: otpGateStep,
   approval_gate: approvalGateStep,
   input_gate: inputGateStep,
+  navigate: navigateStep,
+  click: clickStep,
+  type: typeStep,
+  select: selectStep,
+  wait_for: waitForStep,
+  extract: extractStep,
+  screenshot: screenshotStep,
 } as const;
 
-/** The type module that executes `step`. */
+/**
+ * The type module that executes `step`. `assert` has two forms under one type: the value form (pure) and
+ * the browser form (`target`, `text`, `url`, `visible`), executed in the run's page.
+ */
 export function stepTypeOf(step: Step): StepType<Step> {
+  if (step.type === "assert" && isBrowserAssert(step)) return browserAssertStep as unknown as StepType<Step>;
   return STEP_TYPES[step.type] as unknown as StepType<Step>;
 }

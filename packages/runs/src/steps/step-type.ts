@@ -1,3 +1,4 @@
+import type { Page } from "playwright-core";
 import type { z } from "zod";
 import type { GateRequest, InputSchema, StepOutcome } from "../domain/steps.js";
 
@@ -18,6 +19,21 @@ export interface StepContext {
   startedAt: number;
   /** The engine's clock (epoch ms). */
   now(): number;
+  /** The run's page, for browser steps (`StepType.browser`). */
+  browser?: BrowserStepContext | undefined;
+}
+
+/** What a browser step may use: the run's page and the protected-provider policy. */
+export interface BrowserStepContext {
+  page: Page;
+  /** Whether a person approved this step acting on a protected payment provider. */
+  approved: boolean;
+  /** Whether the step puts a secret or a one-time code on the page (its field is masked in screenshots). */
+  holdsSecret: boolean;
+  /** The protected payment provider `url` is on, if any. */
+  protectedDomainOf(url: string): string | undefined;
+  /** Stores a named screenshot of the page as the step's evidence. */
+  screenshot(name: string): Promise<void>;
 }
 
 /**
@@ -40,5 +56,7 @@ export interface StepType<T extends { id: string; type: string }> {
    * flight before it runs, and a run re-claimed with the mark set pauses instead of repeating it.
    */
   idempotent?(step: T): boolean;
+  /** A browser step: runs in the run's page, with before/after screenshots and timing as evidence. */
+  browser?: boolean;
   execute(step: T, ctx: StepContext): Promise<StepOutcome>;
 }

@@ -77,6 +77,8 @@ export const runs = sqliteTable(
     stepStartedCursor: integer("step_started_cursor"),
     /** The non-idempotent step whose request may be on the wire; cleared by the commit that settles it. */
     inFlightStepId: text("in_flight_step_id"),
+    /** The session whose browser storage state the run starts from (`session_id` on create). */
+    sessionId: text("session_id"),
     eventSeq: integer("event_seq").notNull(),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
@@ -131,3 +133,39 @@ export const inboundMessages = sqliteTable(
   },
   (t) => [uniqueIndex("runs_inbound_messages_received_idx").on(t.receivedAt, t.id)],
 );
+
+/**
+ * The browser state a run left at its last gate: the page URL and its storage state (cookies,
+ * localStorage), sealed under the secrets key. Resume reopens them — after a restart too.
+ */
+export const browserStates = sqliteTable("runs_browser_states", {
+  runId: text("run_id").primaryKey(),
+  url: text("url").notNull(),
+  /** The storage state as `v1:` ciphertext (it holds session cookies). */
+  storageState: text("storage_state").notNull(),
+  savedAt: integer("saved_at").notNull(),
+});
+
+/** Evidence of browser steps: timing, selector used, URLs, and the screenshots' files in the data dir. */
+export const evidence = sqliteTable(
+  "runs_evidence",
+  {
+    id: text("id").primaryKey(),
+    runId: text("run_id").notNull(),
+    /** Per-run order. */
+    seq: integer("seq").notNull(),
+    stepId: text("step_id").notNull(),
+    stepType: text("step_type").notNull(),
+    outcome: text("outcome").notNull(),
+    startedAt: integer("started_at").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    detail: text("detail", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** Screenshot name → file path relative to the data directory. */
+    screenshots: text("screenshots", { mode: "json" }).$type<Record<string, string>>().notNull(),
+  },
+  (t) => [
+    uniqueIndex("runs_evidence_run_seq_idx").on(t.runId, t.seq),
+    index("runs_evidence_step_idx").on(t.runId, t.stepId),
+  ],
+);
+export { cuActions, cuEvidence, cuSessions, sessions } from "./lanes-schema.js";

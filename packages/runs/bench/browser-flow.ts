@@ -1,0 +1,122 @@
+/**
+ * Bench: a 10-step navigate/type/click flow on the local test site, run through the engine (a run per
+ * round: context, steps, evidence screenshots, commits) ÷ the same steps scripted directly with
+ * playwright-core in a fresh context of the same browser. Rounds alternate so a load change on a shared
+ * machine hits both alike. Target: ratio ≥ 0.8. Run with `pnpm --filter @vetted/runs bench`.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient } from "@libsql/client";
+import { drizzle } from "drizzle-orm/libsql";
+import { createBrowserHost, createRunsEngine, findChromium, migrate, type RunsEngine } from "../src/index.js";
+import { startTestSite, type TestSite } from "../src/testing.js";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+const site = await startTestSite();
+const executablePath = findChromium(process.env);
+if (executablePath === undefined) throw new Error("no Chromium: apt-get install -y chromium");
+const host = createBrowserHost({ executablePath });
+await host.warm();
+const dir = mkdtempSync(join(tmpdir(), "vetted-browser-bench-"));
+const client = createClient({ url: `file:${join(dir, "bench.db")}`, timeout: 5000 });
+await client.execute("PRAGMA journal_mode = WAL");
+const db = drizzle(client);
+await migrate(db);
+const engine = createRunsEngine({
+  db,
+  secretsKey: Buffer.alloc(32, 7),
+  browser: host,
+  dataDir: dir,
+  pollMs: 20,
+  outbound: { allow: ["127.0.0.1"] },
+});
+engine.start();
+
+const by = (kind: "label" | "role" | "text", value: string, name?: string) => ({
+  selectors: [{ kind, value, ...(name === undefined ? {} : { name }) }],
+});
+
+/** The 10 steps: sign in, verify the code, choose shipping, visit two pages. */
+function steps(s: TestSite) {
+  return [
+    { id: "open", type: "navigate", url: `${s.url}/login` },
+    { id: "email", type: "type", target: by("label", "Email"), value: s.email },
+    { id: "password", type: "type", target: by("label", "Password"), value: s.password },
+    { id: "sign_in", type: "click", target: by("role", "button", "Sign in") },
+    { id: "to_otp", type: "click", target: by("text", "Go to checkout") },
+    { id: "code", type: "type", target: by("label", "One-time code"), value: s.otpCode },
+    { id: "verify", type: "click", target: by("role", "button", "Verify") },
+    { id: "account", type: "navigate", url: `${s.url}/account` },
+    { id: "again", type: "click", target: by("text", "Go to checkout") },
+    { id: "checkout", type: "navigate", url: `${s.url}/checkout` },
+  ] as const;
+}
+
+async function direct(s: TestSite): Promise<void> {
+  const lease = await host.acquire("bench-direct");
+  const p = lease.page;
+  try {
+    await p.goto(`${s.url}/login`, { waitUntil: "load" });
+    await p.getByLabel("Email", { exact: true }).fill(s.email);
+    await p.getByLabel("Password", { exact: true }).fill(s.password);
+    await p.getByRole("button", { name: "Sign in", exact: true }).click();
+    await p.waitForLoadState("load");
+    await p.getByText("Go to checkout", { exact: true }).click();
+    await p.waitForLoadState("load");
+    await p.getByLabel("One-time code", { exact: true }).fill(s.otpCode);
+    await p.getByRole("button", { name: "Verify", exact: true }).click();
+    await p.waitForLoadState("load");
+    await p.goto(`${s.url}/account`, { waitUntil: "load" });
+    await p.getByText("Go to checkout", { exact: true }).click();
+    await p.waitForLoadState("load");
+    await p.goto(`${s.url}/checkout`, { waitUntil: "load" });
+  } finally {
+    await lease.release();
+  }
+}
+
+async function viaEngine(e: RunsEngine, flowId: string): Promise<void> {
+  const run = await e.createRun({ flow_id: flowId });
+  await new Promise<void>((resolve, reject) => {
+    const stop = e.subscribe(run.id, 0, (batch) => {
+      for (const ev of batch) {
+        if (ev.type !== "status_changed") continue;
+        if (ev.data.to === "success") {
+          stop();
+          resolve();
+        } else if (ev.data.to === "failed" || ev.data.to === "cancelled") {
+          stop();
+          reject(new Error(`bench run ${ev.data.to}: ${JSON.stringify(ev.data)}`));
+        }
+      }
+    });
+  });
+}
+
+const flow = await engine.createFlow({ name: "bench", steps: steps(site) as never });
+await direct(site); // warm-up
+await viaEngine(engine, flow.id);
+let directMs = 0;
+let engineMs = 0;
+for (let round = 0; round < ROUNDS; round++) {
+  let t0 = performance.now();
+  await direct(site);
+  directMs += performance.now() - t0;
+  t0 = performance.now();
+  await viaEngine(engine, flow.id);
+  engineMs += performance.now() - t0;
+}
+const perDirect = directMs / ROUNDS;
+const perEngine = engineMs / ROUNDS;
+console.log(`10-step browser flow, ${ROUNDS} rounds`);
+console.log(`  playwright-core directly: ${perDirect.toFixed(0)} ms per flow (baseline)`);
+console.log(`  through the engine:       ${perEngine.toFixed(0)} ms per flow (with evidence screenshots)`);
+console.log(`  ratio (direct ÷ engine):  ${(perDirect / perEngine).toFixed(2)} (target ≥ 0.8)`);
+
+await engine.stop();
+await host.close();
+await site.close();
+client.close();
+rmSync(dir, { recursive: true, force: true });

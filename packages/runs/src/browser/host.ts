@@ -1,0 +1,285 @@
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { BrowserCrashedError, BrowserUnavailableError } from "../errors.js";
+import { createLease, type LeaseHandle } from "./lease.js";
+
+/** Cookies and localStorage of a browser context, as Playwright saves and restores them. */
+export type StorageState = Awaited<ReturnType<BrowserContext["storageState"]>>;
+
+/** Where the host reports what happens to the browser (the server passes its logger). */
+export interface BrowserHostLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What {@link createBrowserHost} is built from. */
+export interface BrowserHostOptions {
+  /** The Chromium to drive (see `findChromium`); undefined: no browser, every acquire is refused. */
+  executablePath: string | undefined;
+  /** At most this many contexts live at once; further acquires queue (default 4). */
+  maxContexts?: number;
+  /** A lease unused for this long is closed and its slot freed (default 300 000 ms). */
+  idleMs?: number;
+  /** How long Chromium may take to start (default 30 000 ms). */
+  launchTimeoutMs?: number;
+  /** Why there is no browser, when `executablePath` is undefined (shown in health and errors). */
+  unavailableReason?: string;
+  logger?: BrowserHostLogger;
+}
+
+/** What `GET /api/health` shows of the browser. */
+export interface BrowserHostStatus {
+  available: boolean;
+  executable_path?: string;
+  running: boolean;
+  contexts: number;
+  queued: number;
+  restarts: number;
+  reason?: string;
+}
+
+/** What an acquire may carry. */
+export interface AcquireOptions {
+  /** Cookies and localStorage to open the context with (a session's, or a paused run's). */
+  storageState?: StorageState | undefined;
+  /** Records the context's traffic as a HAR written when the lease is released (sessions use it). */
+  recordHar?: { path: string; content?: "omit" | "embed" } | undefined;
+  /** Gives up waiting for a slot (or for the context) when aborted. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * One isolated browser context and its page, held by one owner (a run, a session) until released. Its
+ * `signal` aborts when the lease ends: released, closed for idleness, or the browser crashed (then the
+ * reason is a {@link BrowserCrashedError} and `crashed` is true).
+ */
+export interface BrowserLease {
+  readonly id: string;
+  readonly owner: string;
+  readonly context: BrowserContext;
+  readonly page: Page;
+  readonly signal: AbortSignal;
+  readonly crashed: boolean;
+  /** Marks the lease used now (idle contexts are closed after `idleMs`). */
+  touch(): void;
+  /** Closes the context and frees its slot. Idempotent. */
+  release(): Promise<void>;
+}
+
+/** One browser process shared by every session and run of the server. */
+export interface BrowserHost {
+  /** Whether an executable was found (a launch may still fail: see {@link status}). */
+  readonly available: boolean;
+  status(): BrowserHostStatus;
+  /**
+   * A fresh context and page for `owner`, waiting in line when `maxContexts` are taken.
+   * @throws BrowserUnavailableError when there is no browser or it will not start
+   */
+  acquire(owner: string, options?: AcquireOptions): Promise<BrowserLease>;
+  /** Starts the browser ahead of the first acquire. */
+  warm(): Promise<void>;
+  /** Closes every context and the browser; later acquires are refused. */
+  close(): Promise<void>;
+}
+
+interface Waiter {
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+class Host implements BrowserHost {
+  readonly available: boolean;
+  private browser: Browser | undefined;
+  private launching: Promise<Browser> | undefined;
+  private readonly leases = new Set<LeaseHandle>();
+  private readonly queue: Waiter[] = [];
+  private slots = 0;
+  private restarts = 0;
+  private launchError: string | undefined;
+  private closed = false;
+  private nextId = 0;
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly maxContexts: number;
+  private readonly idleMs: number;
+
+  constructor(private readonly o: BrowserHostOptions) {
+    this.available = o.executablePath !== undefined;
+    this.maxContexts = Math.max(1, o.maxContexts ?? 4);
+    this.idleMs = o.idleMs ?? 300_000;
+    this.sweeper = setInterval(() => this.closeIdle(), Math.max(50, Math.min(5_000, this.idleMs / 4)));
+    this.sweeper.unref();
+  }
+
+  status(): BrowserHostStatus {
+    const reason = this.o.executablePath === undefined ? this.unavailable() : this.launchError;
+    return {
+      available: this.available && this.launchError === undefined,
+      ...(this.o.executablePath === undefined ? {} : { executable_path: this.o.executablePath }),
+      running: this.browser?.isConnected() ?? false,
+      contexts: this.leases.size,
+      queued: this.queue.length,
+      restarts: this.restarts,
+      ...(reason === undefined ? {} : { reason }),
+    };
+  }
+
+  private unavailable(): string {
+    return this.o.unavailableReason ?? "no Chromium executable was found";
+  }
+
+  async acquire(owner: string, options: AcquireOptions = {}): Promise<BrowserLease> {
+    if (this.o.executablePath === undefined) throw new BrowserUnavailableError(this.unavailable());
+    if (this.closed) throw new BrowserUnavailableError("the browser host is shut down");
+    await this.takeSlot(options.signal);
+    let context: BrowserContext | undefined;
+    try {
+      const browser = await this.ensureBrowser();
+      context = await browser.newContext({
+        ...(options.storageState === undefined ? {} : { storageState: options.storageState }),
+        ...(options.recordHar === undefined ? {} : { recordHar: options.recordHar }),
+        viewport: { width: 1280, height: 800 },
+        serviceWorkers: "block",
+      });
+      const page = await context.newPage();
+      options.signal?.throwIfAborted();
+      const lease = createLease({
+        id: `lease_${++this.nextId}`,
+        owner,
+        context,
+        page,
+        onEnd: (handle) => this.endLease(handle),
+      });
+      this.leases.add(lease);
+      page.on("crash", () => lease.crash(new BrowserCrashedError("The page crashed. Retry the operation.")));
+      return lease.api;
+    } catch (err) {
+      await context?.close().catch(() => undefined);
+      this.freeSlot();
+      if (options.signal?.aborted) throw options.signal.reason;
+      if (err instanceof BrowserUnavailableError) throw err;
+      if (this.browser === undefined || !this.browser.isConnected()) throw new BrowserCrashedError();
+      throw err;
+    }
+  }
+
+  async warm(): Promise<void> {
+    if (this.o.executablePath === undefined || this.closed) return;
+    await this.ensureBrowser();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweeper);
+    for (const waiter of this.queue.splice(0)) {
+      waiter.reject(new BrowserUnavailableError("the browser host is shut down"));
+    }
+    await Promise.all([...this.leases].map((l) => l.api.release()));
+    const browser = this.browser ?? (await this.launching?.catch(() => undefined));
+    this.browser = undefined;
+    await browser?.close().catch(() => undefined);
+  }
+
+  private takeSlot(signal: AbortSignal | undefined): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.slots < this.maxContexts) {
+      this.slots += 1;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        const i = this.queue.indexOf(waiter);
+        if (i >= 0) this.queue.splice(i, 1);
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = {
+        resolve: () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        },
+        reject: (err) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(err);
+        },
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.queue.push(waiter);
+    });
+  }
+
+  /** Frees a slot, handing it straight to the first in line. */
+  private freeSlot(): void {
+    const next = this.queue.shift();
+    if (next !== undefined) next.resolve();
+    else this.slots = Math.max(0, this.slots - 1);
+  }
+
+  private endLease(handle: LeaseHandle): void {
+    if (this.leases.delete(handle)) this.freeSlot();
+  }
+
+  private ensureBrowser(): Promise<Browser> {
+    const current = this.browser;
+    if (current?.isConnected()) return Promise.resolve(current);
+    if (this.launching !== undefined) return this.launching;
+    const executablePath = this.o.executablePath ?? "";
+    const launching = chromium
+      .launch({ executablePath, headless: true, timeout: this.o.launchTimeoutMs ?? 30_000 })
+      .then((browser) => {
+        this.launchError = undefined;
+        if (this.closed) {
+          void browser.close();
+          throw new BrowserUnavailableError("the browser host is shut down");
+        }
+        this.browser = browser;
+        browser.on("disconnected", () => this.onDisconnected(browser));
+        this.o.logger?.info("browser started", {
+          executable_path: executablePath,
+          version: browser.version(),
+        });
+        return browser;
+      })
+      .catch((err: unknown) => {
+        if (err instanceof BrowserUnavailableError) throw err;
+        const message = err instanceof Error ? (err.message.split("\n")[0] ?? "") : String(err);
+        this.launchError = `Chromium at ${executablePath} would not start: ${message}`;
+        throw new BrowserUnavailableError(this.launchError);
+      })
+      .finally(() => {
+        this.launching = undefined;
+      });
+    this.launching = launching;
+    return launching;
+  }
+
+  /** The browser went away: when it was not closed on purpose, its leases crash and it is restarted. */
+  private onDisconnected(browser: Browser): void {
+    if (this.browser !== browser) return;
+    this.browser = undefined;
+    if (this.closed) return;
+    this.restarts += 1;
+    this.o.logger?.warn("the browser crashed; restarting it", { restarts: this.restarts });
+    for (const lease of [...this.leases]) lease.crash(new BrowserCrashedError());
+    this.ensureBrowser().catch((err: unknown) =>
+      this.o.logger?.warn("the browser did not restart", { err: String(err) }),
+    );
+  }
+
+  private closeIdle(): void {
+    const now = Date.now();
+    for (const lease of [...this.leases]) {
+      if (now - lease.lastUsed() > this.idleMs) {
+        this.o.logger?.info("closing an idle browser context", { owner: lease.api.owner });
+        void lease.api.release();
+      }
+    }
+  }
+}
+
+/**
+ * The browser host: one headless Chromium process (launched on first use through `playwright-core`, which
+ * never downloads a browser), one isolated context per lease, at most `maxContexts` at once with a FIFO
+ * queue, idle contexts closed after `idleMs`, and a browser that crashes restarted — its leases end with
+ * `BROWSER_CRASHED` rather than hang.
+ */
+export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
+  return new Host(options);
+}

@@ -1,0 +1,234 @@
+import type { Page } from "playwright-core";
+import { matchProtectedDomain } from "../domain/providers.js";
+import type { Step } from "../domain/steps.js";
+import { RunsError } from "../errors.js";
+import type { StepOutcome, StepType } from "../steps/step-type.js";
+import type { Held, PageGuard } from "./browser-runtime.js";
+import { type EvidenceDraft, writeScreenshot } from "./evidence.js";
+import { createRedactor } from "./redactor.js";
+import type { RunsResources } from "./resources.js";
+import type { RunRow } from "./views.js";
+
+const THREE_DS_URL = /3ds|three[-_]?d[-_]?secure|challenge|\/acs\b/i;
+const THREE_DS_TEXT = /authenticate your payment|3-?D Secure|\b3DS\b/i;
+
+/** A 3-D Secure challenge on the page (a frame URL or the page text), or undefined. */
+async function threeDsOn(page: Page): Promise<{ signal: string; url: string } | undefined> {
+  if (!/^https?:/i.test(page.url())) return undefined;
+  for (const frame of page.frames()) {
+    const url = frame.url();
+    if (!/^https?:/i.test(url)) continue;
+    const { pathname, search } = new URL(url);
+    if (THREE_DS_URL.test(pathname + search)) return { signal: `frame URL ${pathname}`, url };
+  }
+  // textContent needs no layout: one cheap round trip.
+  const text = await page
+    .locator("body")
+    .textContent({ timeout: 1_000 })
+    .then((t) => t ?? "")
+    .catch(() => "");
+  const hit = THREE_DS_TEXT.exec(text);
+  return hit === null ? undefined : { signal: `page text "${hit[0]}"`, url: page.url() };
+}
+
+/** Whether the step (as written, before interpolation) puts a secret or a one-time code on the page. */
+function holdsSecret(step: Step | undefined): boolean {
+  const text = JSON.stringify(step ?? null);
+  return text.includes("${secrets.") || text.includes("${gate.otp_code}");
+}
+
+function failure(
+  stepId: string,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): StepOutcome {
+  return {
+    kind: "failed",
+    reason: "step_failed",
+    message: `${stepId}: ${code}: ${message}`,
+    expectation: false,
+    detail: { code, ...extra },
+  };
+}
+
+/** The outcome of a step whose page refused a request or stopped a navigation to a protected provider. */
+function guarded(stepId: string, guard: PageGuard, outcome: StepOutcome): StepOutcome {
+  if (guard.blockedProvider !== undefined)
+    return { kind: "protected", provider_domain: guard.blockedProvider };
+  if (guard.denied !== undefined) {
+    const d = guard.denied;
+    return failure(stepId, "OUTBOUND_DENIED", `requests to ${d.host} are denied (${d.rule})`, {
+      host: d.host,
+    });
+  }
+  return outcome;
+}
+
+function untilAborted(signal: AbortSignal): Promise<never> {
+  const p = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+  p.catch(() => undefined);
+  return p;
+}
+
+function errorOutcome(stepId: string, err: unknown): StepOutcome {
+  if (err instanceof RunsError) {
+    const retry = err.code === "BROWSER_CRASHED" ? { retryable: true } : {};
+    return failure(stepId, err.code, err.message, retry);
+  }
+  const message = err instanceof Error ? (err.message.split("\n")[0] ?? "") : String(err);
+  return { kind: "failed", reason: "step_failed", message: `${stepId}: ${message}`, expectation: false };
+}
+
+/** What one execution of a browser step works with. */
+interface InPage {
+  r: RunsResources;
+  row: RunRow;
+  step: Step;
+  type: StepType<Step>;
+  signal: AbortSignal;
+  held: Held;
+  evidenceId: string;
+  screenshots: Record<string, string>;
+}
+
+/**
+ * Takes a screenshot as evidence. The capture is sent to the browser at once (so it shows the page as the
+ * step left it) but written in the background while the run goes on; `wait` awaits it (the `screenshot`
+ * step). The run's page is not closed before its pending screenshots are written.
+ */
+async function shoot(x: InPage, name: string, wait = false): Promise<void> {
+  const page = x.held.lease.page;
+  const masked = x.held.guard.secretOnPage === true;
+  const shot = writeScreenshot(x.r.dataDir, x.row.id, x.evidenceId, name, page, masked);
+  x.screenshots[name] = shot.path;
+  x.held.guard.lastShot = { path: shot.path, url: page.url() };
+  x.r.browserRuntime.track(x.row.id, shot.written);
+  if (wait) await shot.written;
+}
+
+/**
+ * The step's "before" screenshot: the previous step's "after" when the page has stayed where it left it
+ * (the same picture, one file), else a new one.
+ */
+async function shootBefore(x: InPage): Promise<void> {
+  const last = x.held.guard.lastShot;
+  const url = x.held.lease.page.url();
+  if (last !== undefined && last.url === url) x.screenshots.before = last.path;
+  // A page that was never opened (about:blank) has nothing to show.
+  else if (/^https?:/i.test(url)) await shoot(x, "before");
+}
+
+/** Executes the step under the run's signal and the lease's, with screenshots and the 3-D Secure check. */
+async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
+  const { lease, guard } = x.held;
+  const page = lease.page;
+  const acts = x.step.type === "navigate" || x.step.type === "click";
+  const challengeBefore =
+    acts && guard.lastShot?.url !== page.url() ? await threeDsOn(page) : guard.challenge;
+  if (!secret) await shootBefore(x);
+  const browser = {
+    page,
+    approved: guard.approved,
+    holdsSecret: secret,
+    protectedDomainOf: (url: string) => matchProtectedDomain(url, x.r.protectedDomains),
+    screenshot: (name: string) => shoot(x, name, true),
+  };
+  const ctx = {
+    runId: x.row.id,
+    stepId: x.step.id,
+    signal: x.signal,
+    retries: 0,
+    fetch: x.r.fetch,
+    startedAt: x.r.now(),
+    now: x.r.now,
+    browser,
+  };
+  const raced = [x.type.execute(x.step, ctx), untilAborted(x.signal), untilAborted(lease.signal)];
+  let outcome = guarded(x.step.id, guard, await Promise.race(raced));
+  if (acts) {
+    const challenge = await threeDsOn(page);
+    guard.challenge = challenge;
+    if (outcome.kind === "completed" && challenge !== undefined && challengeBefore === undefined) {
+      outcome = { ...outcome, threeDs: challenge };
+    }
+  }
+  if (secret) {
+    guard.lastShot = undefined;
+    guard.secretOnPage = true;
+  } else if (!lease.signal.aborted) await shoot(x, "after");
+  return outcome;
+}
+
+/**
+ * Executes a browser step in the run's page: opens (or restores) the page, takes a screenshot before and
+ * after (not for a step typing a secret or a code), executes under the run's signal and the lease's (a
+ * crashed browser fails the step with `BROWSER_CRASHED`, retryable), turns a stopped navigation to a
+ * protected provider into a pause, notices a 3-D Secure challenge the step brought up, and leaves the
+ * evidence (timing, selector used, fallback trail, URLs, screenshots) to be stored with the step's commit.
+ */
+export async function runBrowserStep(
+  r: RunsResources,
+  type: StepType<Step>,
+  step: Step,
+  row: RunRow,
+  signal: AbortSignal,
+): Promise<{ outcome: StepOutcome; durationMs: number }> {
+  const t0 = performance.now();
+  const startedAt = r.now();
+  let held: Held;
+  try {
+    held = await r.browserRuntime.open(row, signal);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    return { outcome: errorOutcome(step.id, err), durationMs: Math.round(performance.now() - t0) };
+  }
+  const { lease, guard } = held;
+  Object.assign(guard, {
+    approved: row.gate.approved_steps.includes(step.id),
+    blockedProvider: undefined,
+    denied: undefined,
+  });
+  const x: InPage = { r, row, step, type, signal, held, evidenceId: r.newId("ev"), screenshots: {} };
+  const secret = holdsSecret(row.steps[row.cursor]);
+  const urlBefore = lease.page.url();
+  let outcome: StepOutcome;
+  try {
+    outcome = await executeInPage(x, secret);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    const cause = lease.signal.aborted ? lease.signal.reason : err;
+    outcome = guarded(step.id, guard, errorOutcome(step.id, cause));
+  }
+  guard.approved = false;
+  const urlAfter = lease.signal.aborted ? null : lease.page.url();
+  const resumeUrl = outcome.kind === "protected" ? urlBefore : (urlAfter ?? "");
+  if (/^https?:/i.test(resumeUrl)) guard.resumeUrl = resumeUrl;
+  const durationMs = Math.round(performance.now() - t0);
+  const detail: Record<string, unknown> = {
+    url_before: urlBefore,
+    url_after: urlAfter,
+    ...(secret ? { screenshots_skipped: "the step puts a secret or a one-time code on the page" } : {}),
+    ...(outcome.kind === "gate" ? {} : outcome.detail),
+    ...(outcome.kind === "protected" ? { provider_domain: outcome.provider_domain } : {}),
+    ...(outcome.kind === "completed" && outcome.threeDs !== undefined ? { three_ds: outcome.threeDs } : {}),
+  };
+  // A secret or code may show in a URL or a selector's text: evidence is stored redacted.
+  const opened = r.vault.open(row);
+  const known = [...Object.values(opened.secrets), ...(opened.otpCode === undefined ? [] : [opened.otpCode])];
+  const draft: EvidenceDraft = {
+    id: x.evidenceId,
+    stepId: step.id,
+    stepType: step.type,
+    outcome: outcome.kind,
+    startedAt,
+    durationMs,
+    detail: createRedactor(known).redactDeep(detail) as Record<string, unknown>,
+    screenshots: x.screenshots,
+  };
+  r.browserRuntime.addEvidence(row.id, draft);
+  return { outcome, durationMs };
+}

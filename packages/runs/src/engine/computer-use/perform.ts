@@ -1,0 +1,58 @@
+import type { Frame, Page } from "playwright-core";
+import type { ActionName } from "../../domain/risk.js";
+
+type AriaRole = Parameters<Page["getByRole"]>[0];
+
+function frameAt(page: Page, index: unknown): Frame {
+  const frames = page.frames();
+  return (typeof index === "number" ? frames[index] : undefined) ?? page.mainFrame();
+}
+
+function text(args: Record<string, unknown>, key: string): string {
+  const v = args[key];
+  return typeof v === "string" ? v : "";
+}
+
+/** Performs one proposed action in the page, waiting (bounded) for what it starts to load. */
+export async function performAction(
+  page: Page,
+  action: { name: ActionName; args: Record<string, unknown> },
+  timeoutMs: number,
+): Promise<void> {
+  const { args } = action;
+  const frame = frameAt(page, args.frame_index);
+  const role = text(args, "role") as AriaRole;
+  switch (action.name) {
+    case "open":
+      await page.goto(text(args, "url"), { waitUntil: "domcontentloaded", timeout: timeoutMs });
+      return;
+    case "click":
+      await frame
+        .getByRole(role, { name: text(args, "name"), exact: true })
+        .first()
+        .click({ timeout: timeoutMs });
+      break;
+    case "type":
+      await frame
+        .getByRole(role, { name: text(args, "field"), exact: true })
+        .first()
+        .fill(text(args, "text"), { timeout: timeoutMs });
+      break;
+    case "select":
+      await frame
+        .getByRole(role, { name: text(args, "field"), exact: true })
+        .first()
+        .selectOption(text(args, "option"), { timeout: timeoutMs });
+      break;
+    case "press":
+      await page.keyboard.press(text(args, "key"));
+      break;
+    case "scroll":
+      await page.mouse.wheel(0, (text(args, "direction") === "up" ? -1 : 1) * Number(args.pixels ?? 600));
+      break;
+    case "wait":
+    case "read":
+      break;
+  }
+  await page.waitForLoadState("domcontentloaded", { timeout: 5_000 }).catch(() => undefined);
+}

@@ -1,0 +1,80 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { StorageState } from "../../browser/host.js";
+import { sessionDir } from "./artifacts.js";
+import { attachRecorder } from "./recorder.js";
+import type { LiveSession, SessionsResources } from "./resources.js";
+
+/** A context opened ahead for the next session: its id, and the lease with HAR and recorder running. */
+export interface Prepared {
+  id: string;
+  live: LiveSession;
+}
+
+/** Opens a recording context for a new session id (HAR under its directory, recorder attached). */
+export async function prepareContext(r: SessionsResources, storageState?: StorageState): Promise<Prepared> {
+  const id = r.newId("ss");
+  const dir = sessionDir(r.dataDir, id);
+  mkdirSync(dir, { recursive: true });
+  const lease = await r.browser.acquire(id, {
+    storageState,
+    recordHar: { path: join(dir, "session.har"), content: "omit" },
+  });
+  try {
+    const recorder = await attachRecorder(lease.context, lease.page, r.now, () => lease.touch());
+    return { id, live: { lease, recorder, finishing: undefined } };
+  } catch (err) {
+    await lease.release();
+    throw err;
+  }
+}
+
+/**
+ * A prepared context for a session without `storage_state_from`: the spare opened after the previous start
+ * when it is still alive (a warm start skips creating the context), else a fresh one. Taking the spare
+ * prepares the next in the background; an unused spare is closed by the host's idle timeout like any lease.
+ */
+export async function takePrepared(r: SessionsResources): Promise<Prepared> {
+  const spare = r.spare;
+  r.spare = undefined;
+  const next = () => {
+    if (r.closed || r.spare !== undefined) return;
+    const pending = prepareContext(r);
+    pending.catch((err: unknown) => {
+      if (r.spare === pending) r.spare = undefined;
+      r.onError("could not prepare a spare session context", err);
+    });
+    r.spare = pending;
+  };
+  if (spare !== undefined) {
+    const ready = await spare.catch(() => undefined);
+    if (ready !== undefined && !ready.live.lease.signal.aborted) {
+      if (r.warmSpare) next();
+      return ready;
+    }
+  }
+  const fresh = await prepareContext(r);
+  if (r.warmSpare) next();
+  return fresh;
+}
+
+/** Opens the spare context ahead of the next session (when `warmSpare`), and waits until it is ready. */
+export async function warmUp(r: SessionsResources): Promise<void> {
+  if (!r.warmSpare || r.closed) return;
+  if (r.spare === undefined) {
+    const pending = prepareContext(r);
+    r.spare = pending;
+    pending.catch(() => {
+      if (r.spare === pending) r.spare = undefined;
+    });
+  }
+  await r.spare;
+}
+
+/** Closes the spare context, if any. */
+export async function releaseSpare(r: SessionsResources): Promise<void> {
+  const spare = r.spare;
+  r.spare = undefined;
+  const ready = await spare?.catch(() => undefined);
+  await ready?.live.lease.release();
+}

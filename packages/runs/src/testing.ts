@@ -1,0 +1,6 @@
+/**
+ * Test helpers of `@vetted/runs`, for this package's tests, the server's and the bench: a local test site
+ * served on loopback (a shop and a payment provider on a second loopback host).
+ * @module
+ */
+export { startTestSite, type TestSite, type TestSiteOptions } from "./testing/test-site.js";

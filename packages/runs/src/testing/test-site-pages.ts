@@ -1,0 +1,67 @@
+/** The HTML of the test site's pages (see `startTestSite`). */
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The shop's pages. */
+export const pages = {
+  login: (error: string) =>
+    page(
+      "Sign in",
+      `<h1>Sign in</h1>${error === "" ? "" : `<p role="alert">${escapeHtml(error)}</p>`}
+<form method="post" action="/login">
+  <label for="email">Email</label><input id="email" name="email" type="email" data-testid="email">
+  <label for="password">Password</label><input id="password" name="password" type="password" data-testid="password">
+  <button type="submit" data-testid="sign-in">Sign in</button>
+</form>`,
+    ),
+  account: (email: string) =>
+    page(
+      "Your account",
+      `<h1>Your account</h1><p id="who">Signed in as ${escapeHtml(email)}</p>
+<script>localStorage.setItem("last_seen", "account");</script>
+<a href="/otp">Go to checkout</a>`,
+    ),
+  otp: (error: string) =>
+    page(
+      "Verify",
+      `<h1>Enter your one-time code</h1>${error === "" ? "" : `<p role="alert">${escapeHtml(error)}</p>`}
+<form method="post" action="/otp">
+  <label for="code">One-time code</label><input id="code" name="code" autocomplete="one-time-code" data-testid="otp">
+  <button type="submit">Verify</button>
+</form>`,
+    ),
+  checkout: (payLink: string) =>
+    page(
+      "Checkout",
+      `<h1>Checkout</h1><p id="order" data-order-id="ord_1">Order ord_1: 1 × Tea, 12.00 EUR</p>
+<label for="shipping">Shipping</label>
+<select id="shipping" name="shipping"><option value="standard">Standard</option><option value="express">Express</option></select>
+<a href="${escapeHtml(payLink)}">Continue to payment</a>`,
+    ),
+  threeDs: () =>
+    page(
+      "3-D Secure",
+      `<h1>Authenticate your payment</h1><p>Your bank needs to confirm it is you (3DS challenge).</p>`,
+    ),
+  paid: () => page("Paid", `<h1>Payment successful</h1><p>Thank you, your order ord_1 is paid.</p>`),
+};
+
+/** The provider's payment page; with `challenge`, paying leads to a 3-D Secure challenge. */
+export function paymentPage(challenge: boolean, shopUrl: string): string {
+  return page(
+    "Pay",
+    `<h1>Pay 12.00 EUR</h1>
+<form method="post" action="/pay">
+  <input type="hidden" name="sca" value="${challenge ? "1" : "0"}">
+  <label for="card">Card number</label><input id="card" name="card" autocomplete="cc-number">
+  <a href="${escapeHtml(shopUrl)}/account">Back to the shop</a>
+  <button type="submit">Pay now</button>
+</form>`,
+  );
+}

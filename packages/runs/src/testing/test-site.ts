@@ -1,0 +1,167 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { pages, paymentPage } from "./test-site-pages.js";
+
+/** What {@link startTestSite} serves with. */
+export interface TestSiteOptions {
+  email?: string;
+  password?: string;
+  /** The one-time code the OTP page accepts. */
+  otpCode?: string;
+  /** The second loopback address the payment provider listens on (default 127.0.0.2). */
+  payHost?: string;
+}
+
+/** A running test site: a shop on 127.0.0.1 and a payment provider on a second loopback address. */
+export interface TestSite {
+  /** `http://127.0.0.1:<port>` — `/login`, `/account`, `/otp`, `/checkout`. */
+  url: string;
+  /** `http://127.0.0.2:<port>` — `/pay` ("Pay now"), `/3ds` (a 3-D Secure challenge), `/paid`. */
+  payUrl: string;
+  /** The payment provider's host (configure it as a protected provider domain). */
+  payHost: string;
+  email: string;
+  password: string;
+  otpCode: string;
+  /** How many payments were made (POST /pay answered). */
+  payments(): number;
+  /** Every request the two servers saw, as `METHOD host/path`. */
+  requests(): string[];
+  close(): Promise<void>;
+}
+
+function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  return new Promise((resolve, reject) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => {
+      body += chunk;
+      if (body.length > 64_000) req.destroy(new Error("form too large"));
+    });
+    req.on("end", () => resolve(new URLSearchParams(body)));
+    req.on("error", reject);
+  });
+}
+
+function cookiesOf(req: IncomingMessage): Map<string, string> {
+  const jar = new Map<string, string>();
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const [name, ...rest] = part.trim().split("=");
+    if (name !== undefined && name !== "") jar.set(name, rest.join("="));
+  }
+  return jar;
+}
+
+function send(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}) {
+  res.writeHead(status, { "Content-Type": "text/html; charset=utf-8", ...headers });
+  res.end(html);
+}
+
+function redirect(res: ServerResponse, to: string, headers: Record<string, string | string[]> = {}) {
+  res.writeHead(303, { Location: to, ...headers });
+  res.end();
+}
+
+function listen(server: Server, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+/**
+ * Starts the local test site used by the browser tests and the bench: a login form (email, password →
+ * an `/account` page behind a session cookie), an OTP page, a checkout (needs login and the code) whose
+ * "Continue to payment" link leads to a payment page on a **second loopback host** with a "Pay now" button,
+ * and a 3-D Secure challenge page. Nothing leaves loopback.
+ */
+export async function startTestSite(options: TestSiteOptions = {}): Promise<TestSite> {
+  const email = options.email ?? "ada@example.test";
+  const password = options.password ?? "correct horse";
+  const otpCode = options.otpCode ?? "424242";
+  const payHost = options.payHost ?? "127.0.0.2";
+  const sessions = new Map<string, { email: string; otp: boolean }>();
+  const seen: string[] = [];
+  let payments = 0;
+  let payUrl = "";
+  let shopUrl = "";
+
+  const shop = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? "/", "http://shop");
+      seen.push(`${req.method} 127.0.0.1${url.pathname}`);
+      const session = sessions.get(cookiesOf(req).get("sid") ?? "");
+      if (req.method === "POST" && url.pathname === "/login") {
+        const form = await readForm(req);
+        if (form.get("email") !== email || form.get("password") !== password) {
+          return send(res, 401, pages.login("Wrong email or password"));
+        }
+        const sid = randomBytes(12).toString("hex");
+        sessions.set(sid, { email, otp: false });
+        return redirect(res, "/account", { "Set-Cookie": `sid=${sid}; Path=/; HttpOnly; SameSite=Lax` });
+      }
+      if (url.pathname === "/login") return send(res, 200, pages.login(""));
+      if (session === undefined) return redirect(res, "/login");
+      if (url.pathname === "/account") return send(res, 200, pages.account(session.email));
+      if (req.method === "POST" && url.pathname === "/otp") {
+        const form = await readForm(req);
+        if (form.get("code") !== otpCode) return send(res, 401, pages.otp("That code is not right"));
+        session.otp = true;
+        return redirect(res, "/checkout");
+      }
+      if (url.pathname === "/otp") return send(res, 200, pages.otp(""));
+      if (url.pathname === "/checkout") {
+        if (!session.otp) return redirect(res, "/otp");
+        return send(res, 200, pages.checkout(`${payUrl}/pay?order=ord_1`));
+      }
+      if (url.pathname === "/logout") {
+        sessions.clear();
+        return redirect(res, "/login");
+      }
+      send(res, 404, "<h1>Not found</h1>");
+    })().catch(() => send(res, 500, "<h1>Error</h1>"));
+  });
+
+  const provider = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? "/", "http://pay");
+      seen.push(`${req.method} ${payHost}${url.pathname}`);
+      if (req.method === "POST" && url.pathname === "/pay") {
+        const form = await readForm(req);
+        payments += 1;
+        if (form.get("sca") === "1") return redirect(res, "/3ds?order=ord_1");
+        return redirect(res, "/paid");
+      }
+      if (url.pathname === "/pay") {
+        return send(res, 200, paymentPage(url.searchParams.get("sca") === "1", shopUrl));
+      }
+      if (url.pathname === "/3ds") return send(res, 200, pages.threeDs());
+      if (url.pathname === "/paid") return send(res, 200, pages.paid());
+      send(res, 404, "<h1>Not found</h1>");
+    })().catch(() => send(res, 500, "<h1>Error</h1>"));
+  });
+
+  const shopPort = await listen(shop, "127.0.0.1");
+  shopUrl = `http://127.0.0.1:${shopPort}`;
+  const payPort = await listen(provider, payHost);
+  payUrl = `http://${payHost}:${payPort}`;
+  const close = (server: Server) =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return {
+    url: `http://127.0.0.1:${shopPort}`,
+    payUrl,
+    payHost,
+    email,
+    password,
+    otpCode,
+    payments: () => payments,
+    requests: () => [...seen],
+    close: async () => {
+      await Promise.all([close(shop), close(provider)]);
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { findChromium } from "../browser/find-chromium.js";
+import { type BrowserHost, createBrowserHost } from "../browser/host.js";
+import { type ComputerUseEngine, createComputerUseEngine } from "../engine/computer-use/cu-engine.js";
+import type { Planner } from "../engine/computer-use/planner.js";
+import { createSessionsEngine, type SessionsEngine } from "../engine/sessions/sessions-engine.js";
+import { startTestSite, type TestSite } from "../testing.js";
+import { openTestEngine } from "./harness.js";
+
+/** A migrated test database with a run engine, a real Chromium host, the test site and both lanes over them. */
+export async function openLanes(options: { openai?: Planner } = {}) {
+  const site: TestSite = await startTestSite();
+  const browser: BrowserHost = createBrowserHost({ executablePath: findChromium(process.env) });
+  let bound: SessionsEngine | undefined;
+  const base = await openTestEngine({
+    browser,
+    protectedDomains: [site.payHost],
+    sessionStates: { load: async (id) => bound?.sessionStates.load(id) },
+  });
+  const dataDir = base.file.replace(/runs\.db$/, "data");
+  const lanes = (): { sessions: SessionsEngine; cu: ComputerUseEngine } => {
+    const sessions = createSessionsEngine({
+      db: base.db,
+      browser,
+      dataDir,
+      createFlow: base.engine.createFlow,
+    });
+    const cu = createComputerUseEngine({
+      db: base.db,
+      browser,
+      sessions,
+      dataDir,
+      protectedDomains: [site.payHost],
+      planners: { openai: options.openai },
+    });
+    return { sessions, cu };
+  };
+  const first = lanes();
+  bound = first.sessions;
+  base.engine.start();
+  return {
+    ...base,
+    ...first,
+    site,
+    browser,
+    dataDir,
+    /** A second pair of engines over the same database and browser (a restarted process, as far as the DB knows). */
+    reopen: lanes,
+    async close() {
+      await first.cu.close();
+      await first.sessions.close();
+      await browser.close();
+      await site.close();
+      await base.close();
+    },
+  };
+}
+
+/** The lanes of one test. */
+export type Lanes = Awaited<ReturnType<typeof openLanes>>;
