@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DATE_SOURCES } from "./content-date.js";
 import { ROW_STATUSES } from "./transitions.js";
 
 /** What apply does with a row. */
@@ -62,6 +63,13 @@ export const ManifestRow = z
     edited: z.boolean(),
     error: RowError.nullable(),
     conflict_ids: z.array(z.string()).meta({ description: "Open conflicts this row is part of" }),
+    date: z.number().int().meta({
+      description:
+        "The file's best date, ms since the epoch (a date written as wall-clock time is read as UTC); {yyyy} {mm} {dd} use it",
+    }),
+    date_source: z.enum(DATE_SOURCES).meta({
+      description: "Where `date` comes from: EXIF, PDF, Office core properties, the file name, else the mtime",
+    }),
   })
   .meta({ id: "FileorgManifestRow" });
 /** One proposed move: a file, where it is, where the plan puts it, and its review state. */

@@ -33,6 +33,8 @@ describe("checkNamingTemplate", () => {
         name: "a",
         ext: ".pdf",
         hash8: "x",
+        parent: "Downloads",
+        relpath: "a/b",
       }),
     ).toBe("receipts/2024/01/a.pdf");
   });

@@ -2,6 +2,7 @@ import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-or
 import { CONFLICT_KINDS, CONFLICT_STATUSES } from "../domain/conflict.js";
 import type { JobError } from "../domain/job.js";
 import { JOB_EVENT_TYPES, JOB_KINDS, JOB_STATUSES } from "../domain/job.js";
+import { DATE_SOURCES } from "../domain/content-date.js";
 import type { RowError } from "../domain/manifest.js";
 import { CATEGORIES, REVIEW_BUCKETS, ROW_ACTIONS, ROW_STATUSES } from "../domain/manifest.js";
 
@@ -74,6 +75,9 @@ export const rows = sqliteTable(
     planDigest: text("plan_digest").notNull(),
     error: text("error", { mode: "json" }).$type<RowError>(),
     updatedAt: integer("updated_at").notNull(),
+    /** The file's best date (ms; a wall-clock date read as UTC) and where it came from; null on older rows (mtime). */
+    date: integer("date"),
+    dateSource: text("date_source", { enum: DATE_SOURCES }),
   },
   (t) => [
     uniqueIndex("fileorg_rows_job_seq_idx").on(t.jobId, t.seq),

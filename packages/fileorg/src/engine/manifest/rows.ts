@@ -37,6 +37,8 @@ export function toManifestRow(r: RowRecord): ManifestRow {
     edited: r.edited,
     error: r.error ?? null,
     conflict_ids: r.conflictIds,
+    date: r.date ?? r.mtime,
+    date_source: r.dateSource ?? "mtime",
   };
 }
 

@@ -1,5 +1,6 @@
 import { basename, join } from "node:path";
 import { asc, eq, type SQL } from "drizzle-orm";
+import { renderedFileName } from "../../domain/content-check.js";
 import type { Actor } from "../../domain/job.js";
 import type { RuleOutcome, RuleRequest } from "../../domain/review-api.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
@@ -56,8 +57,11 @@ function renderersOf(job: JobRecord, records: ReadonlyMap<string, RowRecord>) {
       renderTemplate(template, {
         category,
         mtime: row.mtime,
-        fileName: basename(row.source_path),
+        date: row.date,
+        fileName: renderedFileName(row.source_path, row.target_path, row.reason_codes),
         sha256: row.sha256,
+        sourcePath: row.source_path,
+        sourceRoot: String(job.params.source_dir ?? ""),
       }),
     );
   return {
