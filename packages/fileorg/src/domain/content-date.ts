@@ -118,7 +118,9 @@ export function chooseDate(
     const date = PARSERS[hint.source](hint.text, now);
     if (date !== undefined) return { date, source: hint.source };
   }
-  const named = /\d{8}|\d{4}[-_.]\d{2}/.test(input.fileName) ? dateFromFileName(input.fileName, now) : undefined;
+  const named = /\d{8}|\d{4}[-_.]\d{2}/.test(input.fileName)
+    ? dateFromFileName(input.fileName, now)
+    : undefined;
   if (named !== undefined) return { date: named, source: "file_name" };
   return { date: input.mtime, source: "mtime" };
 }

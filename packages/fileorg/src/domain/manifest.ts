@@ -68,7 +68,8 @@ export const ManifestRow = z
         "The file's best date, ms since the epoch (a date written as wall-clock time is read as UTC); {yyyy} {mm} {dd} use it",
     }),
     date_source: z.enum(DATE_SOURCES).meta({
-      description: "Where `date` comes from: EXIF, PDF, Office core properties, the file name, else the mtime",
+      description:
+        "Where `date` comes from: EXIF, PDF, Office core properties, the file name, else the mtime",
     }),
   })
   .meta({ id: "FileorgManifestRow" });

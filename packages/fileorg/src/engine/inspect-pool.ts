@@ -26,8 +26,8 @@ export interface InspectedFile {
   errorCode: string | null;
   /** Whether the first bytes are plain text (no magic bytes to sniff). */
   plainText: boolean;
-  /** Date texts the content carries (EXIF, PDF, Office core properties), best first. */
-  dateHints: DateHint[];
+  /** Date texts the content carries (EXIF, PDF, Office core properties), best first; left out when none. */
+  dateHints?: DateHint[] | undefined;
 }
 
 /**
@@ -73,7 +73,7 @@ function inspect(file, scope, parents, dirs) {
     if (opened.code === "OUTSIDE_ROOT" || opened.code === "NOT_A_FILE" || opened.code === "ENOENT") return undefined;
     const seen = confinedFs.lstatIn(scope.source, file);
     if (seen.code !== undefined || !seen.facts.isFile) return undefined;
-    return { ...factsOf(file, seen.facts), sha256: null, head: null, errorCode: opened.code, plainText: false, dateHints: [] };
+    return { ...factsOf(file, seen.facts), sha256: null, head: null, errorCode: opened.code, plainText: false };
   }
   const fd = opened.fd;
   try {
@@ -101,10 +101,14 @@ function inspect(file, scope, parents, dirs) {
       }
       const sha256 = hash.digest("hex");
       const hints = dateHead === null ? [] : dateHintsOf(fd, dateHead, info.size);
-      const done = (dateHints) => ({ ...facts, sha256, head, errorCode: null, plainText, dateHints });
+      // No hints, no field: one object fewer to copy back per file.
+      const done = (dateHints) =>
+        dateHints.length === 0
+          ? { ...facts, sha256, head, errorCode: null, plainText }
+          : { ...facts, sha256, head, errorCode: null, plainText, dateHints };
       return Array.isArray(hints) ? done(hints) : hints.then(done);
     } catch (readError) {
-      return { ...facts, sha256: null, head: null, errorCode: readError.code || "EIO", plainText: false, dateHints: [] };
+      return { ...facts, sha256: null, head: null, errorCode: readError.code || "EIO", plainText: false };
     }
   } finally {
     try {

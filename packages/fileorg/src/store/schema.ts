@@ -1,8 +1,8 @@
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { CONFLICT_KINDS, CONFLICT_STATUSES } from "../domain/conflict.js";
+import { DATE_SOURCES } from "../domain/content-date.js";
 import type { JobError } from "../domain/job.js";
 import { JOB_EVENT_TYPES, JOB_KINDS, JOB_STATUSES } from "../domain/job.js";
-import { DATE_SOURCES } from "../domain/content-date.js";
 import type { RowError } from "../domain/manifest.js";
 import { CATEGORIES, REVIEW_BUCKETS, ROW_ACTIONS, ROW_STATUSES } from "../domain/manifest.js";
 

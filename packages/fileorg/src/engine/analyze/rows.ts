@@ -40,7 +40,7 @@ export async function factsOf(file: InspectedFile): Promise<FileFacts> {
     sha256: file.sha256,
     sniffedMime: sniffed?.mime,
     sniffedExt: sniffed?.ext,
-    dateHints: file.dateHints,
+    dateHints: file.dateHints ?? [],
     error:
       file.errorCode === null
         ? null
@@ -116,7 +116,10 @@ export async function buildRow(
   const content = checkContent({
     ext: extname(fileName),
     size: facts.size,
-    sniffed: sniffedMime === undefined || sniffedExt === undefined ? undefined : { mime: sniffedMime, ext: sniffedExt },
+    sniffed:
+      sniffedMime === undefined || sniffedExt === undefined
+        ? undefined
+        : { mime: sniffedMime, ext: sniffedExt },
     readable: !blocked,
   });
   // A name without an extension gets the one its magic bytes name (`scan` that is a PDF → `scan.pdf`).

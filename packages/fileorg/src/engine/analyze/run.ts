@@ -1,7 +1,7 @@
 import { runTransaction } from "@vetted/store";
-import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
+import { and, eq, gt, isNotNull, sql } from "drizzle-orm";
 import type { ConflictScope } from "../../domain/detect-conflicts.js";
-import { EMPTY_PLAN_ACCUMULATOR, xorDigest } from "../../domain/plan-hash.js";
+import { createPlanAccumulator } from "../../domain/plan-hash.js";
 import { parseTemplate } from "../../domain/template.js";
 import { FileorgError } from "../../errors.js";
 import { createBulkInserter } from "../../store/bulk-insert.js";
@@ -28,6 +28,8 @@ interface ScanTotals {
   bytes: number;
   blocked: number;
   cancelled: boolean;
+  /** The XOR of the stored rows' plan digests, kept as they are built (no second read of the manifest). */
+  accumulator: ReturnType<typeof createPlanAccumulator>;
 }
 
 /** Writes rows in batches; while a batch is written the reader threads go on reading the next files. */
@@ -63,7 +65,14 @@ function createRowWriter(run: JobRun, totals: ScanTotals, stats: WalkStats) {
 /** The scan: walk (or the listed files), inspect on reader threads, build and store rows in batches. */
 async function scanRows(run: JobRun, plan: AnalyzePlan, stats: WalkStats): Promise<ScanTotals> {
   const { ctx, job } = run;
-  const totals: ScanTotals = { seq: 0, discovered: 0, bytes: 0, blocked: 0, cancelled: false };
+  const totals: ScanTotals = {
+    seq: 0,
+    discovered: 0,
+    bytes: 0,
+    blocked: 0,
+    cancelled: false,
+    accumulator: createPlanAccumulator(),
+  };
   const writer = createRowWriter(run, totals, stats);
   const listed = plan.files;
   const files = (async function* () {
@@ -83,6 +92,7 @@ async function scanRows(run: JobRun, plan: AnalyzePlan, stats: WalkStats): Promi
       row.seq = totals.seq;
       totals.bytes += row.size;
       if (row.blocked) totals.blocked++;
+      totals.accumulator.add(row.planDigest);
       if (writer.push(row)) {
         await writer.flush();
         if (await run.isCancelled()) {
@@ -128,28 +138,13 @@ async function conflictScopeOf(run: JobRun): Promise<ConflictScope> {
   return { targetKeys: new Set(targetKeys), shas: new Set(shas), rowIds: new Set(flagged) };
 }
 
-/** The plan accumulator of the whole manifest: the XOR of every row's plan digest. */
-async function planAccumulatorOf(run: JobRun): Promise<string> {
-  let accumulator = EMPTY_PLAN_ACCUMULATOR;
-  let after = 0;
-  for (;;) {
-    const page = await run.ctx.db
-      .select({ seq: rows.seq, digest: rows.planDigest })
-      .from(rows)
-      .where(and(eq(rows.jobId, run.job.id), gt(rows.seq, after)))
-      .orderBy(asc(rows.seq))
-      .limit(5000);
-    if (page.length === 0) return accumulator;
-    for (const r of page) accumulator = xorDigest(accumulator, r.digest);
-    after = page[page.length - 1]?.seq ?? after;
-  }
-}
-
-/** Detects the conflicts of the whole manifest and sets its revision 0; returns how many opened. */
-async function detectConflicts(run: JobRun): Promise<number> {
+/**
+ * Detects the conflicts of the whole manifest (whose plan accumulator, the XOR of every stored row's plan
+ * digest, the scan kept) and sets its revision 0; returns how many opened.
+ */
+async function detectConflicts(run: JobRun, accumulator: string): Promise<number> {
   const { ctx, job } = run;
   const scope = await conflictScopeOf(run);
-  const accumulator = await planAccumulatorOf(run);
   const at = ctx.clock();
   const { messages, openConflicts } = await runTransaction(ctx.db, async (tx) => {
     const outcome = await recomputeConflicts(tx, job, scope, accumulator, at);
@@ -171,7 +166,7 @@ async function runAnalyze(run: JobRun, plan: AnalyzePlan): Promise<Record<string
   const scanned = await scanRows(run, plan, stats);
   if (scanned.cancelled) return { files: scanned.seq, bytes: scanned.bytes, cancelled: true };
   await run.phase("conflicts");
-  const conflicts = await detectConflicts(run);
+  const conflicts = await detectConflicts(run, scanned.accumulator.value());
   return {
     files: scanned.seq,
     bytes: scanned.bytes,

@@ -1,4 +1,4 @@
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { asc, eq, type SQL } from "drizzle-orm";
 import { renderedFileName } from "../../domain/content-check.js";
 import type { Actor } from "../../domain/job.js";

@@ -1,4 +1,4 @@
-import { basename, join, posix } from "node:path";
+import { join, posix } from "node:path";
 import { and, asc, eq, type SQL } from "drizzle-orm";
 import { renderedFileName } from "../../domain/content-check.js";
 import type { Actor } from "../../domain/job.js";
