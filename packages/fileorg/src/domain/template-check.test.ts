@@ -39,3 +39,16 @@ describe("checkNamingTemplate", () => {
     ).toBe("receipts/2024/01/a.pdf");
   });
 });
+
+describe("checkNamingTemplate and the folder tokens", () => {
+  it("accepts {parent} and a whole-segment {relpath}", () => {
+    expect(checkNamingTemplate("{category}/{relpath}/{name}{ext}")).toEqual([]);
+    expect(checkNamingTemplate("{parent}/{yyyy}/{name}{ext}")).toEqual([]);
+  });
+
+  it("names a segment that mixes {relpath} with other text", () => {
+    expect(checkNamingTemplate("{category}/in-{relpath}/{name}{ext}")).toEqual([
+      expect.objectContaining({ part: "in-{relpath}" }),
+    ]);
+  });
+});
