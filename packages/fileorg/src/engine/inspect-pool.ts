@@ -201,6 +201,15 @@ export function readerThreadsFor(concurrency: number): number {
   return Math.max(1, Math.min(concurrency, availableParallelism() - 1, 4));
 }
 
+/**
+ * The number of file threads of an analyze: reading and hashing is its critical path (the main thread
+ * mostly waits for it), so at least two threads even on two cores — which also keeps its share of the CPU
+ * when the machine is busy with other work — and at most four.
+ */
+export function analyzeThreadsFor(concurrency: number): number {
+  return Math.max(1, Math.min(concurrency, Math.max(2, availableParallelism() - 1), 4));
+}
+
 /** Starts `threads` reader threads; calls are spread over them round-robin. */
 export function createInspectPool(threads: number): InspectPool {
   const pending = new Map<number, Pending>();

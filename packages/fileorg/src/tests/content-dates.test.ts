@@ -83,6 +83,16 @@ describe("dates from the content", () => {
     expect(target(r, "big.pdf").rel).toBe("documents/2016/big.pdf");
   });
 
+  it("never inflates an Office part past 1 MiB (a zip bomb): the mtime is used instead", async () => {
+    const r = await analyze({
+      "bomb.docx": docxCreated("2017-11-23T08:00:00Z", 2 * 1024 * 1024),
+      "fine.docx": docxCreated("2017-11-23T08:00:00Z", 512 * 1024),
+    });
+    expect(target(r, "bomb.docx").row.date_source).toBe("mtime");
+    expect(target(r, "bomb.docx").rel).toBe("documents/2024/bomb.docx");
+    expect(target(r, "fine.docx").row.date_source).toBe("office");
+  });
+
   it("passes over invalid dates to the next source: a zeroed EXIF, month 13, 1970", async () => {
     const r = await analyze({
       "zeroed.jpg": jpegWithExif("0000:00:00 00:00:00"),

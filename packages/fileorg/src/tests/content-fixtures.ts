@@ -97,8 +97,11 @@ export function zipOf(entries: ReadonlyArray<[string, string]>): Buffer {
   return Buffer.concat([...locals, directory, end]);
 }
 
-/** A minimal .docx whose core properties say it was created at `created` (W3CDTF). */
-export function docxCreated(created: string): Buffer {
+/**
+ * A minimal .docx whose core properties say it was created at `created` (W3CDTF); `padding` bytes of an XML
+ * comment before it inflate the part (a few KiB deflated).
+ */
+export function docxCreated(created: string, padding = 0): Buffer {
   return zipOf([
     [
       "[Content_Types].xml",
@@ -114,7 +117,7 @@ export function docxCreated(created: string): Buffer {
     ],
     [
       "docProps/core.xml",
-      `<?xml version="1.0"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><dcterms:created xsi:type="dcterms:W3CDTF">${created}</dcterms:created></cp:coreProperties>`,
+      `<?xml version="1.0"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">${padding > 0 ? `<!--${" ".repeat(padding)}-->` : ""}<dcterms:created xsi:type="dcterms:W3CDTF">${created}</dcterms:created></cp:coreProperties>`,
     ],
   ]);
 }

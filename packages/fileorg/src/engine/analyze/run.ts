@@ -7,7 +7,7 @@ import { FileorgError } from "../../errors.js";
 import { createBulkInserter } from "../../store/bulk-insert.js";
 import { jobs, rows } from "../../store/schema.js";
 import { confineScope } from "../confined-fs.js";
-import { createInspectPool, type InspectedFile, readerThreadsFor } from "../inspect-pool.js";
+import { analyzeThreadsFor, createInspectPool, type InspectedFile } from "../inspect-pool.js";
 import { type RowRecord, recomputeConflicts, thresholdOf } from "../manifest/index.js";
 import type { FileorgResources, JobBody } from "../resources.js";
 import type { JobRun } from "../run.js";
@@ -84,7 +84,7 @@ async function scanRows(run: JobRun, plan: AnalyzePlan, stats: WalkStats): Promi
   })();
   const build = async (file: InspectedFile) =>
     buildRow(await factsOf(file), plan, job.id, 0, ctx.ids("row"), ctx.clock());
-  const pool = createInspectPool(readerThreadsFor(plan.concurrency));
+  const pool = createInspectPool(analyzeThreadsFor(plan.concurrency));
   try {
     const roots = confineScope(ctx.guard.roots, plan.sourceDir);
     for await (const row of mapBounded(inspectAll(files, pool, roots), plan.concurrency, build)) {
