@@ -198,6 +198,24 @@ describe("fileorg over HTTP: folder context", () => {
     expect(at(rows, "work/notes.txt").rel).toBe("work/notes.txt");
   });
 
+  it("previews a review rule whose set_target uses {relpath} and {parent}", async () => {
+    const rows = await analyze({ "top.txt": "a", "work/2024/q1/notes.txt": "b" });
+    const notes = at(rows, "work/2024/q1/notes.txt").row;
+    const preview = await call<{
+      matched_count: number;
+      matches: Array<{ row_id: string; changes: { target_path?: { from: string; to: string } } }>;
+    }>("POST", `/api/jobs/${notes.job_id}/review-rules/preview`, {
+      rule: {
+        name: "keep folders",
+        conditions: { all: [{ field: "extension", in: [".txt"] }] },
+        actions: [{ type: "set_target", template: "kept/{relpath}/{parent}-{name}{ext}" }],
+      },
+    });
+    expect(preview.status).toBe(200);
+    const change = preview.body.matches.find((m) => m.row_id === notes.row_id)?.changes.target_path;
+    expect(change?.to.endsWith("/Sorted/kept/work/2024/q1/q1-notes.txt")).toBe(true);
+  });
+
   it("refuses a template mixing {relpath} into a segment with 400 INVALID_TEMPLATE", async () => {
     t = await createTestApp();
     const res = await call<{ error: { code: string; message: string } }>("POST", "/api/jobs/analyze", {
