@@ -20,6 +20,11 @@ import { inspectAll, mapBounded, type WalkStats, walkFiles } from "./walk.js";
  */
 const BATCH = 5000;
 const insertRows = createBulkInserter(rows);
+/**
+ * The page cache of the connection that writes a batch: the SHA-256 and target indexes of 100,000 rows
+ * outgrow SQLite's default 2 MiB, and a batch then re-reads and spills index pages for most of its rows.
+ */
+const BATCH_PAGE_CACHE = sql.raw("PRAGMA cache_size = -65536");
 
 /** What the scan stored. */
 interface ScanTotals {
@@ -49,7 +54,9 @@ function createRowWriter(run: JobRun, totals: ScanTotals, stats: WalkStats) {
       const statement = insertRows(values);
       // The driver is synchronous: it holds the main thread while the batch is written.
       pending = runTransaction(run.ctx.db, async (tx) => {
-        if (statement !== undefined) await tx.run(statement);
+        if (statement === undefined) return;
+        await tx.run(BATCH_PAGE_CACHE);
+        await tx.run(statement);
       });
       const { seq, discovered, bytes } = totals;
       await run.progress(discovered === 0 ? 0 : (0.9 * seq) / Math.max(discovered, seq), {
