@@ -101,17 +101,9 @@ export type RowAdjuster = (row: {
   confidence: number;
 }) => { confidence: number; reasonCodes: readonly string[] } | undefined;
 
-/** Builds the stored row for one inspected file. */
-export async function buildRow(
-  facts: FileFacts,
-  plan: AnalyzePlan,
-  jobId: string,
-  seq: number,
-  rowId: string,
-  at: number,
-): Promise<RowRecord> {
+/** What a file's name and bytes say: its class, the content check, its best date and its target. */
+function targetOf(facts: FileFacts, plan: AnalyzePlan, at: number) {
   const fileName = basename(facts.sourcePath);
-  const blocked = facts.error !== null;
   const { sniffedMime, sniffedExt } = facts;
   const content = checkContent({
     ext: extname(fileName),
@@ -120,7 +112,7 @@ export async function buildRow(
       sniffedMime === undefined || sniffedExt === undefined
         ? undefined
         : { mime: sniffedMime, ext: sniffedExt },
-    readable: !blocked,
+    readable: facts.error === null,
   });
   // A name without an extension gets the one its magic bytes name (`scan` that is a PDF → `scan.pdf`).
   const targetName = fileName + (content.appendExt ?? "");
@@ -135,7 +127,20 @@ export async function buildRow(
     sourcePath: facts.sourcePath,
     sourceRoot: plan.sourceDir,
   });
-  const targetPath = join(plan.outputDir, rel);
+  return { cls, content, dated, targetPath: join(plan.outputDir, rel) };
+}
+
+/** Builds the stored row for one inspected file. */
+export async function buildRow(
+  facts: FileFacts,
+  plan: AnalyzePlan,
+  jobId: string,
+  seq: number,
+  rowId: string,
+  at: number,
+): Promise<RowRecord> {
+  const blocked = facts.error !== null;
+  const { cls, content, dated, targetPath } = targetOf(facts, plan, at);
   const inPlace = targetPath === facts.sourcePath;
   const reasonCodes = [...cls.reasonCodes];
   for (const code of content.reasonCodes) if (!reasonCodes.includes(code)) reasonCodes.push(code);
