@@ -348,6 +348,7 @@ describe("strategy packs", () => {
       "photos-by-date",
       "documents-by-type",
       "receipts",
+      "folders-kept",
     ]);
     expect(before.filter((p) => p.active).map((p) => p.id)).toEqual(["downloads-cleanup"]);
     for (const p of before) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DATE_SOURCES } from "./content-date.js";
 import { ROW_STATUSES } from "./transitions.js";
 
 /** What apply does with a row. */
@@ -94,6 +95,14 @@ export const ManifestRow = z
     applied_rules: z
       .array(AppliedRule)
       .meta({ description: "Strategy-pack and saved rules that acted on the row at analyze, in order" }),
+    date: z.number().int().meta({
+      description:
+        "The file's best date, ms since the epoch (a date written as wall-clock time is read as UTC); {yyyy} {mm} {dd} use it",
+    }),
+    date_source: z.enum(DATE_SOURCES).meta({
+      description:
+        "Where `date` comes from: EXIF, PDF, Office core properties, the file name, else the mtime",
+    }),
   })
   .meta({ id: "FileorgManifestRow" });
 /** One proposed move: a file, where it is, where the plan puts it, and its review state. */

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 
 /** What of a row the plan hash covers. */
 export interface PlanRow {
@@ -13,18 +13,14 @@ export interface PlanRow {
 
 /** The 32-byte digest of one row's part of the plan, as hex. */
 export function planRowDigest(row: PlanRow): string {
-  return createHash("sha256")
-    .update(
-      [
-        row.rowId,
-        row.action,
-        row.sourcePath,
-        row.targetPath,
-        row.sha256 ?? "",
-        row.eligible ? "1" : "0",
-      ].join("\0"),
-    )
-    .digest("hex");
+  // The one-shot hash: no Hash object per row (analyze digests every row it builds).
+  return hash(
+    "sha256",
+    [row.rowId, row.action, row.sourcePath, row.targetPath, row.sha256 ?? "", row.eligible ? "1" : "0"].join(
+      "\0",
+    ),
+    "hex",
+  );
 }
 
 /** The accumulator of an empty plan. */
@@ -44,4 +40,16 @@ export function xorDigest(accumulator: string, digest: string): string {
 /** The public plan hash of a manifest, from its accumulator. */
 export function planHashOf(accumulator: string): string {
   return createHash("sha256").update(`fileorg-plan-v1:${accumulator}`).digest("hex");
+}
+
+/** An accumulator XORed in place, digest after digest (one 32-byte buffer instead of two per row). */
+export function createPlanAccumulator(): { add(digest: string): void; value(): string } {
+  const acc = Buffer.alloc(32);
+  return {
+    add(digest) {
+      const d = Buffer.from(digest, "hex");
+      for (let i = 0; i < acc.length; i++) acc[i] = (acc[i] ?? 0) ^ (d[i] ?? 0);
+    },
+    value: () => acc.toString("hex"),
+  };
 }

@@ -39,7 +39,12 @@ export const REVIEW_MARKERS = {
 } as const;
 
 /** Markers that send a row to `needs_review` on their own. */
-export const REVIEW_MARKER_REASONS: readonly string[] = [REVIEW_MARKERS.learnedDisagrees];
+export const REVIEW_MARKER_REASONS: readonly string[] = [
+  REVIEW_MARKERS.learnedDisagrees,
+  // What analyze finds in a file's bytes: a name its content contradicts, an empty file.
+  "EXTENSION_MISMATCH",
+  "EMPTY_FILE",
+];
 
 /**
  * The stored reason codes after a verdict: the codes that explain the row (analyze's and review's markers)

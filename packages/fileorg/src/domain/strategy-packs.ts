@@ -130,6 +130,37 @@ export const STRATEGY_PACKS: readonly StrategyPack[] = [
       ),
     ],
   },
+  {
+    id: "folders-kept",
+    name: "Folders kept",
+    description:
+      "Sorts by kind but keeps each file's sub-folders under its category instead of flattening them ({relpath}).",
+    categories: [
+      "documents",
+      "images",
+      "audio",
+      "video",
+      "archives",
+      "installers",
+      "spreadsheets",
+      "presentations",
+      "ebooks",
+      "code",
+      "other",
+    ],
+    naming_template: "{category}/{relpath}/{name}{ext}",
+    confidence_threshold: 0.7,
+    default_rules: [
+      rule(
+        "pack_folders_partial",
+        "Skip unfinished downloads",
+        100,
+        { any: [{ field: "extension", in: [".part", ".crdownload", ".download", ".tmp"] }] },
+        [{ type: "skip" }],
+        true,
+      ),
+    ],
+  },
 ];
 
 /** The built-in pack with this id, if any. */

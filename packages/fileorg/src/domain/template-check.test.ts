@@ -33,7 +33,22 @@ describe("checkNamingTemplate", () => {
         name: "a",
         ext: ".pdf",
         hash8: "x",
+        parent: "Downloads",
+        relpath: "a/b",
       }),
     ).toBe("receipts/2024/01/a.pdf");
+  });
+});
+
+describe("checkNamingTemplate and the folder tokens", () => {
+  it("accepts {parent} and a whole-segment {relpath}", () => {
+    expect(checkNamingTemplate("{category}/{relpath}/{name}{ext}")).toEqual([]);
+    expect(checkNamingTemplate("{parent}/{yyyy}/{name}{ext}")).toEqual([]);
+  });
+
+  it("names a segment that mixes {relpath} with other text", () => {
+    expect(checkNamingTemplate("{category}/in-{relpath}/{name}{ext}")).toEqual([
+      expect.objectContaining({ part: "in-{relpath}" }),
+    ]);
   });
 });

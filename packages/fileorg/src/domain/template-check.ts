@@ -1,4 +1,4 @@
-import { TEMPLATE_TOKENS, type TemplateToken } from "./template.js";
+import { RELPATH_WHOLE_SEGMENT, TEMPLATE_TOKENS, type TemplateToken } from "./template.js";
 
 /** One problem with a naming template, naming the offending part. */
 export interface TemplateIssue {
@@ -22,6 +22,8 @@ const SAMPLE: TemplateValues = {
   name: "sample",
   ext: ".pdf",
   hash8: "0a1b2c3d",
+  parent: "Downloads",
+  relpath: "projects/2024",
 };
 
 /** Splits a template into literal text and `{token}` parts; unbalanced braces become issues. */
@@ -114,6 +116,12 @@ export function checkNamingTemplate(template: string): TemplateIssue[] {
         part: `{${p.token}}`,
         message: `unknown token; use one of ${TEMPLATE_TOKENS.map((t) => `{${t}}`).join(" ")}`,
       });
+    }
+  }
+  if (issues.length > 0) return issues;
+  for (const segment of template.split("/")) {
+    if (segment.includes("{relpath}") && segment !== "{relpath}") {
+      issues.push({ part: segment, message: RELPATH_WHOLE_SEGMENT });
     }
   }
   if (issues.length > 0) return issues;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { parseTemplate, renderTemplate, resolveTargetPath, sanitizeSegment, withSuffix } from "./template.js";
+import {
+  parseTemplate,
+  renderTemplate,
+  resolveTargetPath,
+  sanitizeSegment,
+  type TemplateContext,
+  withSuffix,
+} from "./template.js";
 
 const ctx = {
   category: "documents",
@@ -8,7 +15,7 @@ const ctx = {
   sha256: "abcdef0123456789",
 };
 
-function render(source: string, over: Partial<typeof ctx> = {}) {
+function render(source: string, over: Partial<TemplateContext> = {}) {
   const parsed = parseTemplate(source);
   if (!parsed.ok) throw new Error(parsed.message);
   return renderTemplate(parsed.template, { ...ctx, ...over });
@@ -59,5 +66,36 @@ describe("naming templates", () => {
     expect(resolveTargetPath("/out", "docs/").ok).toBe(false);
     expect(resolveTargetPath("/out", "docs/a|b").ok).toBe(false);
     expect(resolveTargetPath("/", "/..").ok).toBe(false);
+  });
+});
+
+describe("folder tokens", () => {
+  const at = { sourceRoot: "/in", sourcePath: "/in/work/2024/q1/notes.txt", fileName: "notes.txt" };
+
+  it("{relpath} expands to the file's folders below the source root, none at the root", () => {
+    expect(render("{category}/{relpath}/{name}{ext}", at)).toBe("documents/work/2024/q1/notes.txt");
+    expect(render("{category}/{relpath}/{name}{ext}", { ...at, sourcePath: "/in/notes.txt" })).toBe(
+      "documents/notes.txt",
+    );
+  });
+
+  it("{parent} is the name of the file's folder", () => {
+    expect(render("{parent}/{name}{ext}", at)).toBe("q1/notes.txt");
+    expect(render("{parent}/{name}{ext}", { ...at, sourcePath: "/in/notes.txt" })).toBe("in/notes.txt");
+  });
+
+  it("makes each folder of {relpath} a legal segment", () => {
+    const hostile = { ...at, sourcePath: "/in/a:b/CON/notes.txt" };
+    expect(render("{relpath}/{name}{ext}", hostile)).toBe("a_b/_CON/notes.txt");
+  });
+
+  it("refuses {relpath} mixed into a segment", () => {
+    expect(parseTemplate("x-{relpath}/{name}{ext}").ok).toBe(false);
+  });
+
+  it("takes {yyyy} {mm} {dd} from the content date when there is one", () => {
+    expect(render("{yyyy}-{mm}-{dd}/{name}{ext}", { date: Date.UTC(2019, 6, 14) })).toBe(
+      "2019-07-14/Report.final.PDF",
+    );
   });
 });

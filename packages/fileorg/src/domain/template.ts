@@ -1,7 +1,17 @@
 import { extname, posix } from "node:path";
 
 /** Tokens a naming template may use. */
-export const TEMPLATE_TOKENS = ["category", "yyyy", "mm", "dd", "name", "ext", "hash8"] as const;
+export const TEMPLATE_TOKENS = [
+  "category",
+  "yyyy",
+  "mm",
+  "dd",
+  "name",
+  "ext",
+  "hash8",
+  "parent",
+  "relpath",
+] as const;
 /** A naming-template token. */
 export type TemplateToken = (typeof TEMPLATE_TOKENS)[number];
 
@@ -38,6 +48,9 @@ export function parseTemplate(source: string): TemplateParse {
       last = m.index + m[0].length;
     }
     if (last < segment.length) parts.push({ literal: segment.slice(last) });
+    if (parts.length > 1 && parts.some((p) => "token" in p && p.token === "relpath")) {
+      return { ok: false, message: RELPATH_WHOLE_SEGMENT };
+    }
     if (parts.some((p) => "literal" in p && /[{}]/.test(p.literal))) {
       return { ok: false, message: `Unbalanced braces in the naming template: ${source}` };
     }
@@ -50,14 +63,39 @@ export function parseTemplate(source: string): TemplateParse {
   return { ok: true, template: parsed };
 }
 
+/** Why a template with `{relpath}` mixed into a segment is refused. */
+export const RELPATH_WHOLE_SEGMENT =
+  "{relpath} must be a whole path segment (e.g. {category}/{relpath}/{name}{ext}): it stands for zero or more folders.";
+
 /** What a template is evaluated against. */
 export interface TemplateContext {
   category: string;
   /** Modification time, ms since the epoch; dates are taken in UTC. */
   mtime: number;
+  /** The file's best date (content, name, else mtime), ms since the epoch; `{yyyy} {mm} {dd}` use it when given. */
+  date?: number | null | undefined;
   /** The file's base name, with its extension. */
   fileName: string;
   sha256: string | null;
+  /** The file's absolute path: `{parent}` is its folder's name. */
+  sourcePath?: string | undefined;
+  /** The analyzed folder: `{relpath}` is the file's folder relative to it. */
+  sourceRoot?: string | undefined;
+}
+
+/** The folders between `sourceRoot` and the file, each made a legal segment; none at the root or outside it. */
+export function relativeFolders(sourcePath: string | undefined, sourceRoot: string | undefined): string[] {
+  if (sourcePath === undefined || sourceRoot === undefined) return [];
+  const folder = posix.dirname(sourcePath);
+  if (folder === sourceRoot || !isInside(sourceRoot, folder)) return [];
+  const rest = folder.slice(sourceRoot.length).replace(/^\/+/, "");
+  return rest === "" ? [] : rest.split("/").map((segment) => sanitizeSegment(segment));
+}
+
+/** The name of the file's folder (`{parent}`). */
+function parentName(ctx: TemplateContext): string {
+  if (ctx.sourcePath === undefined) return "";
+  return posix.basename(posix.dirname(ctx.sourcePath));
 }
 
 const RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
@@ -90,7 +128,7 @@ export function splitName(fileName: string): { name: string; ext: string } {
 
 /** Evaluates a parsed template into a relative POSIX path whose every segment is legal and non-empty. */
 export function renderTemplate(template: ParsedTemplate, ctx: TemplateContext): string {
-  const date = new Date(ctx.mtime);
+  const date = new Date(ctx.date ?? ctx.mtime);
   const { name, ext } = splitName(ctx.fileName);
   const values: Record<TemplateToken, string> = {
     category: ctx.category,
@@ -100,13 +138,21 @@ export function renderTemplate(template: ParsedTemplate, ctx: TemplateContext): 
     name,
     ext,
     hash8: (ctx.sha256 ?? "nohash00").slice(0, 8),
+    parent: parentName(ctx),
+    relpath: "",
   };
-  const segments = template.map((parts, i) =>
-    sanitizeSegment(
-      parts.map((p) => ("literal" in p ? p.literal : values[p.token])).join(""),
-      i === template.length - 1,
-    ),
-  );
+  const segments = template.flatMap((parts, i) => {
+    const only = parts.length === 1 ? parts[0] : undefined;
+    if (only !== undefined && "token" in only && only.token === "relpath") {
+      return relativeFolders(ctx.sourcePath, ctx.sourceRoot);
+    }
+    return [
+      sanitizeSegment(
+        parts.map((p) => ("literal" in p ? p.literal : values[p.token])).join(""),
+        i === template.length - 1,
+      ),
+    ];
+  });
   return segments.join("/");
 }
 

@@ -1,11 +1,14 @@
+import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import type { DateHint } from "../domain/content-date.js";
 import {
   CONFINED_FS_SOURCE,
   type ConfinedMoveOutcome,
   type FileFacts,
   type SourceIdentity,
 } from "./confined-fs.js";
+import { CONTENT_DATES_SOURCE } from "./content-dates-source.js";
 
 /** What a reader thread tells about one file; `undefined` when it vanished or is not a regular file. */
 export interface InspectedFile {
@@ -21,6 +24,10 @@ export interface InspectedFile {
   head: Uint8Array | null;
   /** The errno code when the file could not be read (a blocked row). */
   errorCode: string | null;
+  /** Whether the first bytes are plain text (no magic bytes to sniff). */
+  plainText: boolean;
+  /** Date texts the content carries (EXIF, PDF, Office core properties), best first; left out when none. */
+  dateHints?: DateHint[] | undefined;
 }
 
 /**
@@ -33,11 +40,13 @@ export interface InspectedFile {
  * and database writes instead of competing with them for the event loop.
  */
 const READER_SOURCE = `
-const { parentPort } = require("node:worker_threads");
+const { parentPort, workerData } = require("node:worker_threads");
 const fs = require("node:fs");
 const path = require("node:path");
 const { createHash } = require("node:crypto");
 ${CONFINED_FS_SOURCE}
+const EXIFR_PATH = workerData.exifrPath;
+${CONTENT_DATES_SOURCE}
 const HEAD = 4100;
 const TEXT_MAGIC = ["%PDF", "{\\\\rtf", "%!", "<?xml", "<svg", "#!"];
 const buffer = Buffer.allocUnsafe(1 << 20);
@@ -64,7 +73,7 @@ function inspect(file, scope, parents, dirs) {
     if (opened.code === "OUTSIDE_ROOT" || opened.code === "NOT_A_FILE" || opened.code === "ENOENT") return undefined;
     const seen = confinedFs.lstatIn(scope.source, file);
     if (seen.code !== undefined || !seen.facts.isFile) return undefined;
-    return { ...factsOf(file, seen.facts), sha256: null, head: null, errorCode: opened.code };
+    return { ...factsOf(file, seen.facts), sha256: null, head: null, errorCode: opened.code, plainText: false };
   }
   const fd = opened.fd;
   try {
@@ -73,22 +82,33 @@ function inspect(file, scope, parents, dirs) {
     try {
       const hash = createHash("sha256");
       let head = null;
+      let plainText = false;
+      let dateHead = null;
       let position = 0;
       for (;;) {
         const n = fs.readSync(fd, buffer, 0, buffer.length, position);
         if (n === 0) break;
         if (position === 0) {
           const first = buffer.subarray(0, Math.min(n, HEAD));
-          head = isPlainText(first) ? null : Uint8Array.prototype.slice.call(first);
+          plainText = isPlainText(first);
+          head = plainText ? null : Uint8Array.prototype.slice.call(first);
+          if (!plainText && dateKindOf(first) !== null) dateHead = Buffer.from(buffer.subarray(0, Math.min(n, DATE_HEAD)));
         }
         hash.update(buffer.subarray(0, n));
         position += n;
         // A short read ending exactly at the size fstat gave is the end: no extra read to see EOF.
         if (position === info.size && n < buffer.length) break;
       }
-      return { ...facts, sha256: hash.digest("hex"), head, errorCode: null };
+      const sha256 = hash.digest("hex");
+      const hints = dateHead === null ? [] : dateHintsOf(fd, dateHead, info.size);
+      // No hints, no field: one object fewer to copy back per file.
+      const done = (dateHints) =>
+        dateHints.length === 0
+          ? { ...facts, sha256, head, errorCode: null, plainText }
+          : { ...facts, sha256, head, errorCode: null, plainText, dateHints };
+      return Array.isArray(hints) ? done(hints) : hints.then(done);
     } catch (readError) {
-      return { ...facts, sha256: null, head: null, errorCode: readError.code || "EIO" };
+      return { ...facts, sha256: null, head: null, errorCode: readError.code || "EIO", plainText: false };
     }
   } finally {
     try {
@@ -120,7 +140,12 @@ parentPort.on("message", ({ id, op, items, scope }) => {
   } finally {
     confinedFs.closeDirs(dirs);
   }
-  parentPort.postMessage({ id, results });
+  // A photo's EXIF is parsed asynchronously (from a copy of its first bytes, the file already closed).
+  if (results.some((r) => r instanceof Promise)) {
+    Promise.all(results).then((settled) => parentPort.postMessage({ id, results: settled }));
+  } else {
+    parentPort.postMessage({ id, results });
+  }
 });
 `;
 
@@ -168,9 +193,21 @@ export interface InspectPool {
   close(): Promise<void>;
 }
 
+/** Where the reader threads load `exifr` from (on their first photo). */
+const EXIFR_PATH = createRequire(import.meta.url).resolve("exifr");
+
 /** The number of reader threads for a given concurrency: one core stays for the main thread. */
 export function readerThreadsFor(concurrency: number): number {
   return Math.max(1, Math.min(concurrency, availableParallelism() - 1, 4));
+}
+
+/**
+ * The number of file threads of an analyze: reading and hashing is its critical path (the main thread
+ * mostly waits for it), so at least two threads even on two cores — which also keeps its share of the CPU
+ * when the machine is busy with other work — and at most four.
+ */
+export function analyzeThreadsFor(concurrency: number): number {
+  return Math.max(1, Math.min(concurrency, Math.max(2, availableParallelism() - 1), 4));
 }
 
 /** Starts `threads` reader threads; calls are spread over them round-robin. */
@@ -184,7 +221,7 @@ export function createInspectPool(threads: number): InspectPool {
     pending.clear();
   };
   const workers = Array.from({ length: threads }, () => {
-    const worker = new Worker(READER_SOURCE, { eval: true });
+    const worker = new Worker(READER_SOURCE, { eval: true, workerData: { exifrPath: EXIFR_PATH } });
     worker.unref();
     worker.on("message", (message: { id: number; results: unknown[] }) => {
       const p = pending.get(message.id);

@@ -89,16 +89,18 @@ describe("rulePrefilter", () => {
     },
   ])("narrows %j without losing a single match", async (conditions) => {
     const rule = ReviewRule.parse({ name: "r", conditions, actions: [{ type: "skip" }] });
-    const every = (await db.select().from(rows).where(eq(rows.jobId, "job_a"))).map((r) => ({
-      ...toManifestRow(r),
-      has_conflict: r.conflictIds.length > 0,
-    }));
-    const narrowed = (await db.select().from(rows).where(rulePrefilter("job_a", rule.conditions))).map(
+    const every = (await db.select().from(rows).where(eq(rows.jobId, "job_a")).orderBy(rows.seq)).map(
       (r) => ({
         ...toManifestRow(r),
         has_conflict: r.conflictIds.length > 0,
       }),
     );
+    const narrowed = (
+      await db.select().from(rows).where(rulePrefilter("job_a", rule.conditions)).orderBy(rows.seq)
+    ).map((r) => ({
+      ...toManifestRow(r),
+      has_conflict: r.conflictIds.length > 0,
+    }));
     const exact = planRules(every, [rule], render).map((c) => c.row_id);
     expect(planRules(narrowed, [rule], render).map((c) => c.row_id)).toEqual(exact);
     expect(exact.length).toBeGreaterThan(0);

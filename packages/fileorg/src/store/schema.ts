@@ -1,5 +1,6 @@
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { CONFLICT_KINDS, CONFLICT_STATUSES } from "../domain/conflict.js";
+import { DATE_SOURCES } from "../domain/content-date.js";
 import type { JobError } from "../domain/job.js";
 import { JOB_EVENT_TYPES, JOB_KINDS, JOB_STATUSES } from "../domain/job.js";
 import type { AppliedRule, RowError } from "../domain/manifest.js";
@@ -77,6 +78,9 @@ export const rows = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     /** The strategy-pack and saved rules that acted on the row at analyze, in the order they applied. */
     appliedRules: text("applied_rules", { mode: "json" }).$type<AppliedRule[]>().notNull().default([]),
+    /** The file's best date (ms; a wall-clock date read as UTC) and where it came from; null on older rows (mtime). */
+    date: integer("date"),
+    dateSource: text("date_source", { enum: DATE_SOURCES }),
   },
   (t) => [
     uniqueIndex("fileorg_rows_job_seq_idx").on(t.jobId, t.seq),

@@ -21,6 +21,8 @@ export function buildRow(overrides: Partial<ReviewRowFacts> & { source_path: str
     edited: false,
     error: null,
     has_conflict: false,
+    date: Date.UTC(2024, 2, 9, 12),
+    date_source: "mtime",
     ...overrides,
   };
 }

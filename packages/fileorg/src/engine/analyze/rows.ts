@@ -2,6 +2,8 @@ import { lstat } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
 import { fileTypeFromBuffer } from "file-type";
 import { classifyFile } from "../../domain/categorize.js";
+import { checkContent } from "../../domain/content-check.js";
+import { chooseDate, type DateHint } from "../../domain/content-date.js";
 import type { RowError } from "../../domain/manifest.js";
 import { type ParsedTemplate, pathKey, renderTemplate } from "../../domain/template.js";
 import { INITIAL_STATUS } from "../../domain/transitions.js";
@@ -18,6 +20,10 @@ export interface FileFacts {
   ctime: number;
   sha256: string | null;
   sniffedMime: string | undefined;
+  /** The extension the magic bytes name (no dot), when they name a type. */
+  sniffedExt: string | undefined;
+  /** Date texts the content carries, best first. */
+  dateHints: readonly DateHint[];
   error: RowError | null;
 }
 
@@ -33,6 +39,8 @@ export async function factsOf(file: InspectedFile): Promise<FileFacts> {
     ctime: file.ctime,
     sha256: file.sha256,
     sniffedMime: sniffed?.mime,
+    sniffedExt: sniffed?.ext,
+    dateHints: file.dateHints ?? [],
     error:
       file.errorCode === null
         ? null
@@ -93,6 +101,35 @@ export type RowAdjuster = (row: {
   confidence: number;
 }) => { confidence: number; reasonCodes: readonly string[] } | undefined;
 
+/** What a file's name and bytes say: its class, the content check, its best date and its target. */
+function targetOf(facts: FileFacts, plan: AnalyzePlan, at: number) {
+  const fileName = basename(facts.sourcePath);
+  const { sniffedMime, sniffedExt } = facts;
+  const content = checkContent({
+    ext: extname(fileName),
+    size: facts.size,
+    sniffed:
+      sniffedMime === undefined || sniffedExt === undefined
+        ? undefined
+        : { mime: sniffedMime, ext: sniffedExt },
+    readable: facts.error === null,
+  });
+  // A name without an extension gets the one its magic bytes name (`scan` that is a PDF → `scan.pdf`).
+  const targetName = fileName + (content.appendExt ?? "");
+  const cls = classifyFile({ ext: extname(targetName), sniffedMime });
+  const dated = chooseDate({ hints: facts.dateHints, fileName, mtime: facts.mtime }, at);
+  const rel = renderTemplate(plan.template, {
+    category: cls.category,
+    mtime: facts.mtime,
+    date: dated.date,
+    fileName: targetName,
+    sha256: facts.sha256,
+    sourcePath: facts.sourcePath,
+    sourceRoot: plan.sourceDir,
+  });
+  return { cls, content, dated, targetPath: join(plan.outputDir, rel) };
+}
+
 /** Builds the stored row for one inspected file. */
 export async function buildRow(
   facts: FileFacts,
@@ -102,18 +139,11 @@ export async function buildRow(
   rowId: string,
   at: number,
 ): Promise<RowRecord> {
-  const fileName = basename(facts.sourcePath);
-  const cls = classifyFile({ ext: extname(fileName), sniffedMime: facts.sniffedMime });
-  const rel = renderTemplate(plan.template, {
-    category: cls.category,
-    mtime: facts.mtime,
-    fileName,
-    sha256: facts.sha256,
-  });
-  const targetPath = join(plan.outputDir, rel);
-  const inPlace = targetPath === facts.sourcePath;
   const blocked = facts.error !== null;
+  const { cls, content, dated, targetPath } = targetOf(facts, plan, at);
+  const inPlace = targetPath === facts.sourcePath;
   const reasonCodes = [...cls.reasonCodes];
+  for (const code of content.reasonCodes) if (!reasonCodes.includes(code)) reasonCodes.push(code);
   if (inPlace) reasonCodes.push("ALREADY_IN_PLACE");
   if (blocked) reasonCodes.push("UNREADABLE");
   const partial = {
@@ -148,6 +178,8 @@ export async function buildRow(
     appliedRules: [] as RowRecord["appliedRules"],
     error: facts.error,
     updatedAt: at,
+    date: dated.date,
+    dateSource: dated.source,
   };
   const adjusted = blocked || inPlace ? undefined : plan.adjust?.(partial);
   if (adjusted !== undefined) {

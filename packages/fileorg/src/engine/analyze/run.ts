@@ -1,13 +1,13 @@
 import { runTransaction } from "@vetted/store";
-import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
+import { and, eq, gt, isNotNull, sql } from "drizzle-orm";
 import type { ConflictScope } from "../../domain/detect-conflicts.js";
-import { EMPTY_PLAN_ACCUMULATOR, xorDigest } from "../../domain/plan-hash.js";
+import { createPlanAccumulator } from "../../domain/plan-hash.js";
 import { parseTemplate } from "../../domain/template.js";
 import { FileorgError } from "../../errors.js";
 import { createBulkInserter } from "../../store/bulk-insert.js";
 import { jobs, rows } from "../../store/schema.js";
 import { confineScope } from "../confined-fs.js";
-import { createInspectPool, type InspectedFile, readerThreadsFor } from "../inspect-pool.js";
+import { analyzeThreadsFor, createInspectPool, type InspectedFile } from "../inspect-pool.js";
 import { type RowRecord, recomputeConflicts, thresholdOf } from "../manifest/index.js";
 import type { FileorgResources, JobBody } from "../resources.js";
 import type { JobRun } from "../run.js";
@@ -27,6 +27,11 @@ import { inspectAll, mapBounded, type WalkStats, walkFiles } from "./walk.js";
  */
 const BATCH = 5000;
 const insertRows = createBulkInserter(rows);
+/**
+ * The page cache of the connection that writes a batch: the SHA-256 and target indexes of 100,000 rows
+ * outgrow SQLite's default 2 MiB, and a batch then re-reads and spills index pages for most of its rows.
+ */
+const BATCH_PAGE_CACHE = sql.raw("PRAGMA cache_size = -65536");
 
 /** What the scan stored. */
 interface ScanTotals {
@@ -35,6 +40,8 @@ interface ScanTotals {
   bytes: number;
   blocked: number;
   cancelled: boolean;
+  /** The XOR of the stored rows' plan digests, kept as they are built (no second read of the manifest). */
+  accumulator: ReturnType<typeof createPlanAccumulator>;
 }
 
 /** Writes rows in batches; while a batch is written the reader threads go on reading the next files. */
@@ -54,7 +61,9 @@ function createRowWriter(run: JobRun, totals: ScanTotals, stats: WalkStats) {
       const statement = insertRows(values);
       // The driver is synchronous: it holds the main thread while the batch is written.
       pending = runTransaction(run.ctx.db, async (tx) => {
-        if (statement !== undefined) await tx.run(statement);
+        if (statement === undefined) return;
+        await tx.run(BATCH_PAGE_CACHE);
+        await tx.run(statement);
       });
       const { seq, discovered, bytes } = totals;
       await run.progress(discovered === 0 ? 0 : (0.9 * seq) / Math.max(discovered, seq), {
@@ -75,7 +84,14 @@ async function scanRows(
   finish: RowFinisher,
 ): Promise<ScanTotals> {
   const { ctx, job } = run;
-  const totals: ScanTotals = { seq: 0, discovered: 0, bytes: 0, blocked: 0, cancelled: false };
+  const totals: ScanTotals = {
+    seq: 0,
+    discovered: 0,
+    bytes: 0,
+    blocked: 0,
+    cancelled: false,
+    accumulator: createPlanAccumulator(),
+  };
   const writer = createRowWriter(run, totals, stats);
   const listed = plan.files;
   const files = (async function* () {
@@ -87,7 +103,7 @@ async function scanRows(
   })();
   const build = async (file: InspectedFile) =>
     buildRow(await factsOf(file), plan, job.id, 0, ctx.ids("row"), ctx.clock());
-  const pool = createInspectPool(readerThreadsFor(plan.concurrency));
+  const pool = createInspectPool(analyzeThreadsFor(plan.concurrency));
   try {
     const roots = confineScope(ctx.guard.roots, plan.sourceDir);
     for await (const row of mapBounded(inspectAll(files, pool, roots), plan.concurrency, build)) {
@@ -96,6 +112,7 @@ async function scanRows(
       totals.bytes += row.size;
       await finish(row, totals.seq, totals.bytes);
       if (row.blocked) totals.blocked++;
+      totals.accumulator.add(row.planDigest);
       if (writer.push(row)) {
         await writer.flush();
         if (await run.isCancelled()) {
@@ -148,28 +165,13 @@ async function conflictScopeOf(run: JobRun): Promise<ConflictScope> {
   return { targetKeys: new Set(targetKeys), shas: new Set(shas), rowIds: new Set(flagged) };
 }
 
-/** The plan accumulator of the whole manifest: the XOR of every row's plan digest. */
-async function planAccumulatorOf(run: JobRun): Promise<string> {
-  let accumulator = EMPTY_PLAN_ACCUMULATOR;
-  let after = 0;
-  for (;;) {
-    const page = await run.ctx.db
-      .select({ seq: rows.seq, digest: rows.planDigest })
-      .from(rows)
-      .where(and(eq(rows.jobId, run.job.id), gt(rows.seq, after)))
-      .orderBy(asc(rows.seq))
-      .limit(5000);
-    if (page.length === 0) return accumulator;
-    for (const r of page) accumulator = xorDigest(accumulator, r.digest);
-    after = page[page.length - 1]?.seq ?? after;
-  }
-}
-
-/** Detects the conflicts of the whole manifest and sets its revision 0; returns how many opened. */
-async function detectConflicts(run: JobRun): Promise<number> {
+/**
+ * Detects the conflicts of the whole manifest (whose plan accumulator, the XOR of every stored row's plan
+ * digest, the scan kept) and sets its revision 0; returns how many opened.
+ */
+async function detectConflicts(run: JobRun, accumulator: string): Promise<number> {
   const { ctx, job } = run;
   const scope = await conflictScopeOf(run);
-  const accumulator = await planAccumulatorOf(run);
   const at = ctx.clock();
   const { messages, openConflicts } = await runTransaction(ctx.db, async (tx) => {
     const outcome = await recomputeConflicts(tx, job, scope, accumulator, at);
@@ -195,7 +197,7 @@ async function runAnalyze(
   const scanned = await discardingRowsOnLimit(run, () => scanRows(run, plan, stats, finish));
   if (scanned.cancelled) return { files: scanned.seq, bytes: scanned.bytes, cancelled: true };
   await run.phase("conflicts");
-  const conflicts = await detectConflicts(run);
+  const conflicts = await detectConflicts(run, scanned.accumulator.value());
   return {
     files: scanned.seq,
     bytes: scanned.bytes,

@@ -114,7 +114,9 @@ export async function* mapBounded<T, R>(
   }
 }
 
-const READ_CHUNK = 64;
+// Chunks of 128 paths, up to 16 chunks ahead per thread: the threads go on reading while the main thread
+// is held by a batch insert (the local driver is synchronous), and a message carries more files.
+const READ_CHUNK = 128;
 
 /**
  * Streams what the pool's reader threads find about `paths`, sent in chunks with a bounded number of chunks
@@ -128,7 +130,7 @@ export async function* inspectAll(
 ): AsyncGenerator<InspectedFile> {
   const iterator = paths[Symbol.asyncIterator]();
   const queue: Array<Promise<Array<InspectedFile | undefined>>> = [];
-  const maxInFlight = pool.threads * 4;
+  const maxInFlight = pool.threads * 16;
   let exhausted = false;
   for (;;) {
     while (!exhausted && queue.length < maxInFlight) {

@@ -1,5 +1,6 @@
 import { lstat, stat } from "node:fs/promises";
 import { posix } from "node:path";
+import { renderedFileName } from "../../domain/content-check.js";
 import type { RowAction } from "../../domain/manifest.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
 import { type ParsedTemplate, pathKey, renderTemplate, resolveTargetPath } from "../../domain/template.js";
@@ -27,6 +28,8 @@ export interface InternalPatch {
 export interface PatchPlanContext {
   guard: PathGuard;
   outputDir: string;
+  /** The analyzed folder (`{relpath}`), when known. */
+  sourceDir?: string | undefined;
   /** The manifest's naming template, when it parses. */
   template: ParsedTemplate | undefined;
   /** The status a row whose source is re-read returns to (`failed` → `pending`), through the row table. */
@@ -79,8 +82,11 @@ async function targetOf(
   const rel = renderTemplate(template, {
     category: patch.category,
     mtime: r.mtime,
-    fileName: posix.basename(r.sourcePath),
+    date: r.date,
+    fileName: renderedFileName(r.sourcePath, r.targetPath, r.reasonCodes),
     sha256: r.sha256,
+    sourcePath: r.sourcePath,
+    sourceRoot: ctx.sourceDir,
   });
   return posix.join(ctx.outputDir, rel);
 }

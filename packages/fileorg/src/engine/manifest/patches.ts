@@ -141,6 +141,7 @@ async function preparePatch(
   const plan = {
     guard: ctx.guard,
     outputDir,
+    sourceDir: typeof job.params.source_dir === "string" ? job.params.source_dir : undefined,
     template: parsed.ok ? parsed.template : undefined,
     refreshedStatus: refreshedRowStatus,
     personEdit,

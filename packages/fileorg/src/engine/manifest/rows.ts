@@ -38,6 +38,8 @@ export function toManifestRow(r: RowRecord): ManifestRow {
     error: r.error ?? null,
     conflict_ids: r.conflictIds,
     applied_rules: r.appliedRules,
+    date: r.date ?? r.mtime,
+    date_source: r.dateSource ?? "mtime",
   };
 }
 

@@ -1,6 +1,7 @@
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { asc, eq, type SQL } from "drizzle-orm";
 import { categoriesOfRule } from "../../domain/categories.js";
+import { renderedFileName } from "../../domain/content-check.js";
 import type { Actor } from "../../domain/job.js";
 import type { RuleOutcome, RuleRequest } from "../../domain/review-api.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
@@ -67,8 +68,11 @@ function renderersOf(
       renderTemplate(template, {
         category,
         mtime: row.mtime,
-        fileName: basename(row.source_path),
+        date: row.date,
+        fileName: renderedFileName(row.source_path, row.target_path, row.reason_codes),
         sha256: row.sha256,
+        sourcePath: row.source_path,
+        sourceRoot: String(job.params.source_dir ?? ""),
       }),
     );
   return {

@@ -1,5 +1,6 @@
-import { basename, join, posix } from "node:path";
+import { join, posix } from "node:path";
 import { and, asc, eq, type SQL } from "drizzle-orm";
+import { renderedFileName } from "../../domain/content-check.js";
 import type { Actor } from "../../domain/job.js";
 import type { BatchTriageRequest, BatchTriageResult } from "../../domain/review-api.js";
 import { parseTemplate, renderTemplate } from "../../domain/template.js";
@@ -61,8 +62,11 @@ async function targetOps(
       const rel = renderTemplate(parsed.template, {
         category: r.category,
         mtime: r.mtime,
-        fileName: basename(r.sourcePath),
+        date: r.date,
+        fileName: renderedFileName(r.sourcePath, r.targetPath, r.reasonCodes),
         sha256: r.sha256,
+        sourcePath: r.sourcePath,
+        sourceRoot: String(job.params.source_dir ?? ""),
       });
       return { row_id: r.id, patch: { target_path: join(outputDir, rel) } };
     });

@@ -1,0 +1,2 @@
+ALTER TABLE `fileorg_rows` ADD `date` integer;--> statement-breakpoint
+ALTER TABLE `fileorg_rows` ADD `date_source` text;

@@ -1,0 +1,123 @@
+import { crc32, deflateRawSync } from "node:zlib";
+
+/**
+ * A real (tiny) JPEG: SOI, an APP1 Exif segment whose IFD0 points to an Exif IFD holding
+ * `DateTimeOriginal` (`YYYY:MM:DD HH:MM:SS`), then EOI.
+ */
+export function jpegWithExif(dateTimeOriginal: string): Buffer {
+  const date = Buffer.from(`${dateTimeOriginal}\0`, "latin1");
+  const exifIfd = 8 + 2 + 12 + 4;
+  const dateAt = exifIfd + 2 + 12 + 4;
+  const tiff = Buffer.alloc(dateAt + date.length);
+  tiff.write("II", 0, "latin1");
+  tiff.writeUInt16LE(42, 2);
+  tiff.writeUInt32LE(8, 4);
+  // IFD0: one entry, the Exif IFD pointer (0x8769, LONG).
+  tiff.writeUInt16LE(1, 8);
+  tiff.writeUInt16LE(0x8769, 10);
+  tiff.writeUInt16LE(4, 12);
+  tiff.writeUInt32LE(1, 14);
+  tiff.writeUInt32LE(exifIfd, 18);
+  tiff.writeUInt32LE(0, 22);
+  // Exif IFD: one entry, DateTimeOriginal (0x9003, ASCII).
+  tiff.writeUInt16LE(1, exifIfd);
+  tiff.writeUInt16LE(0x9003, exifIfd + 2);
+  tiff.writeUInt16LE(2, exifIfd + 4);
+  tiff.writeUInt32LE(date.length, exifIfd + 6);
+  tiff.writeUInt32LE(dateAt, exifIfd + 10);
+  tiff.writeUInt32LE(0, exifIfd + 14);
+  date.copy(tiff, dateAt);
+  const payload = Buffer.concat([Buffer.from("Exif\0\0", "latin1"), tiff]);
+  const app1 = Buffer.alloc(4);
+  app1.writeUInt16BE(0xffe1, 0);
+  app1.writeUInt16BE(payload.length + 2, 2);
+  return Buffer.concat([Buffer.from([0xff, 0xd8]), app1, payload, Buffer.from([0xff, 0xd9])]);
+}
+
+/** A JPEG without any EXIF block (SOI, a JFIF APP0, EOI). */
+export const JPEG_NO_EXIF = Buffer.from("ffd8ffe000104a46494600010100000100010000ffd9", "hex");
+
+/**
+ * A one-page PDF whose Info dictionary carries `/CreationDate (D:…)`; `padding` bytes of a comment stream
+ * before it put the dictionary past the first megabyte (the reader must find it at the trailer's end).
+ */
+export function pdfWithCreationDate(creationDate: string, padding = 0): Buffer {
+  const filler = padding > 0 ? `%${"x".repeat(padding)}\n` : "";
+  return Buffer.from(
+    "%PDF-1.4\n%\xe2\xe3\xcf\xd3\n" +
+      "1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n" +
+      "2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n" +
+      "3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >> endobj\n" +
+      filler +
+      `4 0 obj << /Producer (test) /CreationDate (${creationDate}) >> endobj\n` +
+      "trailer << /Root 1 0 R /Info 4 0 R >>\n%%EOF\n",
+    "latin1",
+  );
+}
+
+/** A zip archive of the given entries (deflated), as Office writes its documents. */
+export function zipOf(entries: ReadonlyArray<[string, string]>): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, text] of entries) {
+    const data = Buffer.from(text, "utf8");
+    const packed = deflateRawSync(data);
+    const nameBytes = Buffer.from(name, "utf8");
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(packed.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(packed.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(nameBytes.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, nameBytes, packed);
+    centrals.push(central, nameBytes);
+    offset += 30 + nameBytes.length + packed.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+/**
+ * A minimal .docx whose core properties say it was created at `created` (W3CDTF); `padding` bytes of an XML
+ * comment before it inflate the part (a few KiB deflated).
+ */
+export function docxCreated(created: string, padding = 0): Buffer {
+  return zipOf([
+    [
+      "[Content_Types].xml",
+      '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    ],
+    [
+      "_rels/.rels",
+      '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+    ],
+    [
+      "word/document.xml",
+      '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Hi</w:t></w:r></w:p></w:body></w:document>',
+    ],
+    [
+      "docProps/core.xml",
+      `<?xml version="1.0"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">${padding > 0 ? `<!--${" ".repeat(padding)}-->` : ""}<dcterms:created xsi:type="dcterms:W3CDTF">${created}</dcterms:created></cp:coreProperties>`,
+    ],
+  ]);
+}
