@@ -126,6 +126,7 @@ async function scanRows(
       if (row === undefined) continue;
       totals.seq++;
       row.seq = totals.seq;
+      totals.accumulator.add(row.planDigest);
       if (writer.push(row)) await writer.flush();
     }
   } finally {

@@ -54,6 +54,8 @@ export async function buildSpecialRow(
     ctime: Math.trunc(info.ctimeMs),
     sha256: null,
     sniffedMime: undefined,
+    sniffedExt: undefined,
+    dateHints: [],
     error,
   };
   const built = await buildRow(facts, plan, jobId, 0, rowId, at);
