@@ -1,4 +1,4 @@
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { BrowserCrashedError, BrowserUnavailableError } from "../errors.js";
 import { createLease, type LeaseHandle } from "./lease.js";
 
@@ -221,8 +221,11 @@ class Host implements BrowserHost {
     if (current?.isConnected()) return Promise.resolve(current);
     if (this.launching !== undefined) return this.launching;
     const executablePath = this.o.executablePath ?? "";
-    const launching = chromium
-      .launch({ executablePath, headless: true, timeout: this.o.launchTimeoutMs ?? 30_000 })
+    // Loaded on first launch: a server that never drives a browser does not pay for the module.
+    const launching = import("playwright-core")
+      .then(({ chromium }) =>
+        chromium.launch({ executablePath, headless: true, timeout: this.o.launchTimeoutMs ?? 30_000 }),
+      )
       .then((browser) => {
         this.launchError = undefined;
         if (this.closed) {
