@@ -22,11 +22,13 @@ async function check(step: AssertStep, ctx: Parameters<StepType<AssertStep>["exe
       if (step.visible !== undefined && (await resolved.locator.isVisible()) !== step.visible) {
         problems.push(`the element is ${step.visible ? "not visible" : "visible"}`);
       }
+      // biome-ignore lint/performance/useDomNodeTextContent: a Playwright locator: the rendered text is what a person sees
       if (step.text !== undefined && !(await resolved.locator.innerText()).includes(step.text)) {
         problems.push(`the element's text does not contain "${step.text}"`);
       }
     }
   } else if (step.text !== undefined) {
+    // biome-ignore lint/performance/useDomNodeTextContent: a Playwright locator: the rendered text is what a person sees
     const body = await page.locator("body").innerText();
     if (!body.includes(step.text)) problems.push(`the page does not show "${step.text}"`);
   }

@@ -69,7 +69,8 @@ export const extractStep: StepType<ExtractStep> = {
     if (!resolved.ok) return notFound(step.id, resolved);
     const value =
       step.attr === undefined
-        ? (await resolved.locator.innerText({ timeout: step.timeout_ms })).trim()
+        ? // biome-ignore lint/performance/useDomNodeTextContent: a Playwright locator: the rendered text is what a person sees
+          (await resolved.locator.innerText({ timeout: step.timeout_ms })).trim()
         : await resolved.locator.getAttribute(step.attr, { timeout: step.timeout_ms });
     if (value === null) {
       return {
