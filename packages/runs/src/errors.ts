@@ -15,6 +15,9 @@ export const RUNS_ERROR_CODES = [
   "INPUT_INVALID",
   "REQUEST_INVALID",
   "ILLEGAL_TRANSITION",
+  "UPSTREAM_FAILED",
+  "UPSTREAM_TIMEOUT",
+  "MODEL_UNKNOWN",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */

@@ -8,6 +8,13 @@
 
 /** The engines' ports and pages, from `@vetted/store`. */
 export type { Clock, IdGenerator, KeysetPage, KeysetPage as Page } from "@vetted/store";
+export {
+  EMBEDDINGS_MAX_CHARS,
+  EMBEDDINGS_MAX_TEXTS,
+  EmbeddingsBatchRequest,
+  EmbeddingsBatchResponse,
+  hasControlCharacters,
+} from "./domain/embeddings.js";
 export { Flow, FlowInput, FlowPatch } from "./domain/flow.js";
 export {
   type CanonicalHost,
@@ -17,6 +24,15 @@ export {
   parseHostRule,
   parseHostRules,
 } from "./domain/host.js";
+export {
+  CALLBACK_OUTCOMES,
+  codeForPolicy,
+  DEFAULT_SMS_CODE_PATTERN,
+  InboundCallback,
+  normalizeNumber,
+  type SmsDelivery,
+  type SmsReceipt,
+} from "./domain/inbound-sms.js";
 export { type Interpolated, interpolate, references, type Scope } from "./domain/interpolate.js";
 export {
   DEFAULT_PROTECTED_PROVIDER_DOMAINS,
@@ -80,7 +96,23 @@ export {
   type RunState,
   type Transition,
 } from "./domain/transitions.js";
+export { dot, type Embedder, normalize } from "./embeddings/embedder.js";
+export { UnknownModelError, UpstreamFailedError, UpstreamTimeoutError } from "./embeddings/errors.js";
+export {
+  createLocalEmbedder,
+  createTokenizer,
+  LOCAL_DIMENSION,
+  LOCAL_MODEL,
+  type LocalEmbedderOptions,
+} from "./embeddings/local.js";
+export {
+  createOpenAiCompatibleEmbedder,
+  type OpenAiCompatibleOptions,
+} from "./embeddings/openai-compatible.js";
+export { createEmbeddings, type Embeddings } from "./embeddings/service.js";
+export { BLOCKING_REASONS, type SimilarFailure } from "./engine/failure-embeddings.js";
 export type { EventHub, EventListener } from "./engine/hub.js";
+export type { CallbackRejection } from "./engine/inbound-sms.js";
 export {
   createInboundMessagesOtpSource,
   extractOtpCode,
