@@ -2,6 +2,7 @@ import { createRunsEngine, loadSecretsKey } from "@vetted/runs";
 import { createApp } from "./app.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type OpenDatabase, openDatabase } from "./db.js";
+import { createServerEmbeddings } from "./embeddings.js";
 import { createFileorgDeps } from "./fileorg.js";
 import { createHttpServer } from "./http-server.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -24,7 +25,9 @@ function readConfig(): Config {
 
 /** The engines over the migrated database; fileorg's recovery of jobs a crash left running runs here. */
 async function startEngines(config: Config, database: OpenDatabase, logger: Logger, metrics: Metrics) {
+  const embeddings = createServerEmbeddings(config);
   const runs = createRunsEngine({
+    embedder: embeddings.embedder(),
     db: database.db,
     secretsKey: loadSecretsKey({ dataDir: config.dataDir, env: { VETTED_SECRETS_KEY: config.secretsKey } }),
     protectedDomains: config.protectedProviderDomains,
@@ -47,7 +50,7 @@ async function startEngines(config: Config, database: OpenDatabase, logger: Logg
   // Recovery of jobs a crash left running happens here, before anything is served.
   await fileorgDeps.fileorg.start();
   await fileorgDeps.inbox.start();
-  return { runs, fileorgDeps };
+  return { runs, fileorgDeps, embeddings };
 }
 
 /** Reads env, opens and migrates the database, serves, and shuts down cleanly on SIGINT/SIGTERM. */
@@ -62,7 +65,7 @@ async function main(): Promise<void> {
   });
 
   const metrics = createMetrics(logger);
-  const { runs, fileorgDeps } = await startEngines(config, database, logger, metrics);
+  const { runs, fileorgDeps, embeddings } = await startEngines(config, database, logger, metrics);
   const { fileorg, inbox } = fileorgDeps;
 
   const app = createApp({
@@ -74,6 +77,8 @@ async function main(): Promise<void> {
     runs,
     metrics,
     ...fileorgDeps,
+    vonage: config.vonage,
+    embeddings,
   });
   const server = createHttpServer({
     fetch: app.fetch,

@@ -22,6 +22,7 @@ export interface TestApp {
 export async function createTestApp(
   config: Partial<AppDeps["config"]> = {},
   runsOptions: Partial<RunsEngineOptions> = {},
+  extraDeps: Pick<Partial<AppDeps>, "vonage" | "embeddings"> = {},
 ): Promise<TestApp> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "vetted-app-")));
   const database = await openDatabase({
@@ -66,6 +67,7 @@ export async function createTestApp(
     runs,
     metrics,
     ...fileorgDeps,
+    ...extraDeps,
   };
   return {
     app: createApp(deps),

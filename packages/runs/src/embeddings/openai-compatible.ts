@@ -8,7 +8,8 @@ export interface OpenAiCompatibleOptions {
   url: string;
   model: string;
   apiKey?: string | undefined;
-  dimension: number;
+  /** The vectors' dimension; absent = learnt from the first answer (every vector must then have it). */
+  dimension?: number | undefined;
   /** Milliseconds before a request is abandoned with UPSTREAM_TIMEOUT (default 30 000). */
   timeoutMs?: number;
   fetch?: typeof globalThis.fetch;
@@ -23,6 +24,7 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleOptions)
   const endpoint = `${options.url.replace(/\/+$/, "")}/embeddings`;
   const doFetch = options.fetch ?? globalThis.fetch;
   const timeoutMs = options.timeoutMs ?? 30_000;
+  let dimension = options.dimension;
   async function call(texts: readonly string[]): Promise<Response> {
     try {
       return await doFetch(endpoint, {
@@ -44,7 +46,9 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleOptions)
   }
   return {
     model: options.model,
-    dimension: options.dimension,
+    get dimension() {
+      return dimension ?? 0;
+    },
     async embed(texts) {
       const res = await call(texts);
       let body: unknown;
@@ -70,12 +74,14 @@ export function createOpenAiCompatibleEmbedder(options: OpenAiCompatibleOptions)
         );
       }
       const vectors = [...parsed.data.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
-      if (vectors.some((v) => v.length !== options.dimension)) {
+      const expected = dimension ?? vectors[0]?.length ?? 0;
+      if (expected === 0 || vectors.some((v) => v.length !== expected)) {
         throw new UpstreamFailedError(
-          `The embeddings server answered vectors that are not ${options.dimension}-dimensional.`,
+          `The embeddings server answered vectors that are not all ${expected}-dimensional.`,
           { status: res.status },
         );
       }
+      dimension = expected;
       return vectors.map((v) => normalize(Float32Array.from(v)));
     },
   };

@@ -32,7 +32,7 @@ export function createEmbeddings(embedders: readonly Embedder[]): Embeddings {
       return {
         model: chosen.model,
         vector_count: vectors.length,
-        dimension: chosen.dimension,
+        dimension: vectors[0]?.length ?? chosen.dimension,
         vectors: vectors.map((v) => Array.from(v)),
       };
     },
