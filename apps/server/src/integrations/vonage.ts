@@ -1,8 +1,8 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { RunsEngine, SmsReceipt } from "@vetted/runs";
 import type { Context } from "hono";
 import type { VonageSettings } from "../config.js";
 import { ServerError } from "../errors.js";
+import { isSha256, sameSecret, signParams } from "./vonage-signature.js";
 
 /** The path Vonage calls with inbound SMS (GET or POST); open without the API token, it has its own auth. */
 export const INBOUND_SMS_PATH = "/api/integrations/vonage/inbound-sms";
@@ -12,42 +12,6 @@ export const INBOUND_TOKEN_HEADER = "x-vonage-inbound-token";
 const TOKEN_PARAMS = new Set([INBOUND_TOKEN_HEADER, "token", "inbound_token", "inbound-token"]);
 /** Parameters naming the signature algorithm; only SHA-256 HMAC is accepted. */
 const ALGORITHM_PARAMS = ["sig_method", "signature_method", "algorithm"];
-
-/**
- * The string Vonage signs: every parameter but `sig`, sorted by key, each as `&key=value` with `&` and `=`
- * inside values replaced by `_`.
- */
-export function signingString(params: Readonly<Record<string, string>>): string {
-  return Object.keys(params)
-    .filter((k) => k !== "sig")
-    .sort()
-    .map((k) => `&${k}=${(params[k] ?? "").replace(/[&=]/g, "_")}`)
-    .join("");
-}
-
-/** The hex HMAC-SHA256 signature of `params` under `secret`. */
-export function signParams(params: Readonly<Record<string, string>>, secret: string): string {
-  return createHmac("sha256", secret).update(signingString(params)).digest("hex");
-}
-
-function digest(value: string): Buffer {
-  return createHash("sha256").update(value).digest();
-}
-
-/** Compares two secrets in constant time whatever their lengths. */
-function sameSecret(given: string, expected: string): boolean {
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
-/** Whether an algorithm name means HMAC-SHA256 (`sha256`, `hmac-sha256`, `HMAC_SHA256`…). */
-function isSha256(name: string): boolean {
-  return (
-    name
-      .toLowerCase()
-      .replace(/[^a-z0-9]/g, "")
-      .replace(/^hmac/, "") === "sha256"
-  );
-}
 
 /** A refusal: the error answered and the reason audited. */
 class Refusal extends Error {
@@ -146,7 +110,7 @@ function authenticate(
     );
   }
   const timestamp = Number(params.timestamp);
-  if (params.timestamp === undefined || !Number.isFinite(timestamp)) {
+  if (params.timestamp === undefined || params.timestamp.trim() === "" || !Number.isFinite(timestamp)) {
     throw new Refusal(
       "timestamp_missing",
       new ServerError("SIGNATURE_INVALID", "The signed callback has no timestamp."),
