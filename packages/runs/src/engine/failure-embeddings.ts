@@ -10,6 +10,15 @@ import type { RunRow } from "./views.js";
 export const BLOCKING_REASONS = ["provider_protected_payment_step", "step_outcome_unknown"] as const;
 const BATCH = 32;
 
+/** A stored failure embedding, as kept in memory for the scan. */
+interface IndexedFailure {
+  runId: string;
+  model: string;
+  vector: Float32Array;
+  reasonCodes: string[];
+  failureText: string;
+}
+
 /** One run whose failure reads like another's. */
 export interface SimilarFailure {
   run_id: string;
@@ -64,6 +73,9 @@ export function createFailureEmbeddings(r: RunsResources, embedder: Embedder | u
   let lastRound = Number.NEGATIVE_INFINITY;
   /** Runs whose embedding failed in this process: not retried every round. */
   const refused = new Set<string>();
+  /** The stored vectors this process has read (rows are only ever added), and the last rowid read. */
+  const index: IndexedFailure[] = [];
+  let indexedUpTo = 0;
 
   async function store(rows: readonly RunRow[]): Promise<number> {
     if (embedder === undefined || rows.length === 0) return 0;
@@ -129,28 +141,61 @@ export function createFailureEmbeddings(r: RunsResources, embedder: Embedder | u
     }
     if (own === undefined) return [];
     const query = fromBlob(own.vector);
-    const candidates = await r.db
+    const ownCodes = new Set(own.reasonCodes);
+    const scored = (await refreshIndex())
+      .filter((c) => c.runId !== runId && c.model === own.model)
+      .map((c) => ({ c, similarity: dot(query, c.vector) }))
+      .sort((a, b) => b.similarity - a.similarity || a.c.runId.localeCompare(b.c.runId));
+    const found: SimilarFailure[] = [];
+    // Best first, in slices: only runs still failed or blocked count (a blocked run may have gone on).
+    for (let at = 0; at < scored.length && found.length < limit; at += limit * 4) {
+      const slice = scored.slice(at, at + limit * 4);
+      const live = await r.db
+        .select({ id: runs.id })
+        .from(runs)
+        .where(
+          and(
+            inArray(
+              runs.id,
+              slice.map((x) => x.c.runId),
+            ),
+            failedOrBlocked,
+          ),
+        );
+      const ids = new Set(live.map((x) => x.id));
+      for (const { c, similarity } of slice) {
+        if (!ids.has(c.runId) || found.length >= limit) continue;
+        found.push({
+          run_id: c.runId,
+          similarity,
+          reason_codes: c.reasonCodes,
+          shared_reason_codes: c.reasonCodes.filter((code) => ownCodes.has(code)),
+          failure_text: c.failureText,
+        });
+      }
+    }
+    return found;
+  }
+
+  /** This process's copy of the stored vectors, brought up to date by reading only rows added since. */
+  async function refreshIndex(): Promise<IndexedFailure[]> {
+    const added = await r.db
       .select({
+        rowid: sql<number>`rowid`,
         runId: runEmbeddings.runId,
+        model: runEmbeddings.model,
         vector: runEmbeddings.vector,
         reasonCodes: runEmbeddings.reasonCodes,
         failureText: runEmbeddings.failureText,
       })
       .from(runEmbeddings)
-      .innerJoin(runs, eq(runs.id, runEmbeddings.runId))
-      .where(and(eq(runEmbeddings.model, own.model), failedOrBlocked));
-    const ownCodes = new Set(own.reasonCodes);
-    return candidates
-      .filter((c) => c.runId !== runId)
-      .map((c) => ({
-        run_id: c.runId,
-        similarity: dot(query, fromBlob(c.vector)),
-        reason_codes: c.reasonCodes,
-        shared_reason_codes: c.reasonCodes.filter((code) => ownCodes.has(code)),
-        failure_text: c.failureText,
-      }))
-      .sort((a, b) => b.similarity - a.similarity || a.run_id.localeCompare(b.run_id))
-      .slice(0, limit);
+      .where(sql`rowid > ${indexedUpTo}`)
+      .orderBy(sql`rowid`);
+    for (const row of added) {
+      index.push({ ...row, vector: fromBlob(row.vector) });
+      indexedUpTo = Math.max(indexedUpTo, row.rowid);
+    }
+    return index;
   }
 
   return { embedPending, similarFailures };
