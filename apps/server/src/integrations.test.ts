@@ -78,7 +78,7 @@ describe("inbound SMS authentication", () => {
     expect([res.status, await codeOf(res)]).toEqual([503, "INTEGRATION_NOT_CONFIGURED"]);
     const half = await app({ vonage: { ...vonage, signatureSecret: undefined } });
     expect((await post(half, signed({}))).status).toBe(503);
-    const audit = (await (await call(t, BASE + "/api/integrations/vonage/messages")).json()) as {
+    const audit = (await (await call(t, `${BASE}/api/integrations/vonage/messages`)).json()) as {
       items: Array<{ outcome: string; reason: string }>;
     };
     expect(audit.items).toMatchObject([{ outcome: "rejected", reason: "not_configured" }]);
@@ -133,7 +133,7 @@ describe("inbound SMS authentication", () => {
       const res = await post(t, params);
       expect([res.status, await codeOf(res)]).toEqual([401, "SIGNATURE_INVALID"]);
     }
-    const audit = (await (await call(t, BASE + "/api/integrations/vonage/messages?limit=10")).json()) as {
+    const audit = (await (await call(t, `${BASE}/api/integrations/vonage/messages?limit=10`)).json()) as {
       items: Array<{ reason: string }>;
     };
     expect(audit.items.map((i) => i.reason).sort()).toEqual(
@@ -163,7 +163,7 @@ describe("inbound SMS authentication", () => {
     const params = signed({ messageId: "same-id" });
     expect(await (await post(t, params)).json()).toMatchObject({ ok: true, duplicate: false });
     expect(await (await post(t, params)).json()).toMatchObject({ ok: true, duplicate: true });
-    const audit = (await (await call(t, BASE + "/api/integrations/vonage/messages")).json()) as {
+    const audit = (await (await call(t, `${BASE}/api/integrations/vonage/messages`)).json()) as {
       items: Array<{ outcome: string; reason: string | null }>;
     };
     expect(audit.items.map((i) => [i.outcome, i.reason])).toEqual([
@@ -177,8 +177,8 @@ describe("inbound SMS authentication", () => {
     const api = "api-token-0123456789abcdef";
     const t = await app({ vonage }, api);
     expect((await post(t, signed({}))).status).toBe(200);
-    expect((await call(t, BASE + "/api/integrations/vonage/messages")).status).toBe(401);
-    const listed = await call(t, BASE + "/api/integrations/vonage/messages", {
+    expect((await call(t, `${BASE}/api/integrations/vonage/messages`)).status).toBe(401);
+    const listed = await call(t, `${BASE}/api/integrations/vonage/messages`, {
       headers: { Authorization: `Bearer ${api}` },
     });
     expect(listed.status).toBe(200);

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FlowInput } from "../domain/flow.js";
-import { openSecondEngine, openTestEngine, startShop, waitFor } from "./harness.js";
+import { openTestEngine, startShop, waitFor } from "./harness.js";
 
 const TO = "+44 7700 900001";
 const cleanups: Array<() => Promise<void> | void> = [];
