@@ -10,6 +10,7 @@ export interface WordVectors {
   data: Float32Array;
 }
 
+const YIELD_EVERY = 4096;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -74,10 +75,10 @@ function readString(buf: Buffer, start: number): [string, number] {
 
 /**
  * Parses the `vectors` object of a wink embeddings file (`{"word": [d0 … d(n-1), l2norm, index], …}`) with
- * a single scan of the bytes, into one Float32Array: about ten times faster than `JSON.parse` and a
- * fraction of its memory. Rows are L2-normalised.
+ * a single scan of the bytes, into one Float32Array: faster than `JSON.parse` and a fraction of its memory,
+ * yielding to the event loop every few thousand words. Rows are L2-normalised.
  */
-export function parseWinkVectors(buf: Buffer, dimension: number): WordVectors {
+export async function parseWinkVectors(buf: Buffer, dimension: number): Promise<WordVectors> {
   const marker = buf.indexOf('"vectors":{');
   if (marker === -1) throw new Error("not a wink embeddings file: no vectors object");
   const index = new Map<string, number>();
@@ -107,6 +108,8 @@ export function parseWinkVectors(buf: Buffer, dimension: number): WordVectors {
     for (let i = 0; i < dimension; i++) data[row * dimension + i] = (data[row * dimension + i] ?? 0) * scale;
     if (!index.has(word)) index.set(word, row);
     row += 1;
+    // Give the event loop a turn now and then: a server stays responsive while the table loads.
+    if (row % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
     at += 1; // past `]`
     if (buf[at] === COMMA) at += 1;
     else if (buf[at] === CLOSE_BRACE) break;
@@ -129,7 +132,7 @@ export async function loadWinkVectors(
   const base = join(cacheDir, `wink-vectors-${dimension}-${info.size}-${Math.floor(info.mtimeMs)}`);
   const cached = await readCache(base, dimension);
   if (cached !== undefined) return cached;
-  const vectors = parseWinkVectors(await readFile(file), dimension);
+  const vectors = await parseWinkVectors(await readFile(file), dimension);
   await writeCache(base, vectors).catch(() => undefined);
   return vectors;
 }

@@ -198,5 +198,20 @@ export function createFailureEmbeddings(r: RunsResources, embedder: Embedder | u
     return index;
   }
 
-  return { embedPending, similarFailures };
+  let running: Promise<unknown> | undefined;
+  /**
+   * The worker's chore: starts a round of {@link embedPending} in the background (never awaited by the
+   * worker, so loading a model or a slow remote model never holds up runs).
+   */
+  function embedInBackground(): Promise<void> {
+    if (embedder === undefined || running !== undefined) return Promise.resolve();
+    running = embedPending()
+      .catch((err: unknown) => r.observer.error?.("could not embed failed runs", err))
+      .finally(() => {
+        running = undefined;
+      });
+    return Promise.resolve();
+  }
+
+  return { embedPending, embedInBackground, similarFailures };
 }

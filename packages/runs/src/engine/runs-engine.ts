@@ -18,7 +18,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
   const r = createResources(options);
   const sms = createInboundSms(r, options.secretsKey);
   const failures = createFailureEmbeddings(r, options.embedder);
-  const scheduler = new Scheduler(r, [sms.matchWaiting, failures.embedPending]);
+  const scheduler = new Scheduler(r, [sms.matchWaiting, failures.embedInBackground]);
   const bind =
     <F extends (res: typeof r, ...rest: never[]) => unknown>(verb: F) =>
     (...rest: Parameters<Tail<F>>) =>
