@@ -1,12 +1,20 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { FileorgEngine, InboxEngine, Job, PreferencesEngine, ReviewEngine } from "@vetted/fileorg";
-import type { BrowserHost, ComputerUseEngine, RunsEngine, SessionsEngine } from "@vetted/runs";
+import {
+  type BrowserHost,
+  type ComputerUseEngine,
+  createEmbeddings,
+  createLocalEmbedder,
+  type Embeddings,
+  type RunsEngine,
+  type SessionsEngine,
+} from "@vetted/runs";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
-import type { Config } from "./config.js";
+import type { Config, VonageSettings } from "./config.js";
 import type { OpenDatabase } from "./db.js";
 import { ErrorEnvelope, errorResponse, ServerError } from "./errors.js";
 import type { Logger } from "./logger.js";
@@ -19,10 +27,12 @@ import { exceptScreenshotUploads, limitScreenshotUploads } from "./middleware/sc
 import { createCategoryRoutes } from "./routes/categories.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
 import { createComputerUseRoutes } from "./routes/computer-use.js";
+import { createEmbeddingRoutes } from "./routes/embeddings.js";
 import { createEvidenceRoutes } from "./routes/evidence.js";
 import { createFlowRoutes } from "./routes/flows.js";
 import { createHealthRoutes } from "./routes/health.js";
 import { createInboxRoutes } from "./routes/inbox.js";
+import { createIntegrationRoutes } from "./routes/integrations.js";
 import { createJobRoutes } from "./routes/jobs.js";
 import { createMetricsRoutes } from "./routes/metrics.js";
 import { createPreferencesRoutes } from "./routes/preferences.js";
@@ -58,6 +68,10 @@ export interface AppDeps {
   inbox: InboxEngine<Job>;
   /** Review of manifests: queue, batch triage, rules, learning. */
   review: ReviewEngine;
+  /** Inbound Vonage SMS settings; absent = the integration answers 503 INTEGRATION_NOT_CONFIGURED. */
+  vonage?: VonageSettings;
+  /** The embeddings models (default: the local one alone, loaded on first use). */
+  embeddings?: Embeddings;
   /** Idle milliseconds before an event stream sends a heartbeat comment (default 15 s; tests shorten it). */
   sseHeartbeatMs?: number;
 }
@@ -169,7 +183,13 @@ export function createApp(deps: AppDeps) {
     .route("/", createInboxRoutes(deps))
     .route("/", createReviewRoutes(deps))
     .route("/", createSessionRoutes(deps))
-    .route("/", createComputerUseRoutes(deps));
+    .route("/", createComputerUseRoutes(deps))
+
+    .route("/", createIntegrationRoutes(deps))
+    .route(
+      "/",
+      createEmbeddingRoutes({ embeddings: deps.embeddings ?? createEmbeddings([createLocalEmbedder()]) }),
+    );
 
   documentApi(app, deps);
 

@@ -118,8 +118,32 @@ const envSchema = z
       .min(100, "VETTED_REQUEST_TIMEOUT_MS must be at least 100")
       .max(3_600_000, "VETTED_REQUEST_TIMEOUT_MS must be at most 3600000")
       .default(60_000),
+    VETTED_VONAGE_INBOUND_TOKEN: z
+      .string()
+      .min(16, "VETTED_VONAGE_INBOUND_TOKEN must be at least 16 characters")
+      .optional(),
+    VETTED_VONAGE_SIGNATURE_SECRET: z
+      .string()
+      .min(16, "VETTED_VONAGE_SIGNATURE_SECRET must be at least 16 characters")
+      .optional(),
+    VETTED_VONAGE_MAX_SKEW_S: z.coerce
+      .number({ error: "VETTED_VONAGE_MAX_SKEW_S must be a number" })
+      .int("VETTED_VONAGE_MAX_SKEW_S must be a whole number")
+      .min(1, "VETTED_VONAGE_MAX_SKEW_S must be at least 1")
+      .max(86_400, "VETTED_VONAGE_MAX_SKEW_S must be at most 86400")
+      .default(600),
+    VETTED_EMBEDDINGS_URL: z.url({ error: "VETTED_EMBEDDINGS_URL must be an absolute URL" }).optional(),
+    VETTED_EMBEDDINGS_MODEL: z.string().min(1).max(200).optional(),
+    VETTED_EMBEDDINGS_API_KEY: z.string().min(1).optional(),
   })
   .superRefine((env, ctx) => {
+    if (env.VETTED_EMBEDDINGS_URL !== undefined && env.VETTED_EMBEDDINGS_MODEL === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["VETTED_EMBEDDINGS_MODEL"],
+        message: "VETTED_EMBEDDINGS_URL is set: name the model to call with VETTED_EMBEDDINGS_MODEL",
+      });
+    }
     if (env.VETTED_HEADERS_TIMEOUT_MS > env.VETTED_REQUEST_TIMEOUT_MS) {
       ctx.addIssue({
         code: "custom",
@@ -185,6 +209,17 @@ export interface Config {
   headersTimeoutMs: number;
   /** Time to receive a whole request (VETTED_REQUEST_TIMEOUT_MS); responses such as event streams are not limited. */
   requestTimeoutMs: number;
+  /** Inbound Vonage SMS: the shared header token, the signature secret, the timestamp skew allowed. */
+  vonage: VonageSettings;
+  /** An optional OpenAI-compatible embeddings model beside the local one (VETTED_EMBEDDINGS_*). */
+  embeddingsRemote: { url: string; model: string; apiKey: string | undefined } | undefined;
+}
+
+/** How inbound Vonage callbacks are authenticated; unset token or secret = the integration is off (503). */
+export interface VonageSettings {
+  inboundToken: string | undefined;
+  signatureSecret: string | undefined;
+  maxSkewS: number;
 }
 
 /** Thrown when the environment holds a value the server cannot start with. */
@@ -255,5 +290,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fileorgLeaseMs: e.VETTED_FILEORG_LEASE_MS,
     headersTimeoutMs: e.VETTED_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.VETTED_REQUEST_TIMEOUT_MS,
+    vonage: {
+      inboundToken: e.VETTED_VONAGE_INBOUND_TOKEN,
+      signatureSecret: e.VETTED_VONAGE_SIGNATURE_SECRET,
+      maxSkewS: e.VETTED_VONAGE_MAX_SKEW_S,
+    },
+    embeddingsRemote:
+      e.VETTED_EMBEDDINGS_URL === undefined || e.VETTED_EMBEDDINGS_MODEL === undefined
+        ? undefined
+        : {
+            url: e.VETTED_EMBEDDINGS_URL,
+            model: e.VETTED_EMBEDDINGS_MODEL,
+            apiKey: e.VETTED_EMBEDDINGS_API_KEY,
+          },
   };
 }

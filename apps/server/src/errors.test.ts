@@ -7,11 +7,14 @@ describe("the one code → status mapping", () => {
     for (const code of COMPARISON_ERROR_CODES) expect(statusForCode(code), code).toBe(422);
   });
 
-  it("answers every server code with a 4xx, except INTERNAL_ERROR", () => {
+  it("answers every server code with a 4xx, except INTERNAL_ERROR and INTEGRATION_NOT_CONFIGURED", () => {
     for (const code of SERVER_ERROR_CODES) {
       const status = statusForCode(code);
-      expect(status >= 400 && status < (code === "INTERNAL_ERROR" ? 501 : 500), code).toBe(true);
+      const ceiling = code === "INTERNAL_ERROR" ? 501 : code === "INTEGRATION_NOT_CONFIGURED" ? 504 : 500;
+      expect(status >= 400 && status < ceiling, code).toBe(true);
     }
+    // An integration that is off is the server's state, not the caller's mistake: 503, as the issue asks.
+    expect(statusForCode("INTEGRATION_NOT_CONFIGURED")).toBe(503);
   });
 
   it("describes a comparison error thrown by the package with its code and details", () => {

@@ -9,6 +9,7 @@ import { createApp } from "./app.js";
 import { createBrowserLanes, lateSessionStates } from "./browser-lanes.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type OpenDatabase, openDatabase } from "./db.js";
+import { createServerEmbeddings } from "./embeddings.js";
 import { createFileorgDeps } from "./fileorg.js";
 import { createHttpServer } from "./http-server.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -39,7 +40,9 @@ async function startEngines(
   browser: BrowserHost,
   sessionStates?: SessionStates,
 ) {
+  const embeddings = createServerEmbeddings(config);
   const runs = createRunsEngine({
+    embedder: embeddings.embedder(),
     ...(sessionStates === undefined ? {} : { sessionStates }),
     browser,
     dataDir: config.dataDir,
@@ -65,7 +68,7 @@ async function startEngines(
   // Recovery of jobs a crash left running happens here, before anything is served.
   await fileorgDeps.fileorg.start();
   await fileorgDeps.inbox.start();
-  return { runs, fileorgDeps };
+  return { runs, fileorgDeps, embeddings };
 }
 
 /** Reads env, opens and migrates the database, serves, and shuts down cleanly on SIGINT/SIGTERM. */
@@ -91,7 +94,14 @@ async function main(): Promise<void> {
   if (!browser.available)
     logger.warn("no browser: browser routes and steps answer 503", { ...browser.status() });
   const sessionStates = lateSessionStates();
-  const { runs, fileorgDeps } = await startEngines(config, database, logger, metrics, browser, sessionStates);
+  const { runs, fileorgDeps, embeddings } = await startEngines(
+    config,
+    database,
+    logger,
+    metrics,
+    browser,
+    sessionStates,
+  );
   const { fileorg, inbox } = fileorgDeps;
   const lanes = createBrowserLanes({
     db: database.db,
@@ -119,6 +129,8 @@ async function main(): Promise<void> {
     sessions: lanes.sessions,
     computerUse: lanes.computerUse,
     ...fileorgDeps,
+    vonage: config.vonage,
+    embeddings,
   });
   const server = createHttpServer({
     fetch: app.fetch,

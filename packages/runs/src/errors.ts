@@ -33,6 +33,9 @@ export const RUNS_ERROR_CODES = [
   "SCREENSHOT_TOO_LARGE",
   "PLANNER_UNAVAILABLE",
   "PLANNER_FAILED",
+  "UPSTREAM_FAILED",
+  "UPSTREAM_TIMEOUT",
+  "MODEL_UNKNOWN",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */

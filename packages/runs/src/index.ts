@@ -58,6 +58,13 @@ export {
   type PlanResult,
   planLocally,
 } from "./domain/cu-grammar.js";
+export {
+  EMBEDDINGS_MAX_CHARS,
+  EMBEDDINGS_MAX_TEXTS,
+  EmbeddingsBatchRequest,
+  EmbeddingsBatchResponse,
+  hasControlCharacters,
+} from "./domain/embeddings.js";
 export { Flow, FlowInput, FlowPatch } from "./domain/flow.js";
 export { buildFlowDraft, type DraftStep, type FlowDraftBody } from "./domain/flow-draft.js";
 export {
@@ -68,6 +75,15 @@ export {
   parseHostRule,
   parseHostRules,
 } from "./domain/host.js";
+export {
+  CALLBACK_OUTCOMES,
+  codeForPolicy,
+  DEFAULT_SMS_CODE_PATTERN,
+  InboundCallback,
+  normalizeNumber,
+  type SmsDelivery,
+  type SmsReceipt,
+} from "./domain/inbound-sms.js";
 export { type Interpolated, interpolate, references, type Scope } from "./domain/interpolate.js";
 export {
   DEFAULT_PROTECTED_PROVIDER_DOMAINS,
@@ -142,6 +158,20 @@ export {
   type RunState,
   type Transition,
 } from "./domain/transitions.js";
+export { dot, type Embedder, normalize } from "./embeddings/embedder.js";
+export { UnknownModelError, UpstreamFailedError, UpstreamTimeoutError } from "./embeddings/errors.js";
+export {
+  createLocalEmbedder,
+  createTokenizer,
+  LOCAL_DIMENSION,
+  LOCAL_MODEL,
+  type LocalEmbedderOptions,
+} from "./embeddings/local.js";
+export {
+  createOpenAiCompatibleEmbedder,
+  type OpenAiCompatibleOptions,
+} from "./embeddings/openai-compatible.js";
+export { createEmbeddings, type Embeddings } from "./embeddings/service.js";
 export {
   type ComputerUseEngine,
   type ComputerUseEngineOptions,
@@ -151,7 +181,9 @@ export {
 export { createOpenAiPlanner, type OpenAiPlannerOptions } from "./engine/computer-use/openai-planner.js";
 export { createLocalPlanner, type Planner, type PlannerRequest } from "./engine/computer-use/planner.js";
 export { StepEvidence } from "./engine/evidence.js";
+export { BLOCKING_REASONS, type SimilarFailure } from "./engine/failure-embeddings.js";
 export type { EventHub, EventListener } from "./engine/hub.js";
+export type { CallbackRejection } from "./engine/inbound-sms.js";
 export {
   createInboundMessagesOtpSource,
   extractOtpCode,

@@ -99,6 +99,9 @@ export async function startFuzzServer(): Promise<FuzzServer> {
     VETTED_ALLOWED_ROOTS: root,
     LOG_LEVEL: "error",
     VETTED_RUNS_POLL_MS: "50",
+    // The inbound-SMS webhook on, so hostile callbacks meet its auth (unconfigured it answers 503 by design).
+    VETTED_VONAGE_INBOUND_TOKEN: "fuzz-inbound-token-0123",
+    VETTED_VONAGE_SIGNATURE_SECRET: "fuzz-signature-secret-0123",
   });
   try {
     const doc = (await get(server.url, "/api/openapi.json")) as unknown as OpenApiDocument;

@@ -1,9 +1,10 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { ServerError } from "../errors.js";
+import { INBOUND_SMS_PATH } from "../integrations/vonage.js";
 
 /** Paths under /api that stay open without a token, so monitors can probe them. */
-const OPEN_PATHS = new Set(["/api/health"]);
+const OPEN_PATHS = new Set(["/api/health", INBOUND_SMS_PATH]);
 
 function digest(value: string): Buffer {
   return createHash("sha256").update(value).digest();

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { isLoopbackHost } from "../config.js";
 import { ServerError } from "../errors.js";
+import { INBOUND_SMS_PATH } from "../integrations/vonage.js";
 
 const WILDCARD_BINDS = new Set(["0.0.0.0", "::", "[::]"]);
 const IP_LITERAL = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\])$/i;
@@ -101,6 +102,8 @@ async function carriesBody(c: Context): Promise<boolean> {
 export function requireJsonBody(): MiddlewareHandler {
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method) || c.req.method === "DELETE") return next();
+    // Vonage posts its callbacks as a form or as JSON; that route parses both.
+    if (c.req.path === INBOUND_SMS_PATH) return next();
     const type = c.req.header("Content-Type");
     const hasBody = await carriesBody(c);
     if (hasBody && (type === undefined || !JSON_TYPE.test(type.split(";")[0]?.trim() ?? ""))) {

@@ -31,6 +31,7 @@ export async function createTestApp(
   runsOptions: Partial<RunsEngineOptions> = {},
   browserOptions: Partial<BrowserHostOptions> = {},
   lanesOptions: Partial<Pick<BrowserLanesOptions, "planner" | "raceHooks">> = {},
+  extraDeps: Pick<Partial<AppDeps>, "vonage" | "embeddings"> = {},
 ): Promise<TestApp> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "vetted-app-")));
   const database = await openDatabase({
@@ -98,6 +99,7 @@ export async function createTestApp(
     sessions: lanes.sessions,
     computerUse: lanes.computerUse,
     ...fileorgDeps,
+    ...extraDeps,
   };
   return {
     app: createApp(deps),

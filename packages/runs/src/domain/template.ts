@@ -1,5 +1,6 @@
 import { compileUserRegex } from "@vetted/store/limits";
 import { z } from "zod";
+import { checkOtpPolicy } from "./inbound-sms.js";
 
 /** The types a template parameter can have; `secret` values are never returned or logged. */
 export const PARAM_TYPES = ["string", "number", "boolean", "secret"] as const;
@@ -27,10 +28,21 @@ export const Policies = z
     otp: z
       .object({
         required: z.boolean().default(true),
-        source: z.enum(["manual", "inbound_messages"]).default("manual"),
+        source: z.enum(["manual", "inbound_messages", "inbound_sms"]).default("manual"),
         max_attempts: z.number().int().min(1).max(10).default(3),
         timeout_seconds: z.number().int().min(1).max(86_400).default(600),
+        to: z
+          .string()
+          .min(1)
+          .max(32)
+          .optional()
+          .meta({ description: "inbound_sms: the number codes are texted to" }),
+        sender: z.string().min(1).max(32).optional().meta({ description: "inbound_sms: only this sender" }),
+        code_pattern: z.string().min(1).max(200).optional().meta({
+          description: "inbound_sms: RE2 pattern of the code (group 1 or the match); default six digits",
+        }),
       })
+      .superRefine((otp, ctx) => checkOtpPolicy(otp, ctx))
       .prefault({}),
     gate_timeout_seconds: z
       .number()

@@ -81,6 +81,8 @@ export function createInboundMessagesOtpSource(options: {
               or(eq(inboundMessages.runId, request.run_id), isNull(inboundMessages.runId)),
               gte(inboundMessages.receivedAt, request.since),
               isNull(inboundMessages.consumedAt),
+              // Provider SMS go to runs whose policy names their number (see inbound-sms.ts).
+              isNull(inboundMessages.provider),
             ),
           )
           .orderBy(desc(inboundMessages.receivedAt))

@@ -4,6 +4,7 @@ import { type Clock, type IdGenerator, randomIds, runTransaction, type Tx } from
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { BrowserHost } from "../browser/host.js";
 import { parseProtectedDomains } from "../domain/providers.js";
+import type { Embedder } from "../embeddings/embedder.js";
 import { BrowserRuntime, type SessionStates } from "./browser-runtime.js";
 import { createEventHub, type EventHub } from "./hub.js";
 import { createInboundMessagesOtpSource, type OtpSource } from "./otp-source.js";
@@ -35,6 +36,8 @@ export interface RunsEngineOptions {
   protectedDomains?: readonly string[];
   /** Where `POST /otp` without a code takes one from; default: the inbound-messages table. */
   otpSource?: OtpSource;
+  /** Embeds the failure texts of failed or blocked runs for `similarFailures`; none = nothing is embedded. */
+  embedder?: Embedder | undefined;
   /** How long a claimed run stays leased without a heartbeat (default 30 000 ms). */
   leaseMs?: number;
   /** How often the worker looks for work and expired gates (default 500 ms). */

@@ -1,5 +1,7 @@
 import { listEvidence, readScreenshot } from "./evidence.js";
+import { createFailureEmbeddings } from "./failure-embeddings.js";
 import { createFlow, getFlow, listFlows, updateFlow } from "./flows.js";
+import { createInboundSms } from "./inbound-sms.js";
 import { createResources, type RunsEngineOptions } from "./resources.js";
 import { countRunsByStatus, getRun, listEvents, listRuns } from "./run-queries.js";
 import { cancel, createRun, resumeRun, submitOtp } from "./run-verbs.js";
@@ -15,7 +17,9 @@ type Tail<F> = F extends (r: never, ...rest: infer A) => infer R ? (...rest: A) 
  */
 export function createRunsEngine(options: RunsEngineOptions) {
   const r = createResources(options);
-  const scheduler = new Scheduler(r);
+  const sms = createInboundSms(r, options.secretsKey);
+  const failures = createFailureEmbeddings(r, options.embedder);
+  const scheduler = new Scheduler(r, [sms.matchWaiting, failures.embedInBackground]);
   const bind =
     <F extends (res: typeof r, ...rest: never[]) => unknown>(verb: F) =>
     (...rest: Parameters<Tail<F>>) =>
@@ -44,6 +48,16 @@ export function createRunsEngine(options: RunsEngineOptions) {
     listEvidence: bind(listEvidence),
     /** One evidence screenshot's bytes. */
     readScreenshot: bind(readScreenshot),
+    /** Stores an inbound SMS once and resumes the oldest matching `waiting_otp` run with its code. */
+    receiveSms: sms.receiveSms,
+    /** Audits a provider callback the integration refused. */
+    recordInboundRejection: sms.recordRejected,
+    /** The audit of provider callbacks, newest first. */
+    listInboundCallbacks: sms.listCallbacks,
+    /** Failed or blocked runs whose failure reads most like this run's, by cosine similarity. */
+    similarFailures: failures.similarFailures,
+    /** Embeds and stores the failure text of failed or blocked runs not embedded yet; how many. */
+    embedFailures: failures.embedPending,
     /**
      * Streams the run's events after `after` (its backlog first, then each commit, from this process at once
      * and from other processes sharing the database within `catchUpMs`). Returns the unsubscribe.

@@ -18,7 +18,11 @@ export class Scheduler {
   private pumpAgain = false;
   private started = false;
 
-  constructor(private readonly r: RunsResources) {
+  constructor(
+    private readonly r: RunsResources,
+    /** Background chores run each round after the gates' sweep (inbound SMS matching, failure embeddings). */
+    private readonly chores: ReadonlyArray<() => Promise<unknown>> = [],
+  ) {
     this.leases = new Leases(r);
     this.gates = createGates(r);
     r.kick = () => {
@@ -49,6 +53,9 @@ export class Scheduler {
       do {
         this.pumpAgain = false;
         await this.gates.sweep();
+        for (const chore of this.chores) {
+          await chore().catch((err: unknown) => this.r.observer.error?.("a background chore failed", err));
+        }
         while (this.started && this.executions.size < this.r.concurrency) {
           const row = await this.leases.claim();
           if (row === undefined) break;

@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { WaitContext } from "../domain/run.js";
 import type { EndReason, RunStatus } from "../domain/status.js";
 import type { ParamSpec, Policies } from "../domain/template.js";
@@ -130,8 +130,51 @@ export const inboundMessages = sqliteTable(
     body: text("body").notNull(),
     receivedAt: integer("received_at").notNull(),
     consumedAt: integer("consumed_at"),
+    /** The messaging provider (`vonage`) and its message id: one row per delivered message. */
+    provider: text("provider"),
+    providerMessageId: text("provider_message_id"),
+    /** The number the message was sent to. */
+    recipient: text("recipient"),
   },
-  (t) => [uniqueIndex("runs_inbound_messages_received_idx").on(t.receivedAt, t.id)],
+  (t) => [
+    uniqueIndex("runs_inbound_messages_received_idx").on(t.receivedAt, t.id),
+    uniqueIndex("runs_inbound_messages_provider_idx").on(t.provider, t.providerMessageId),
+  ],
+);
+
+/** Every callback of a messaging provider: accepted, duplicate or rejected (with why); never the text. */
+export const inboundCallbacks = sqliteTable(
+  "runs_inbound_callbacks",
+  {
+    id: text("id").primaryKey(),
+    provider: text("provider").notNull(),
+    outcome: text("outcome", { enum: ["accepted", "duplicate", "rejected"] }).notNull(),
+    reason: text("reason"),
+    providerMessageId: text("provider_message_id"),
+    sender: text("sender"),
+    recipient: text("recipient"),
+    /** The run the message resumed, if it resumed one. */
+    runId: text("run_id"),
+    receivedAt: integer("received_at").notNull(),
+  },
+  (t) => [index("runs_inbound_callbacks_received_idx").on(t.receivedAt, t.id)],
+);
+
+/** The embedding of a failed or blocked run's failure text, for similar-failure search. */
+export const runEmbeddings = sqliteTable(
+  "runs_run_embeddings",
+  {
+    runId: text("run_id").primaryKey(),
+    model: text("model").notNull(),
+    dimension: integer("dimension").notNull(),
+    /** Float32 little-endian, L2-normalised. */
+    vector: blob("vector", { mode: "buffer" }).notNull(),
+    /** The reason codes of the failure (end reason, wait reason). */
+    reasonCodes: text("reason_codes", { mode: "json" }).$type<string[]>().notNull(),
+    failureText: text("failure_text").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("runs_run_embeddings_model_idx").on(t.model)],
 );
 
 /**

@@ -9,6 +9,9 @@ import { createRunsEngine, type RunsEngineOptions } from "../engine/runs-engine.
 import type { RunsError } from "../errors.js";
 import { migrate } from "../store/migrate.js";
 
+/** Where tests cache the parsed local word vectors (shared across test files and runs: later loads are fast). */
+export const TEST_CACHE_DIR = join(tmpdir(), "vetted-embeddings-cache");
+
 /** The secrets key test engines use (every engine over one database needs the same key). */
 export const TEST_SECRETS_KEY = Buffer.alloc(32, 7);
 

@@ -1,0 +1,29 @@
+import { RunsError } from "../errors.js";
+
+/** An upstream model answered an error, garbage, or could not be reached (`details.status`: its HTTP status). */
+export class UpstreamFailedError extends RunsError {
+  override readonly name = "UpstreamFailedError";
+  constructor(message: string, details: { status: number | null }) {
+    super("UPSTREAM_FAILED", message, details);
+  }
+}
+
+/** An upstream model did not answer in time. */
+export class UpstreamTimeoutError extends RunsError {
+  override readonly name = "UpstreamTimeoutError";
+  constructor(model: string, timeoutMs: number) {
+    super("UPSTREAM_TIMEOUT", `The embeddings model ${model} did not answer within ${timeoutMs} ms.`, {
+      timeout_ms: timeoutMs,
+    });
+  }
+}
+
+/** A batch named a model that is not configured. */
+export class UnknownModelError extends RunsError {
+  override readonly name = "UnknownModelError";
+  constructor(model: string, available: readonly string[]) {
+    super("MODEL_UNKNOWN", `No embeddings model ${model}; available: ${available.join(", ")}.`, {
+      available,
+    });
+  }
+}

@@ -1,0 +1,217 @@
+import { and, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { dot, type Embedder } from "../embeddings/embedder.js";
+import { InvalidInputError } from "../errors.js";
+import { runEmbeddings, runs } from "../store/schema.js";
+import { loadRun } from "./persist.js";
+import type { RunsResources } from "./resources.js";
+import type { RunRow } from "./views.js";
+
+/** Wait reasons that block a run (it cannot go on without a person), counted as failures for search. */
+export const BLOCKING_REASONS = ["provider_protected_payment_step", "step_outcome_unknown"] as const;
+const BATCH = 32;
+
+/** A stored failure embedding, as kept in memory for the scan. */
+interface IndexedFailure {
+  runId: string;
+  model: string;
+  vector: Float32Array;
+  reasonCodes: string[];
+  failureText: string;
+}
+
+/** One run whose failure reads like another's. */
+export interface SimilarFailure {
+  run_id: string;
+  /** Cosine similarity of the two failure embeddings, -1..1. */
+  similarity: number;
+  reason_codes: string[];
+  /** The reason codes both runs have. */
+  shared_reason_codes: string[];
+  failure_text: string;
+}
+
+const blockedReason = sql`json_extract(${runs.waitContext}, '$.reason_code')`;
+
+/** Failed runs, and waiting runs blocked for a person. */
+const failedOrBlocked = or(
+  eq(runs.status, "failed"),
+  and(inArray(runs.status, ["waiting_user", "waiting_otp"]), inArray(blockedReason, [...BLOCKING_REASONS])),
+);
+
+/** The reason codes of a run's failure: its end reason, or the reason it is blocked. */
+export function reasonCodesOf(row: Pick<RunRow, "reason" | "waitContext">): string[] {
+  return [row.reason, row.waitContext?.reason_code].filter((c): c is NonNullable<typeof c> => c != null);
+}
+
+/** The text embedded for a run's failure: why, where, and the (already redacted) error. */
+export function failureTextOf(
+  row: Pick<RunRow, "reason" | "waitContext" | "error" | "steps" | "cursor">,
+): string {
+  const step = row.steps[row.cursor];
+  const where = step === undefined ? "" : ` at step ${step.id} (${step.type})`;
+  const why = reasonCodesOf(row).join(", ").replaceAll("_", " ");
+  const prompt = row.waitContext?.prompt ?? "";
+  return `${why}${where}. ${row.error ?? ""} ${prompt}`.trim();
+}
+
+function toBlob(v: Float32Array): Buffer {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+function fromBlob(b: Buffer): Float32Array {
+  const copy = new Uint8Array(b.byteLength);
+  copy.set(b);
+  return new Float32Array(copy.buffer);
+}
+
+/**
+ * Failure embeddings: the worker's sweep embeds the failure text of each failed or blocked run once (with the
+ * configured embedder) into `runs_run_embeddings`; `similarFailures` ranks the other failed or blocked runs by
+ * cosine similarity to a run's failure, by a brute-force scan of the stored vectors of the same model.
+ */
+export function createFailureEmbeddings(r: RunsResources, embedder: Embedder | undefined) {
+  let lastRound = Number.NEGATIVE_INFINITY;
+  /** Runs whose embedding failed in this process: not retried every round. */
+  const refused = new Set<string>();
+  /** The stored vectors this process has read (rows are only ever added), and the last rowid read. */
+  const index: IndexedFailure[] = [];
+  let indexedUpTo = 0;
+
+  async function store(rows: readonly RunRow[]): Promise<number> {
+    if (embedder === undefined || rows.length === 0) return 0;
+    const texts = rows.map(failureTextOf);
+    const vectors = await embedder.embed(texts);
+    const at = r.now();
+    const values = rows.map((row, i) => ({
+      runId: row.id,
+      model: embedder.model,
+      dimension: embedder.dimension,
+      vector: toBlob(vectors[i] ?? new Float32Array(embedder.dimension)),
+      reasonCodes: reasonCodesOf(row),
+      failureText: texts[i] ?? "",
+      createdAt: at,
+    }));
+    await r.write((tx) => tx.insert(runEmbeddings).values(values).onConflictDoNothing());
+    return values.length;
+  }
+
+  /** Embeds failed or blocked runs not embedded yet (a batch a round, at most once a poll interval). */
+  async function embedPending(): Promise<number> {
+    if (embedder === undefined) return 0;
+    const at = r.now();
+    if (at - lastRound < r.pollMs) return 0;
+    lastRound = at;
+    const rows = await r.db
+      .select({ run: runs })
+      .from(runs)
+      .leftJoin(runEmbeddings, eq(runEmbeddings.runId, runs.id))
+      .where(and(failedOrBlocked, isNull(runEmbeddings.runId)))
+      .limit(BATCH + refused.size);
+    const pending = rows
+      .map((x) => x.run)
+      .filter((row) => !refused.has(row.id))
+      .slice(0, BATCH);
+    try {
+      return await store(pending);
+    } catch (err) {
+      for (const row of pending) refused.add(row.id);
+      throw err;
+    }
+  }
+
+  /**
+   * The failed or blocked runs whose failure embeddings are closest to `runId`'s, best first (at most
+   * `limit`, 1..20); empty when the run has not failed or nothing is embedded.
+   * @throws RUN_NOT_FOUND, REQUEST_INVALID (limit)
+   */
+  async function similarFailures(runId: string, limit = 5): Promise<SimilarFailure[]> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > 20) {
+      throw new InvalidInputError("REQUEST_INVALID", "limit must be a whole number from 1 to 20.", { limit });
+    }
+    const row = await loadRun(r.db, runId);
+    let [own] = await r.db.select().from(runEmbeddings).where(eq(runEmbeddings.runId, runId)).limit(1);
+    if (own === undefined && embedder !== undefined) {
+      const [blocked] = await r.db
+        .select({ id: runs.id })
+        .from(runs)
+        .where(and(eq(runs.id, runId), failedOrBlocked));
+      if (blocked !== undefined && (await store([row])) > 0) {
+        [own] = await r.db.select().from(runEmbeddings).where(eq(runEmbeddings.runId, runId)).limit(1);
+      }
+    }
+    if (own === undefined) return [];
+    const query = fromBlob(own.vector);
+    const ownCodes = new Set(own.reasonCodes);
+    const scored = (await refreshIndex())
+      .filter((c) => c.runId !== runId && c.model === own.model)
+      .map((c) => ({ c, similarity: dot(query, c.vector) }))
+      .sort((a, b) => b.similarity - a.similarity || a.c.runId.localeCompare(b.c.runId));
+    const found: SimilarFailure[] = [];
+    // Best first, in slices: only runs still failed or blocked count (a blocked run may have gone on).
+    for (let at = 0; at < scored.length && found.length < limit; at += limit * 4) {
+      const slice = scored.slice(at, at + limit * 4);
+      const live = await r.db
+        .select({ id: runs.id })
+        .from(runs)
+        .where(
+          and(
+            inArray(
+              runs.id,
+              slice.map((x) => x.c.runId),
+            ),
+            failedOrBlocked,
+          ),
+        );
+      const ids = new Set(live.map((x) => x.id));
+      for (const { c, similarity } of slice) {
+        if (!ids.has(c.runId) || found.length >= limit) continue;
+        found.push({
+          run_id: c.runId,
+          similarity,
+          reason_codes: c.reasonCodes,
+          shared_reason_codes: c.reasonCodes.filter((code) => ownCodes.has(code)),
+          failure_text: c.failureText,
+        });
+      }
+    }
+    return found;
+  }
+
+  /** This process's copy of the stored vectors, brought up to date by reading only rows added since. */
+  async function refreshIndex(): Promise<IndexedFailure[]> {
+    const added = await r.db
+      .select({
+        rowid: sql<number>`rowid`,
+        runId: runEmbeddings.runId,
+        model: runEmbeddings.model,
+        vector: runEmbeddings.vector,
+        reasonCodes: runEmbeddings.reasonCodes,
+        failureText: runEmbeddings.failureText,
+      })
+      .from(runEmbeddings)
+      .where(sql`rowid > ${indexedUpTo}`)
+      .orderBy(sql`rowid`);
+    for (const row of added) {
+      index.push({ ...row, vector: fromBlob(row.vector) });
+      indexedUpTo = Math.max(indexedUpTo, row.rowid);
+    }
+    return index;
+  }
+
+  let running: Promise<unknown> | undefined;
+  /**
+   * The worker's chore: starts a round of {@link embedPending} in the background (never awaited by the
+   * worker, so loading a model or a slow remote model never holds up runs).
+   */
+  function embedInBackground(): Promise<void> {
+    if (embedder === undefined || running !== undefined) return Promise.resolve();
+    running = embedPending()
+      .catch((err: unknown) => r.observer.error?.("could not embed failed runs", err))
+      .finally(() => {
+        running = undefined;
+      });
+    return Promise.resolve();
+  }
+
+  return { embedPending, embedInBackground, similarFailures };
+}
