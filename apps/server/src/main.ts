@@ -71,19 +71,8 @@ async function startEngines(
   return { runs, fileorgDeps, embeddings };
 }
 
-/** Reads env, opens and migrates the database, serves, and shuts down cleanly on SIGINT/SIGTERM. */
-async function main(): Promise<void> {
-  const config = readConfig();
-  const logger = createLogger(config.logLevel);
-  const database = await openDatabase(config);
-  const migrated = await runMigrations(database.db);
-  logger.info("database ready", {
-    database: config.databaseIsFile ? config.databaseUrl : new URL(config.databaseUrl).host,
-    migrated,
-  });
-
-  warnUnusableRoots(config.allowedRoots, logger);
-  const metrics = createMetrics(logger);
+/** The browser, the engines over it, and the browser lanes (sessions, computer use) bound to the run engine. */
+async function startWithBrowser(config: Config, database: OpenDatabase, logger: Logger, metrics: Metrics) {
   const browser = createBrowserHost({
     executablePath: config.chromiumPath,
     unavailableReason: config.chromiumMissingReason,
@@ -102,7 +91,6 @@ async function main(): Promise<void> {
     browser,
     sessionStates,
   );
-  const { fileorg, inbox } = fileorgDeps;
   const lanes = createBrowserLanes({
     db: database.db,
     browser,
@@ -116,6 +104,75 @@ async function main(): Promise<void> {
   const interrupted = await lanes.sessions.recoverInterrupted();
   if (interrupted > 0)
     logger.warn("sessions left live by the previous process are marked failed", { interrupted });
+
+  return { browser, runs, fileorgDeps, embeddings, lanes };
+}
+
+/** What a clean shutdown stops, in order. */
+interface Stoppable {
+  server: ReturnType<typeof createHttpServer>;
+  runs: Awaited<ReturnType<typeof startWithBrowser>>["runs"];
+  lanes: Awaited<ReturnType<typeof startWithBrowser>>["lanes"];
+  browser: Awaited<ReturnType<typeof startWithBrowser>>["browser"];
+  inbox: { stop(): Promise<void> };
+  fileorg: { stop(): Promise<void> };
+  database: OpenDatabase;
+  logger: Logger;
+}
+
+/** On SIGINT/SIGTERM: stop taking requests, stop the workers, the lanes and the browser, close the database. */
+function stopOnSignals({ server, runs, lanes, browser, inbox, fileorg, database, logger }: Stoppable): void {
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info("shutting down", { signal });
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    server.close(() => {
+      void Promise.all([
+        runs
+          .stop()
+          .catch((err: unknown) => logger.error("the run worker did not stop cleanly", { err }))
+          .then(() => lanes.close())
+          .then(() => browser.close()),
+        inbox.stop(),
+        fileorg.stop(),
+      ]).finally(() => {
+        database.close();
+        process.exit(0);
+      });
+    });
+    // Idle keep-alive sockets go now; in-flight requests (and open event streams) get a grace period.
+    if ("closeIdleConnections" in server) server.closeIdleConnections();
+    setTimeout(() => {
+      if ("closeAllConnections" in server) server.closeAllConnections();
+    }, 3_000).unref();
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+/** Reads env, opens and migrates the database, serves, and shuts down cleanly on SIGINT/SIGTERM. */
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase(config);
+  const migrated = await runMigrations(database.db);
+  logger.info("database ready", {
+    database: config.databaseIsFile ? config.databaseUrl : new URL(config.databaseUrl).host,
+    migrated,
+  });
+
+  warnUnusableRoots(config.allowedRoots, logger);
+  const metrics = createMetrics(logger);
+  const { browser, runs, fileorgDeps, embeddings, lanes } = await startWithBrowser(
+    config,
+    database,
+    logger,
+    metrics,
+  );
+  const { fileorg, inbox } = fileorgDeps;
 
   const app = createApp({
     config,
@@ -150,35 +207,7 @@ async function main(): Promise<void> {
     process.stdout.write(`Vetted server listening on http://${host}:${info.port}\n`);
   });
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info("shutting down", { signal });
-    const force = setTimeout(() => process.exit(1), 10_000);
-    force.unref();
-    server.close(() => {
-      void Promise.all([
-        runs
-          .stop()
-          .catch((err: unknown) => logger.error("the run worker did not stop cleanly", { err }))
-          .then(() => lanes.close())
-          .then(() => browser.close()),
-        inbox.stop(),
-        fileorg.stop(),
-      ]).finally(() => {
-        database.close();
-        process.exit(0);
-      });
-    });
-    // Idle keep-alive sockets go now; in-flight requests (and open event streams) get a grace period.
-    if ("closeIdleConnections" in server) server.closeIdleConnections();
-    setTimeout(() => {
-      if ("closeAllConnections" in server) server.closeAllConnections();
-    }, 3_000).unref();
-  };
-  process.on("SIGINT", () => shutdown("SIGINT"));
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  stopOnSignals({ server, runs, lanes, browser, inbox, fileorg, database, logger });
 }
 
 main().catch((err: unknown) => {

@@ -64,154 +64,184 @@ function fromBlob(b: Buffer): Float32Array {
   return new Float32Array(copy.buffer);
 }
 
+/** What the failure-embedding functions share: the engine's resources, the embedder, and this process's state. */
+interface EmbeddingsContext {
+  readonly r: RunsResources;
+  readonly embedder: Embedder | undefined;
+  /** When the sweep last embedded a batch. */
+  lastRound: number;
+  /** Runs whose embedding failed in this process: not retried every round. */
+  readonly refused: Set<string>;
+  /** The stored vectors this process has read (rows are only ever added), and the last rowid read. */
+  readonly index: IndexedFailure[];
+  indexedUpTo: number;
+  /** The background round under way, if any. */
+  running: Promise<unknown> | undefined;
+}
+
+async function store(ctx: EmbeddingsContext, rows: readonly RunRow[]): Promise<number> {
+  const { r, embedder } = ctx;
+  if (embedder === undefined || rows.length === 0) return 0;
+  const texts = rows.map(failureTextOf);
+  const vectors = await embedder.embed(texts);
+  const at = r.now();
+  const values = rows.map((row, i) => ({
+    runId: row.id,
+    model: embedder.model,
+    dimension: embedder.dimension,
+    vector: toBlob(vectors[i] ?? new Float32Array(embedder.dimension)),
+    reasonCodes: reasonCodesOf(row),
+    failureText: texts[i] ?? "",
+    createdAt: at,
+  }));
+  await r.write((tx) => tx.insert(runEmbeddings).values(values).onConflictDoNothing());
+  return values.length;
+}
+
+/** Embeds failed or blocked runs not embedded yet (a batch a round, at most once a poll interval). */
+async function embedPending(ctx: EmbeddingsContext): Promise<number> {
+  const { r } = ctx;
+  if (ctx.embedder === undefined) return 0;
+  const at = r.now();
+  if (at - ctx.lastRound < r.pollMs) return 0;
+  ctx.lastRound = at;
+  const rows = await r.db
+    .select({ run: runs })
+    .from(runs)
+    .leftJoin(runEmbeddings, eq(runEmbeddings.runId, runs.id))
+    .where(and(failedOrBlocked, isNull(runEmbeddings.runId)))
+    .limit(BATCH + ctx.refused.size);
+  const pending = rows
+    .map((x) => x.run)
+    .filter((row) => !ctx.refused.has(row.id))
+    .slice(0, BATCH);
+  try {
+    return await store(ctx, pending);
+  } catch (err) {
+    for (const row of pending) ctx.refused.add(row.id);
+    throw err;
+  }
+}
+
+/** `runId`'s stored failure embedding, embedding it now when it is failed or blocked and not embedded yet. */
+async function ownEmbedding(ctx: EmbeddingsContext, runId: string) {
+  const { r } = ctx;
+  const row = await loadRun(r.db, runId);
+  let [own] = await r.db.select().from(runEmbeddings).where(eq(runEmbeddings.runId, runId)).limit(1);
+  if (own === undefined && ctx.embedder !== undefined) {
+    const [blocked] = await r.db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(and(eq(runs.id, runId), failedOrBlocked));
+    if (blocked !== undefined && (await store(ctx, [row])) > 0) {
+      [own] = await r.db.select().from(runEmbeddings).where(eq(runEmbeddings.runId, runId)).limit(1);
+    }
+  }
+  return own;
+}
+
+/**
+ * The failed or blocked runs whose failure embeddings are closest to `runId`'s, best first (at most
+ * `limit`, 1..20); empty when the run has not failed or nothing is embedded.
+ * @throws RUN_NOT_FOUND, REQUEST_INVALID (limit)
+ */
+async function similarFailures(ctx: EmbeddingsContext, runId: string, limit = 5): Promise<SimilarFailure[]> {
+  if (!Number.isInteger(limit) || limit < 1 || limit > 20) {
+    throw new InvalidInputError("REQUEST_INVALID", "limit must be a whole number from 1 to 20.", { limit });
+  }
+  const own = await ownEmbedding(ctx, runId);
+  if (own === undefined) return [];
+  const query = fromBlob(own.vector);
+  const ownCodes = new Set(own.reasonCodes);
+  const scored = (await refreshIndex(ctx))
+    .filter((c) => c.runId !== runId && c.model === own.model)
+    .map((c) => ({ c, similarity: dot(query, c.vector) }))
+    .sort((a, b) => b.similarity - a.similarity || a.c.runId.localeCompare(b.c.runId));
+  const found: SimilarFailure[] = [];
+  // Best first, in slices: only runs still failed or blocked count (a blocked run may have gone on).
+  for (let at = 0; at < scored.length && found.length < limit; at += limit * 4) {
+    const slice = scored.slice(at, at + limit * 4);
+    const live = await ctx.r.db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(
+        and(
+          inArray(
+            runs.id,
+            slice.map((x) => x.c.runId),
+          ),
+          failedOrBlocked,
+        ),
+      );
+    const ids = new Set(live.map((x) => x.id));
+    for (const { c, similarity } of slice) {
+      if (!ids.has(c.runId) || found.length >= limit) continue;
+      found.push({
+        run_id: c.runId,
+        similarity,
+        reason_codes: c.reasonCodes,
+        shared_reason_codes: c.reasonCodes.filter((code) => ownCodes.has(code)),
+        failure_text: c.failureText,
+      });
+    }
+  }
+  return found;
+}
+
+/** This process's copy of the stored vectors, brought up to date by reading only rows added since. */
+async function refreshIndex(ctx: EmbeddingsContext): Promise<IndexedFailure[]> {
+  const added = await ctx.r.db
+    .select({
+      rowid: sql<number>`rowid`,
+      runId: runEmbeddings.runId,
+      model: runEmbeddings.model,
+      vector: runEmbeddings.vector,
+      reasonCodes: runEmbeddings.reasonCodes,
+      failureText: runEmbeddings.failureText,
+    })
+    .from(runEmbeddings)
+    .where(sql`rowid > ${ctx.indexedUpTo}`)
+    .orderBy(sql`rowid`);
+  for (const row of added) {
+    ctx.index.push({ ...row, vector: fromBlob(row.vector) });
+    ctx.indexedUpTo = Math.max(ctx.indexedUpTo, row.rowid);
+  }
+  return ctx.index;
+}
+
+/**
+ * The worker's chore: starts a round of {@link embedPending} in the background (never awaited by the
+ * worker, so loading a model or a slow remote model never holds up runs).
+ */
+function embedInBackground(ctx: EmbeddingsContext): Promise<void> {
+  if (ctx.embedder === undefined || ctx.running !== undefined) return Promise.resolve();
+  ctx.running = embedPending(ctx)
+    .catch((err: unknown) => ctx.r.observer.error?.("could not embed failed runs", err))
+    .finally(() => {
+      ctx.running = undefined;
+    });
+  return Promise.resolve();
+}
+
 /**
  * Failure embeddings: the worker's sweep embeds the failure text of each failed or blocked run once (with the
  * configured embedder) into `runs_run_embeddings`; `similarFailures` ranks the other failed or blocked runs by
  * cosine similarity to a run's failure, by a brute-force scan of the stored vectors of the same model.
  */
 export function createFailureEmbeddings(r: RunsResources, embedder: Embedder | undefined) {
-  let lastRound = Number.NEGATIVE_INFINITY;
-  /** Runs whose embedding failed in this process: not retried every round. */
-  const refused = new Set<string>();
-  /** The stored vectors this process has read (rows are only ever added), and the last rowid read. */
-  const index: IndexedFailure[] = [];
-  let indexedUpTo = 0;
-
-  async function store(rows: readonly RunRow[]): Promise<number> {
-    if (embedder === undefined || rows.length === 0) return 0;
-    const texts = rows.map(failureTextOf);
-    const vectors = await embedder.embed(texts);
-    const at = r.now();
-    const values = rows.map((row, i) => ({
-      runId: row.id,
-      model: embedder.model,
-      dimension: embedder.dimension,
-      vector: toBlob(vectors[i] ?? new Float32Array(embedder.dimension)),
-      reasonCodes: reasonCodesOf(row),
-      failureText: texts[i] ?? "",
-      createdAt: at,
-    }));
-    await r.write((tx) => tx.insert(runEmbeddings).values(values).onConflictDoNothing());
-    return values.length;
-  }
-
-  /** Embeds failed or blocked runs not embedded yet (a batch a round, at most once a poll interval). */
-  async function embedPending(): Promise<number> {
-    if (embedder === undefined) return 0;
-    const at = r.now();
-    if (at - lastRound < r.pollMs) return 0;
-    lastRound = at;
-    const rows = await r.db
-      .select({ run: runs })
-      .from(runs)
-      .leftJoin(runEmbeddings, eq(runEmbeddings.runId, runs.id))
-      .where(and(failedOrBlocked, isNull(runEmbeddings.runId)))
-      .limit(BATCH + refused.size);
-    const pending = rows
-      .map((x) => x.run)
-      .filter((row) => !refused.has(row.id))
-      .slice(0, BATCH);
-    try {
-      return await store(pending);
-    } catch (err) {
-      for (const row of pending) refused.add(row.id);
-      throw err;
-    }
-  }
-
-  /**
-   * The failed or blocked runs whose failure embeddings are closest to `runId`'s, best first (at most
-   * `limit`, 1..20); empty when the run has not failed or nothing is embedded.
-   * @throws RUN_NOT_FOUND, REQUEST_INVALID (limit)
-   */
-  async function similarFailures(runId: string, limit = 5): Promise<SimilarFailure[]> {
-    if (!Number.isInteger(limit) || limit < 1 || limit > 20) {
-      throw new InvalidInputError("REQUEST_INVALID", "limit must be a whole number from 1 to 20.", { limit });
-    }
-    const row = await loadRun(r.db, runId);
-    let [own] = await r.db.select().from(runEmbeddings).where(eq(runEmbeddings.runId, runId)).limit(1);
-    if (own === undefined && embedder !== undefined) {
-      const [blocked] = await r.db
-        .select({ id: runs.id })
-        .from(runs)
-        .where(and(eq(runs.id, runId), failedOrBlocked));
-      if (blocked !== undefined && (await store([row])) > 0) {
-        [own] = await r.db.select().from(runEmbeddings).where(eq(runEmbeddings.runId, runId)).limit(1);
-      }
-    }
-    if (own === undefined) return [];
-    const query = fromBlob(own.vector);
-    const ownCodes = new Set(own.reasonCodes);
-    const scored = (await refreshIndex())
-      .filter((c) => c.runId !== runId && c.model === own.model)
-      .map((c) => ({ c, similarity: dot(query, c.vector) }))
-      .sort((a, b) => b.similarity - a.similarity || a.c.runId.localeCompare(b.c.runId));
-    const found: SimilarFailure[] = [];
-    // Best first, in slices: only runs still failed or blocked count (a blocked run may have gone on).
-    for (let at = 0; at < scored.length && found.length < limit; at += limit * 4) {
-      const slice = scored.slice(at, at + limit * 4);
-      const live = await r.db
-        .select({ id: runs.id })
-        .from(runs)
-        .where(
-          and(
-            inArray(
-              runs.id,
-              slice.map((x) => x.c.runId),
-            ),
-            failedOrBlocked,
-          ),
-        );
-      const ids = new Set(live.map((x) => x.id));
-      for (const { c, similarity } of slice) {
-        if (!ids.has(c.runId) || found.length >= limit) continue;
-        found.push({
-          run_id: c.runId,
-          similarity,
-          reason_codes: c.reasonCodes,
-          shared_reason_codes: c.reasonCodes.filter((code) => ownCodes.has(code)),
-          failure_text: c.failureText,
-        });
-      }
-    }
-    return found;
-  }
-
-  /** This process's copy of the stored vectors, brought up to date by reading only rows added since. */
-  async function refreshIndex(): Promise<IndexedFailure[]> {
-    const added = await r.db
-      .select({
-        rowid: sql<number>`rowid`,
-        runId: runEmbeddings.runId,
-        model: runEmbeddings.model,
-        vector: runEmbeddings.vector,
-        reasonCodes: runEmbeddings.reasonCodes,
-        failureText: runEmbeddings.failureText,
-      })
-      .from(runEmbeddings)
-      .where(sql`rowid > ${indexedUpTo}`)
-      .orderBy(sql`rowid`);
-    for (const row of added) {
-      index.push({ ...row, vector: fromBlob(row.vector) });
-      indexedUpTo = Math.max(indexedUpTo, row.rowid);
-    }
-    return index;
-  }
-
-  let running: Promise<unknown> | undefined;
-  /**
-   * The worker's chore: starts a round of {@link embedPending} in the background (never awaited by the
-   * worker, so loading a model or a slow remote model never holds up runs).
-   */
-  function embedInBackground(): Promise<void> {
-    if (embedder === undefined || running !== undefined) return Promise.resolve();
-    running = embedPending()
-      .catch((err: unknown) => r.observer.error?.("could not embed failed runs", err))
-      .finally(() => {
-        running = undefined;
-      });
-    return Promise.resolve();
-  }
-
-  return { embedPending, embedInBackground, similarFailures };
+  const ctx: EmbeddingsContext = {
+    r,
+    embedder,
+    lastRound: Number.NEGATIVE_INFINITY,
+    refused: new Set<string>(),
+    index: [],
+    indexedUpTo: 0,
+    running: undefined,
+  };
+  return {
+    embedPending: (): Promise<number> => embedPending(ctx),
+    embedInBackground: (): Promise<void> => embedInBackground(ctx),
+    similarFailures: (runId: string, limit = 5): Promise<SimilarFailure[]> =>
+      similarFailures(ctx, runId, limit),
+  };
 }
