@@ -129,12 +129,12 @@ describe("the browser through the server", { timeout: 120_000 }, () => {
     ];
     const flow = await json<{ id: string }>(req("/api/flows", { name: "look", steps }));
     const run = await json<Run>(req("/api/runs", { flow_id: flow.id }));
-    let status = run.status;
-    for (let i = 0; i < 600 && (status === "queued" || status === "running"); i++) {
+    let latest = run;
+    for (let i = 0; i < 600 && (latest.status === "queued" || latest.status === "running"); i++) {
       await new Promise((r) => setTimeout(r, 50));
-      status = (await json<Run>(req(`/api/runs/${run.id}`))).status;
+      latest = await json<Run>(req(`/api/runs/${run.id}`));
     }
-    expect(status).toBe("success");
+    expect(latest.status, JSON.stringify(latest.error)).toBe("success");
     type Page = { items: StepEvidence[]; next_cursor: string | null };
     const page = await json<Page>(req(`/api/runs/${run.id}/evidence`));
     expect(page.items.map((e) => e.step_id)).toEqual(["open", "shot"]);
