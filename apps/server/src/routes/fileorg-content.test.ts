@@ -1,7 +1,7 @@
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { crc32, deflateRawSync } from "node:zlib";
 import type { Job, ManifestPage, ManifestRow } from "@vetted/fileorg";
+import { docxCreated, jpegWithExif, pdfWithCreationDate } from "@vetted/fileorg/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestApp, LOCAL, type TestApp } from "../tests/test-app.js";
 
@@ -10,92 +10,6 @@ afterEach(async () => {
   await t?.close();
   t = undefined;
 });
-
-/** A tiny real JPEG: SOI, an APP1 Exif block (IFD0 → Exif IFD → DateTimeOriginal), EOI. */
-function jpegWithExif(dateTimeOriginal: string): Buffer {
-  const date = Buffer.from(`${dateTimeOriginal}\0`, "latin1");
-  const tiff = Buffer.alloc(44 + date.length);
-  tiff.write("II", 0, "latin1");
-  tiff.writeUInt16LE(42, 2);
-  tiff.writeUInt32LE(8, 4);
-  tiff.writeUInt16LE(1, 8);
-  tiff.writeUInt16LE(0x8769, 10);
-  tiff.writeUInt16LE(4, 12);
-  tiff.writeUInt32LE(1, 14);
-  tiff.writeUInt32LE(26, 18);
-  tiff.writeUInt16LE(1, 26);
-  tiff.writeUInt16LE(0x9003, 28);
-  tiff.writeUInt16LE(2, 30);
-  tiff.writeUInt32LE(date.length, 32);
-  tiff.writeUInt32LE(44, 36);
-  date.copy(tiff, 44);
-  const payload = Buffer.concat([Buffer.from("Exif\0\0", "latin1"), tiff]);
-  const app1 = Buffer.from([0xff, 0xe1, (payload.length + 2) >> 8, (payload.length + 2) & 0xff]);
-  return Buffer.concat([Buffer.from([0xff, 0xd8]), app1, payload, Buffer.from([0xff, 0xd9])]);
-}
-
-/** A one-page PDF whose Info dictionary has a CreationDate. */
-function pdf(creationDate?: string): Buffer {
-  const info = creationDate === undefined ? "" : `4 0 obj << /CreationDate (${creationDate}) >> endobj\n`;
-  return Buffer.from(
-    "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n" +
-      `3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >> endobj\n${info}` +
-      `trailer << /Root 1 0 R${creationDate === undefined ? "" : " /Info 4 0 R"} >>\n%%EOF\n`,
-    "latin1",
-  );
-}
-
-/** A minimal .docx (a zip of deflated parts) whose core properties say when it was created. */
-function docx(created: string): Buffer {
-  const parts: Array<[string, string]> = [
-    [
-      "[Content_Types].xml",
-      '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-    ],
-    ["word/document.xml", '<?xml version="1.0"?><w:document/>'],
-    [
-      "docProps/core.xml",
-      `<?xml version="1.0"?><cp:coreProperties xmlns:dcterms="http://purl.org/dc/terms/"><dcterms:created>${created}</dcterms:created></cp:coreProperties>`,
-    ],
-  ];
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, text] of parts) {
-    const data = Buffer.from(text);
-    const packed = deflateRawSync(data);
-    const nameBytes = Buffer.from(name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc32(data), 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc32(data), 16);
-    central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, packed);
-    centrals.push(central, nameBytes);
-    offset += 30 + nameBytes.length + packed.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(parts.length, 8);
-  end.writeUInt16LE(parts.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
-}
 
 const PNG = Buffer.from(
   "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5e2b1a40000000049454e44ae426082",
@@ -159,8 +73,8 @@ describe("fileorg over HTTP: dates from the content", () => {
     const rows = await analyze({
       "photo.jpg": jpegWithExif("2019:07:14 09:30:00"),
       "Screenshot 2023-02-11 at 10.00.00.png": PNG,
-      "contract.pdf": pdf("D:20180304101112+02'00'"),
-      "letter.docx": docx("2017-11-23T08:00:00Z"),
+      "contract.pdf": pdfWithCreationDate("D:20180304101112+02'00'"),
+      "letter.docx": docxCreated("2017-11-23T08:00:00Z"),
       "notes.txt": "plain",
     });
     expect(at(rows, "photo.jpg").rel).toBe("images/2019/photo.jpg");
@@ -230,7 +144,11 @@ describe("fileorg over HTTP: folder context", () => {
 
 describe("fileorg over HTTP: magic bytes", () => {
   it("names a headerless PDF scan.pdf, sends a text x.pdf and an empty file to review", async () => {
-    const rows = await analyze({ scan: pdf(), "x.pdf": "only text\n", "empty.txt": "" });
+    const rows = await analyze({
+      scan: pdfWithCreationDate("D:20240101000000Z"),
+      "x.pdf": "only text\n",
+      "empty.txt": "",
+    });
     expect(at(rows, "scan").rel).toBe("documents/2024/scan.pdf");
     expect(at(rows, "x.pdf").row.review_bucket).toBe("needs_review");
     expect(at(rows, "x.pdf").row.reason_codes).toContain("EXTENSION_MISMATCH");
