@@ -114,10 +114,9 @@ describe("the browser through the server", { timeout: 120_000 }, () => {
   });
 
   it("serves a run's evidence and its screenshots", async () => {
-    // The run's lease outlives event-loop stalls of a loaded machine (the first Chromium launch imports
-    // playwright-core). With 1 s, a stall let this process re-claim the run and the first claim's cleanup
-    // closed the page the second was using: a known gap, listed in the runs README (Browser, known limits).
-    const t = await createTestApp({}, { protectedDomains: [site.payHost], leaseMs: 15_000 });
+    // A 1 s lease: a loaded machine's event-loop stalls outlast it, and this process must not re-claim
+    // the run it is still executing (that closed the page mid-step before the runs engine guarded it).
+    const t = await createTestApp({}, { protectedDomains: [site.payHost] });
     apps.push(t);
     const req = (path: string, body?: unknown) =>
       t.app.request(path, {

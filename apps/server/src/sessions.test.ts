@@ -7,7 +7,7 @@ let t: TestApp;
 
 beforeAll(async () => {
   site = await startTestSite();
-  t = await createTestApp({}, { protectedDomains: [site.payHost], leaseMs: 15_000 });
+  t = await createTestApp({}, { protectedDomains: [site.payHost] });
 }, 60_000);
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import type { Tx } from "@vetted/store";
-import { and, asc, eq, gt, inArray, lt, or } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, lt, notInArray, or } from "drizzle-orm";
 import { isTerminal, isWaiting } from "../domain/status.js";
 import { recoverInFlight } from "../domain/step-recovery.js";
 import type { Step } from "../domain/steps.js";
@@ -71,13 +71,18 @@ export class Leases {
     });
   }
 
-  /** The oldest claimable run's id, by a cheap read that takes no write lock (most polls find nothing). */
+  /**
+   * The oldest claimable run's id, by a cheap read that takes no write lock (most polls find nothing).
+   * A run this process is still executing is never re-claimed here, even past its lease (a stalled event
+   * loop): its own heartbeat renews it, and a second claim would race the first for the run's page.
+   */
   async findClaimable(at: number): Promise<string | undefined> {
     const r = this.r;
+    const mine = [...r.controllers.keys()];
     const [row] = await r.db
       .select({ id: runs.id })
       .from(runs)
-      .where(claimable(at))
+      .where(mine.length === 0 ? claimable(at) : and(claimable(at), notInArray(runs.id, mine)))
       .orderBy(asc(runs.updatedAt))
       .limit(1);
     return row?.id;
@@ -276,8 +281,9 @@ export async function execute(r: RunsResources, leases: Leases, claimed: RunRow)
     }
   } finally {
     clearInterval(heartbeat);
-    r.controllers.delete(claimed.id);
     // Paused, ended or taken away: its page (if it had one) is closed; a gate saved what resume needs.
+    // Closed before the run may be claimed again here, so a quick resume never gets this claim's page.
     await r.browserRuntime.release(claimed.id).catch(() => undefined);
+    if (r.controllers.get(claimed.id) === controller) r.controllers.delete(claimed.id);
   }
 }
