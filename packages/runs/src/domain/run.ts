@@ -98,6 +98,13 @@ export const CreateRunInput = z
       description:
         "A finished session whose browser storage state (cookies, localStorage) the run starts with",
     }),
+    start_at_step_id: z.string().min(1).max(200).optional().meta({
+      description:
+        "Replay from this step of the flow: earlier steps are not executed (listed in the run_created event)",
+    }),
+    stop_after_step_id: z.string().min(1).max(200).optional().meta({
+      description: "End the run after this step of the flow; with start_at_step_id equal, one step runs",
+    }),
   })
   .refine((v) => (v.template_id === undefined) !== (v.flow_id === undefined), {
     message: "give exactly one of template_id and flow_id",

@@ -2,6 +2,7 @@ import { assertJsonDepth, type Tx } from "@vetted/store";
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import { CreateRunInput, ResumeRequest, type Run, RunOtpSubmitRequest } from "../domain/run.js";
+import { sliceSteps } from "../domain/step-range.js";
 import { DEFAULT_POLICIES, type Policies, validateParams } from "../domain/template.js";
 import { cancelRun, decideResume } from "../domain/transitions.js";
 import {
@@ -110,6 +111,27 @@ function queuedRow(
   };
 }
 
+/**
+ * The flow cut to the request's step range, with what was left out for the run's log.
+ * @throws REQUEST_INVALID for an unknown step or a stop before the start
+ */
+function rangeOf(
+  flow: { version: number; steps: RunRow["steps"] },
+  body: z.output<typeof CreateRunInput>,
+): { version: number; steps: RunRow["steps"]; range: Record<string, unknown> } {
+  const { start_at_step_id, stop_after_step_id } = body;
+  if (start_at_step_id === undefined && stop_after_step_id === undefined) return { ...flow, range: {} };
+  const cut = sliceSteps(flow.steps, { start_at_step_id, stop_after_step_id });
+  if (!cut.ok) throw new InvalidInputError("REQUEST_INVALID", cut.message, { field: "start_at_step_id" });
+  const range = {
+    start_at_step_id,
+    stop_after_step_id,
+    skipped_step_ids: cut.skipped,
+    omitted_step_ids: cut.omitted,
+  };
+  return { version: flow.version, steps: cut.steps, range };
+}
+
 /** Refuses a `session_id` with no saved browser state to start from. @throws SESSION_NOT_FOUND */
 async function assertSessionState(r: RunsResources, sessionId: string): Promise<void> {
   const state = await r.sessionStates?.load(sessionId);
@@ -135,14 +157,19 @@ export async function createRun(
     const replayed = await replay(tx, "create", opts.idempotencyKey, hash);
     if (replayed !== undefined) return replayed;
     const src = await sourceOf(tx, body);
-    const flow = await flowAt(tx, src.flowId, src.flowVersion);
+    const flow = rangeOf(await flowAt(tx, src.flowId, src.flowVersion), body);
     // A run with browser steps needs a browser now: refused (503) rather than failing later.
     if (flow.steps.some((s) => stepTypeOf(s).browser === true)) r.browserRuntime.assertAvailable();
     const id = r.newId("run");
     // Secret params are encrypted before they are written: no plain copy reaches the file or its WAL.
     const row = queuedRow(id, src, flow, r.vault.sealParams(id, src.secrets), at);
     await tx.insert(runs).values(row);
-    const data = { flow_id: src.flowId, flow_version: flow.version, template_id: src.templateId };
+    const data = {
+      flow_id: src.flowId,
+      flow_version: flow.version,
+      template_id: src.templateId,
+      ...flow.range,
+    };
     await appendEvents(tx, id, 0, [{ type: "run_created", data }], at);
     const view = toRun(row);
     await remember(tx, "create", opts.idempotencyKey, hash, view, at);
