@@ -62,7 +62,9 @@ export const AutomationTask = z
     created_at: z.string(),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),
-    output_tail: z.array(z.string()).meta({ description: `The last ${OUTPUT_TAIL_LINES} lines, secrets redacted` }),
+    output_tail: z
+      .array(z.string())
+      .meta({ description: `The last ${OUTPUT_TAIL_LINES} lines, secrets redacted` }),
     message: z.string().nullable(),
     reason: z.enum(TASK_REASONS).nullable(),
     cancel_requested: z.boolean(),
@@ -144,7 +146,10 @@ export function interpolateArgv(
     return typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean";
   });
   if (missing.length > 0) return { ok: false, missing };
-  return { ok: true, argv: argv.map((arg) => arg.replace(PLACEHOLDER, (_m, name: string) => String(params[name]))) };
+  return {
+    ok: true,
+    argv: argv.map((arg) => arg.replace(PLACEHOLDER, (_m, name: string) => String(params[name]))),
+  };
 }
 
 /**

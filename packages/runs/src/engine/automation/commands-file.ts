@@ -21,15 +21,22 @@ function realDirectory(path: string): string | { problem: string } {
 }
 
 /** Checks one parsed entry beyond its shape: cwd confinement, the params schema, argv's references. */
-function checkEntry(spec: CommandSpec, allowedRoots: readonly string[]): { spec: CommandSpec } | { problem: string } {
+function checkEntry(
+  spec: CommandSpec,
+  allowedRoots: readonly string[],
+): { spec: CommandSpec } | { problem: string } {
   let cwd: string | undefined;
   if (spec.cwd !== undefined) {
     if (!isAbsolute(spec.cwd)) return { problem: `cwd ${spec.cwd} must be an absolute path` };
     const real = realDirectory(spec.cwd);
     if (typeof real !== "string") return { problem: `cwd: ${real.problem}` };
-    const roots = allowedRoots.map((root) => realDirectory(root)).filter((r): r is string => typeof r === "string");
+    const roots = allowedRoots
+      .map((root) => realDirectory(root))
+      .filter((r): r is string => typeof r === "string");
     if (!roots.some((root) => isInside(root, real))) {
-      return { problem: `cwd ${spec.cwd} lies outside the allowed roots (VETTED_ALLOWED_ROOTS: ${allowedRoots.join(", ")})` };
+      return {
+        problem: `cwd ${spec.cwd} lies outside the allowed roots (VETTED_ALLOWED_ROOTS: ${allowedRoots.join(", ")})`,
+      };
     }
     cwd = real;
   }
@@ -42,13 +49,18 @@ function checkEntry(spec: CommandSpec, allowedRoots: readonly string[]): { spec:
   const properties = schema.properties;
   if (typeof properties === "object" && properties !== null) {
     const unknown = argvReferences(spec.argv).filter((name) => !(name in properties));
-    if (unknown.length > 0) return { problem: `argv refers to params not in params_schema: ${unknown.join(", ")}` };
+    if (unknown.length > 0)
+      return { problem: `argv refers to params not in params_schema: ${unknown.join(", ")}` };
   }
   return { spec: cwd === undefined ? spec : { ...spec, cwd } };
 }
 
 /** Parses the commands file's text. @throws COMMANDS_FILE_INVALID naming the offending entry */
-export function parseCommandsFile(text: string, allowedRoots: readonly string[], reservedIds: readonly string[] = []): CommandSpec[] {
+export function parseCommandsFile(
+  text: string,
+  allowedRoots: readonly string[],
+  reservedIds: readonly string[] = [],
+): CommandSpec[] {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -59,7 +71,9 @@ export function parseCommandsFile(text: string, allowedRoots: readonly string[],
   const seen = new Set<string>(reservedIds);
   return value.map((entry: unknown, index) => {
     const id =
-      typeof entry === "object" && entry !== null && "command_id" in entry ? JSON.stringify(entry.command_id) : "?";
+      typeof entry === "object" && entry !== null && "command_id" in entry
+        ? JSON.stringify(entry.command_id)
+        : "?";
     const fail = (problem: string): never => {
       throw new CommandsFileError(`entry ${index} (command_id ${id}): ${problem}`, { index, command_id: id });
     };
@@ -67,7 +81,8 @@ export function parseCommandsFile(text: string, allowedRoots: readonly string[],
     if (!parsed.success) {
       return fail(parsed.error.issues.map((i) => `${i.path.join(".") || "entry"}: ${i.message}`).join("; "));
     }
-    if (seen.has(parsed.data.command_id)) return fail("command_id is already taken (a built-in or an earlier entry)");
+    if (seen.has(parsed.data.command_id))
+      return fail("command_id is already taken (a built-in or an earlier entry)");
     seen.add(parsed.data.command_id);
     const checked = checkEntry(parsed.data, allowedRoots);
     return "problem" in checked ? fail(checked.problem) : checked.spec;
@@ -75,7 +90,11 @@ export function parseCommandsFile(text: string, allowedRoots: readonly string[],
 }
 
 /** Reads and parses the commands file at `path`. @throws COMMANDS_FILE_INVALID naming the file and entry */
-export function loadCommandsFile(path: string, allowedRoots: readonly string[], reservedIds: readonly string[] = []): CommandSpec[] {
+export function loadCommandsFile(
+  path: string,
+  allowedRoots: readonly string[],
+  reservedIds: readonly string[] = [],
+): CommandSpec[] {
   let text: string;
   try {
     text = readFileSync(resolve(path), "utf8");

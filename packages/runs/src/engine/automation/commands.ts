@@ -74,7 +74,10 @@ export function secretParamNames(schema: Record<string, unknown>): string[] {
 }
 
 /** The string values of a command's secret params. */
-export function secretParamValues(schema: Record<string, unknown>, params: Record<string, unknown>): string[] {
+export function secretParamValues(
+  schema: Record<string, unknown>,
+  params: Record<string, unknown>,
+): string[] {
   return secretParamNames(schema)
     .map((name) => params[name])
     .filter((v): v is string | number => typeof v === "string" || typeof v === "number")

@@ -29,7 +29,11 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 }
 
 /** Forwards each line of a stream to the task's log, cutting overly long lines. */
-function pipeLines(stream: NodeJS.ReadableStream | null, kind: OutputKind, ctx: CommandContext): Promise<void> {
+function pipeLines(
+  stream: NodeJS.ReadableStream | null,
+  kind: OutputKind,
+  ctx: CommandContext,
+): Promise<void> {
   if (stream === null) return Promise.resolve();
   const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
   lines.on("line", (line: string) =>
@@ -61,7 +65,8 @@ async function runProcess(
   options: ProcessCommandOptions,
 ): Promise<CommandResult> {
   const [program, ...args] = argv;
-  if (program === undefined) return { ok: false, exitCode: null, reason: "SPAWN_FAILED", message: "empty argv" };
+  if (program === undefined)
+    return { ok: false, exitCode: null, reason: "SPAWN_FAILED", message: "empty argv" };
   const child = spawn(program, args, {
     ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
     env: childEnv(spec, options.env),
@@ -73,7 +78,12 @@ async function runProcess(
     child.once("error", (err) => resolve(err));
   });
   if (spawned !== undefined) {
-    return { ok: false, exitCode: null, reason: "SPAWN_FAILED", message: `cannot start ${program}: ${spawned.message}` };
+    return {
+      ok: false,
+      exitCode: null,
+      reason: "SPAWN_FAILED",
+      message: `cannot start ${program}: ${spawned.message}`,
+    };
   }
   ctx.log(`started ${program} (pid ${child.pid ?? "?"})`, "system");
   let killTimer: ReturnType<typeof setTimeout> | undefined;
@@ -86,7 +96,10 @@ async function runProcess(
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
     child.once("exit", (code, signal) => resolve([code, signal])),
   );
-  const output = Promise.all([pipeLines(child.stdout, "stdout", ctx), pipeLines(child.stderr, "stderr", ctx)]);
+  const output = Promise.all([
+    pipeLines(child.stdout, "stdout", ctx),
+    pipeLines(child.stderr, "stderr", ctx),
+  ]);
   const [code, signal] = await exited;
   killGroup(child, "SIGKILL");
   await output;

@@ -96,9 +96,15 @@ async function appendInTx(tx: Tx, row: TaskRow, drafts: Omit<OutputEntry, "seq">
 }
 
 /** Appends output lines of a running task (already redacted). */
-export async function appendOutput(s: TaskStore, taskId: string, drafts: Omit<OutputEntry, "seq">[]): Promise<void> {
+export async function appendOutput(
+  s: TaskStore,
+  taskId: string,
+  drafts: Omit<OutputEntry, "seq">[],
+): Promise<void> {
   if (drafts.length === 0) return;
-  const entries = await runTransaction(s.db, async (tx) => appendInTx(tx, await readTask(tx, taskId), drafts));
+  const entries = await runTransaction(s.db, async (tx) =>
+    appendInTx(tx, await readTask(tx, taskId), drafts),
+  );
   s.publish(taskId, entries);
 }
 
@@ -114,7 +120,11 @@ export interface NewTask {
 
 /** The task an earlier request with this key created. @throws IDEMPOTENCY_KEY_REUSED on another body */
 async function findByKey(db: LibSQLDatabase | Tx, key: string, hash: string): Promise<TaskRow | undefined> {
-  const [hit] = await db.select().from(automationTasks).where(eq(automationTasks.idempotencyKey, key)).limit(1);
+  const [hit] = await db
+    .select()
+    .from(automationTasks)
+    .where(eq(automationTasks.idempotencyKey, key))
+    .limit(1);
   if (hit !== undefined && hit.requestHash !== hash) throw new IdempotencyKeyReusedError();
   return hit;
 }
@@ -186,8 +196,8 @@ export interface TransitionPatch {
 }
 
 /**
- * Moves a task from `from` to `to` with a compare-and-set on its status (and, when `owner` is given, on the
- * process holding it), appends its notes, and runs `onTransition` in the same transaction. Answers
+ * Moves a task from `from` to `to` with a compare-and-set on its status (and, when given, on the process
+ * holding it or on its lease having run out), appends its notes, and runs `onTransition` in the same transaction. Answers
  * undefined when the task was no longer `from` (someone else moved it first).
  */
 export async function moveTask(
@@ -196,27 +206,30 @@ export async function moveTask(
   from: TaskStatus,
   to: TaskStatus,
   patch: TransitionPatch,
-  owner?: string,
+  guard: { owner?: string; leaseExpiredBefore?: number } = {},
 ): Promise<AutomationTask | undefined> {
   if (!canMoveTask(from, to)) throw new IllegalTransitionError(from, to);
   const result = await runTransaction(s.db, async (tx) => {
     const now = s.clock.now();
     const ended = to === "success" || to === "failed" || to === "cancelled";
     const { lines = [], ...fields } = patch;
-    const guard = and(
+    const where = and(
       eq(automationTasks.id, taskId),
       eq(automationTasks.status, from),
-      ...(owner === undefined ? [] : [eq(automationTasks.owner, owner)]),
+      ...(guard.owner === undefined ? [] : [eq(automationTasks.owner, guard.owner)]),
+      ...(guard.leaseExpiredBefore === undefined
+        ? []
+        : [lt(automationTasks.leaseUntil, guard.leaseExpiredBefore)]),
     );
     const moved = await tx
       .update(automationTasks)
       .set({ ...fields, status: to, updatedAt: now, ...(ended ? { finishedAt: now, leaseUntil: null } : {}) })
-      .where(guard)
+      .where(where)
       .returning({ id: automationTasks.id });
     if (moved.length === 0) return undefined;
     const row = await readTask(tx, taskId);
-    const drafts = lines.map((line) => ({ kind: "system" as const, line, at: now }));
-    if (ended) drafts.push({ kind: "end" as const, line: to, at: now });
+    const drafts: Omit<OutputEntry, "seq">[] = lines.map((line) => ({ kind: "system", line, at: now }));
+    if (ended) drafts.push({ kind: "end", line: to, at: now });
     const entries = await appendInTx(tx, row, drafts);
     const task = toTask(await readTask(tx, taskId));
     await s.onTransition?.(tx, { from, task });
@@ -252,7 +265,11 @@ export async function claimNext(s: TaskStore, leaseMs: number): Promise<TaskRow 
 }
 
 /** Extends the leases of this process's running tasks; answers which of them were asked to cancel. */
-export async function heartbeat(s: TaskStore, taskIds: readonly string[], leaseMs: number): Promise<string[]> {
+export async function heartbeat(
+  s: TaskStore,
+  taskIds: readonly string[],
+  leaseMs: number,
+): Promise<string[]> {
   const cancelled: string[] = [];
   for (const taskId of taskIds) {
     const [row] = await runTransaction(s.db, (tx) =>
@@ -293,9 +310,19 @@ export async function requestCancel(s: TaskStore, taskId: string): Promise<void>
 }
 
 /** A task's output entries after `after`, oldest first. */
-export async function listOutput(db: LibSQLDatabase, taskId: string, after: number, limit: number): Promise<OutputEntry[]> {
+export async function listOutput(
+  db: LibSQLDatabase,
+  taskId: string,
+  after: number,
+  limit: number,
+): Promise<OutputEntry[]> {
   return db
-    .select({ seq: automationOutput.seq, kind: automationOutput.kind, line: automationOutput.line, at: automationOutput.at })
+    .select({
+      seq: automationOutput.seq,
+      kind: automationOutput.kind,
+      line: automationOutput.line,
+      at: automationOutput.at,
+    })
     .from(automationOutput)
     .where(and(eq(automationOutput.taskId, taskId), gt(automationOutput.seq, after)))
     .orderBy(asc(automationOutput.seq))
