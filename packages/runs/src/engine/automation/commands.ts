@@ -48,6 +48,11 @@ export interface AutomationCommand {
   retries: number;
   /** Values the task's output must never show (secret params, secret environment values). */
   secretsOf?(params: Record<string, unknown>): string[];
+  /**
+   * Checks the params before a task is queued (e.g. a path confined to the allowed roots): throw a typed
+   * error to refuse the request with its code. Optional.
+   */
+  precheck?(params: Record<string, unknown>): Promise<void>;
   /** Runs one attempt; throwing counts as a failed attempt (`COMMAND_FAILED`) with the error's message. */
   execute(ctx: CommandContext): Promise<CommandResult>;
 }

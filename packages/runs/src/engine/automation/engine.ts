@@ -63,6 +63,7 @@ async function runCommand(
     );
   }
   const params = r.registry.parseParams(command, input.params);
+  await command.precheck?.(params);
   const task = await insertTask(r, {
     commandId: command.id,
     params,
