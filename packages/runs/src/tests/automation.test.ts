@@ -164,6 +164,17 @@ describe("the automation engine", () => {
     expect((await until(second, b.task_id, (s) => s === "success")).output_tail).toContain("again");
   });
 
+  it("leaves alone a running task whose process still holds its lease", async () => {
+    const commands = [shell("sleepy", "sleep 30")];
+    const { t, automation } = await open(commands, { leaseMs: 20_000 });
+    const task = await automation.runCommand({ command_id: "sleepy" });
+    await until(automation, task.task_id, (s) => s === "running");
+    const other = createAutomationEngine({ db: t.db, secretsKey: TEST_SECRETS_KEY, commands, pollMs: 30 });
+    expect(await other.recoverInterrupted()).toBe(0);
+    expect(await automation.getTask(task.task_id)).toMatchObject({ status: "running" });
+    await automation.cancelTask(task.task_id);
+  });
+
   it("runs onTransition in each status change's transaction", async () => {
     const seen: string[] = [];
     const { automation } = await open([shell("ok", "true")], {
