@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   canMoveTask,
@@ -98,6 +99,21 @@ describe("the task state machine", () => {
       argv: ["echo", "a-1; rm -rf /"],
     });
     expect(interpolateArgv(["echo", "${params.y}"], {})).toEqual({ ok: false, missing: ["y"] });
+  });
+});
+
+describe("the README's task state diagram", () => {
+  it("draws exactly the transitions of the table", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const block =
+      /```mermaid\nstateDiagram-v2\n([\s\S]*?)```/.exec(
+        readme.slice(readme.indexOf("## Automation command lane")),
+      )?.[1] ?? "";
+    const edges = [...block.matchAll(/^\s*(\w+) --> (\w+)/gm)].map((m) => `${m[1]}->${m[2]}`).sort();
+    const table = TASK_STATUSES.flatMap((from) =>
+      TASK_TRANSITIONS[from].map((to) => `${from}->${to}`),
+    ).sort();
+    expect(edges).toEqual(table);
   });
 });
 
