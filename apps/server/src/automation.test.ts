@@ -205,7 +205,9 @@ describe("the automation lane over HTTP", () => {
       else ids.push(((await res.json()) as Task).task_id);
     }
     expect(full?.headers.get("retry-after")).toBe("1");
-    expect(((await full?.json()) as { error?: { code: string } } | undefined)?.error?.code).toBe("QUEUE_FULL");
+    expect(((await full?.json()) as { error?: { code: string } } | undefined)?.error?.code).toBe(
+      "QUEUE_FULL",
+    );
     for (const id of ids) await fetch(`${server.url}/api/automation/tasks/${id}/cancel`, { method: "POST" });
     const list = (await (
       await fetch(`${server.url}/api/automation/tasks?command_id=sleeper&status=cancelled&limit=2`)
