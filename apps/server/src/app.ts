@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { FileorgEngine, InboxEngine, Job, PreferencesEngine, ReviewEngine } from "@vetted/fileorg";
 import {
+  type AutomationEngine,
   type BrowserHost,
   type ComputerUseEngine,
   createEmbeddings,
@@ -24,6 +25,7 @@ import { closeOnUnreadBody } from "./middleware/connection.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
 import { limitJsonDepth } from "./middleware/json-depth.js";
 import { exceptScreenshotUploads, limitScreenshotUploads } from "./middleware/screenshot-uploads.js";
+import { createAutomationRoutes } from "./routes/automation.js";
 import { createCategoryRoutes } from "./routes/categories.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
 import { createComputerUseRoutes } from "./routes/computer-use.js";
@@ -72,6 +74,8 @@ export interface AppDeps {
   vonage?: VonageSettings;
   /** The embeddings models (default: the local one alone, loaded on first use). */
   embeddings?: Embeddings;
+  /** The automation command lane (`/api/automation`; see `createServerAutomation`). */
+  automation: AutomationEngine;
   /** Idle milliseconds before an event stream sends a heartbeat comment (default 15 s; tests shorten it). */
   sseHeartbeatMs?: number;
 }
@@ -186,6 +190,7 @@ export function createApp(deps: AppDeps) {
     .route("/", createComputerUseRoutes(deps))
 
     .route("/", createIntegrationRoutes(deps))
+    .route("/", createAutomationRoutes(deps))
     .route(
       "/",
       createEmbeddingRoutes({ embeddings: deps.embeddings ?? createEmbeddings([createLocalEmbedder()]) }),

@@ -135,6 +135,35 @@ const envSchema = z
     VETTED_EMBEDDINGS_URL: z.url({ error: "VETTED_EMBEDDINGS_URL must be an absolute URL" }).optional(),
     VETTED_EMBEDDINGS_MODEL: z.string().min(1).max(200).optional(),
     VETTED_EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+    VETTED_AUTOMATION_COMMANDS: z.string().min(1).optional(),
+    VETTED_AUTOMATION_MAX_PARALLEL: z.coerce
+      .number({ error: "VETTED_AUTOMATION_MAX_PARALLEL must be a number" })
+      .int()
+      .min(1, "VETTED_AUTOMATION_MAX_PARALLEL must be at least 1")
+      .max(64, "VETTED_AUTOMATION_MAX_PARALLEL must be at most 64")
+      .default(2),
+    VETTED_AUTOMATION_QUEUE_MAX: z.coerce
+      .number({ error: "VETTED_AUTOMATION_QUEUE_MAX must be a number" })
+      .int()
+      .min(1, "VETTED_AUTOMATION_QUEUE_MAX must be at least 1")
+      .max(100_000, "VETTED_AUTOMATION_QUEUE_MAX must be at most 100000")
+      .default(100),
+    VETTED_AUTOMATION_LEASE_MS: z.coerce
+      .number({ error: "VETTED_AUTOMATION_LEASE_MS must be a number" })
+      .int()
+      .min(300, "VETTED_AUTOMATION_LEASE_MS must be at least 300")
+      .default(30_000),
+    VETTED_AUTOMATION_KILL_GRACE_MS: z.coerce
+      .number({ error: "VETTED_AUTOMATION_KILL_GRACE_MS must be a number" })
+      .int()
+      .min(0, "VETTED_AUTOMATION_KILL_GRACE_MS must be at least 0")
+      .max(600_000, "VETTED_AUTOMATION_KILL_GRACE_MS must be at most 600000")
+      .default(5_000),
+    VETTED_AUTOMATION_RETRY_BASE_MS: z.coerce
+      .number({ error: "VETTED_AUTOMATION_RETRY_BASE_MS must be a number" })
+      .int()
+      .min(10, "VETTED_AUTOMATION_RETRY_BASE_MS must be at least 10")
+      .default(1_000),
   })
   .superRefine((env, ctx) => {
     if (env.VETTED_EMBEDDINGS_URL !== undefined && env.VETTED_EMBEDDINGS_MODEL === undefined) {
@@ -213,6 +242,24 @@ export interface Config {
   vonage: VonageSettings;
   /** An optional OpenAI-compatible embeddings model beside the local one (VETTED_EMBEDDINGS_*). */
   embeddingsRemote: { url: string; model: string; apiKey: string | undefined } | undefined;
+  /** The automation command lane (VETTED_AUTOMATION_*). */
+  automation: AutomationSettings;
+}
+
+/** The automation lane's settings. */
+export interface AutomationSettings {
+  /** The operator commands file (VETTED_AUTOMATION_COMMANDS); none = the built-ins only. */
+  commandsFile: string | undefined;
+  /** Tasks this process runs at once (VETTED_AUTOMATION_MAX_PARALLEL). */
+  maxParallel: number;
+  /** Queued tasks at most; more → 429 QUEUE_FULL (VETTED_AUTOMATION_QUEUE_MAX). */
+  queueMax: number;
+  /** A running task's lease without a heartbeat (VETTED_AUTOMATION_LEASE_MS); a crash is noticed after it. */
+  leaseMs: number;
+  /** Between SIGTERM and SIGKILL of an aborted task's process group (VETTED_AUTOMATION_KILL_GRACE_MS). */
+  killGraceMs: number;
+  /** The first retry's backoff ceiling, doubled per attempt (VETTED_AUTOMATION_RETRY_BASE_MS). */
+  retryBaseMs: number;
 }
 
 /** How inbound Vonage callbacks are authenticated; unset token or secret = the integration is off (503). */
@@ -303,5 +350,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             model: e.VETTED_EMBEDDINGS_MODEL,
             apiKey: e.VETTED_EMBEDDINGS_API_KEY,
           },
+    automation: {
+      commandsFile: e.VETTED_AUTOMATION_COMMANDS,
+      maxParallel: e.VETTED_AUTOMATION_MAX_PARALLEL,
+      queueMax: e.VETTED_AUTOMATION_QUEUE_MAX,
+      leaseMs: e.VETTED_AUTOMATION_LEASE_MS,
+      killGraceMs: e.VETTED_AUTOMATION_KILL_GRACE_MS,
+      retryBaseMs: e.VETTED_AUTOMATION_RETRY_BASE_MS,
+    },
   };
 }

@@ -1,6 +1,6 @@
 import { ComparisonError, type ComparisonErrorCode } from "@vetted/comparison";
 import { FileorgError, type FileorgErrorCode, ReviewError, type ReviewErrorCode } from "@vetted/fileorg";
-import { RunsError, type RunsErrorCode } from "@vetted/runs";
+import { QueueFullError, RunsError, type RunsErrorCode } from "@vetted/runs";
 import { StoreError, type StoreErrorCode } from "@vetted/store";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -151,6 +151,12 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   UPSTREAM_FAILED: 502,
   UPSTREAM_TIMEOUT: 504,
   MODEL_UNKNOWN: 422,
+  // The automation command lane.
+  COMMAND_NOT_FOUND: 404,
+  TASK_NOT_FOUND: 404,
+  TASK_FINISHED: 409,
+  QUEUE_FULL: 429,
+  COMMANDS_FILE_INVALID: 500,
 };
 
 /** The HTTP status an error code is answered with. */
@@ -199,6 +205,7 @@ export function describeError(err: unknown): Described | undefined {
       code: err.code,
       message: err.message,
       ...(err.details === undefined ? {} : { details: err.details }),
+      ...(err instanceof QueueFullError ? { headers: { "Retry-After": String(err.retryAfterS) } } : {}),
     };
   }
   if (err instanceof HTTPException) {

@@ -6,6 +6,7 @@ import {
   type SessionStates,
 } from "@vetted/runs";
 import { createApp } from "./app.js";
+import { createAutomationFromConfig } from "./automation/create.js";
 import { createBrowserLanes, lateSessionStates } from "./browser-lanes.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type OpenDatabase, openDatabase } from "./db.js";
@@ -116,12 +117,23 @@ interface Stoppable {
   browser: Awaited<ReturnType<typeof startWithBrowser>>["browser"];
   inbox: { stop(): Promise<void> };
   fileorg: { stop(): Promise<void> };
+  automation: { stop(): Promise<void> };
   database: OpenDatabase;
   logger: Logger;
 }
 
 /** On SIGINT/SIGTERM: stop taking requests, stop the workers, the lanes and the browser, close the database. */
-function stopOnSignals({ server, runs, lanes, browser, inbox, fileorg, database, logger }: Stoppable): void {
+function stopOnSignals({
+  server,
+  runs,
+  lanes,
+  browser,
+  inbox,
+  fileorg,
+  automation,
+  database,
+  logger,
+}: Stoppable): void {
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -138,6 +150,9 @@ function stopOnSignals({ server, runs, lanes, browser, inbox, fileorg, database,
           .then(() => browser.close()),
         inbox.stop(),
         fileorg.stop(),
+        automation
+          .stop()
+          .catch((err: unknown) => logger.error("the automation worker did not stop cleanly", { err })),
       ]).finally(() => {
         database.close();
         process.exit(0);
@@ -173,6 +188,9 @@ async function main(): Promise<void> {
     metrics,
   );
   const { fileorg, inbox } = fileorgDeps;
+  // Tasks a crash left running are failed INTERRUPTED (or re-queued) here, before anything is served.
+  const automation = createAutomationFromConfig(config, database.db, runs, fileorg, logger);
+  await automation.start();
 
   const app = createApp({
     config,
@@ -188,6 +206,7 @@ async function main(): Promise<void> {
     ...fileorgDeps,
     vonage: config.vonage,
     embeddings,
+    automation,
   });
   const server = createHttpServer({
     fetch: app.fetch,
@@ -207,7 +226,7 @@ async function main(): Promise<void> {
     process.stdout.write(`Vetted server listening on http://${host}:${info.port}\n`);
   });
 
-  stopOnSignals({ server, runs, lanes, browser, inbox, fileorg, database, logger });
+  stopOnSignals({ server, runs, lanes, browser, inbox, fileorg, automation, database, logger });
 }
 
 main().catch((err: unknown) => {

@@ -36,6 +36,12 @@ export const RUNS_ERROR_CODES = [
   "UPSTREAM_FAILED",
   "UPSTREAM_TIMEOUT",
   "MODEL_UNKNOWN",
+  // The automation command lane (see automation-errors.ts).
+  "COMMAND_NOT_FOUND",
+  "TASK_NOT_FOUND",
+  "TASK_FINISHED",
+  "QUEUE_FULL",
+  "COMMANDS_FILE_INVALID",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */

@@ -8,6 +8,14 @@
 
 /** The engines' ports and pages, from `@vetted/store`. */
 export type { Clock, IdGenerator, KeysetPage, KeysetPage as Page } from "@vetted/store";
+// The automation command lane.
+export {
+  CommandNotFoundError,
+  CommandsFileError,
+  QueueFullError,
+  TaskFinishedError,
+  TaskNotFoundError,
+} from "./automation-errors.js";
 export {
   type AcquireOptions,
   type BrowserHost,
@@ -23,6 +31,25 @@ export {
 } from "./browser/index.js";
 // Recording sessions and computer use (the browser lanes).
 export { type AriaNode, parseAriaSnapshot } from "./domain/aria-snapshot.js";
+export {
+  AutomationTask,
+  appendTail,
+  argvReferences,
+  CommandInfo,
+  CommandSpec,
+  canMoveTask,
+  decideAfterAttempt,
+  interpolateArgv,
+  isTaskTerminal,
+  OUTPUT_TAIL_LINES,
+  RunTaskInput,
+  retryDelayMs,
+  TASK_REASONS,
+  TASK_STATUSES,
+  TASK_TRANSITIONS,
+  type TaskReason,
+  type TaskStatus,
+} from "./domain/automation.js";
 export {
   BROWSER_ASSERT_FIELDS,
   ClickStep,
@@ -172,6 +199,29 @@ export {
   type OpenAiCompatibleOptions,
 } from "./embeddings/openai-compatible.js";
 export { createEmbeddings, type Embeddings } from "./embeddings/service.js";
+export {
+  type AutomationCommand,
+  type CommandContext,
+  type CommandResult,
+  compileParamsSchema,
+  type OutputKind,
+} from "./engine/automation/commands.js";
+export { loadCommandsFile, parseCommandsFile } from "./engine/automation/commands-file.js";
+export {
+  type AutomationEngine,
+  createAutomationEngine,
+  type TaskListQuery,
+} from "./engine/automation/engine.js";
+export type { OutputListener } from "./engine/automation/output-hub.js";
+export { createProcessCommand, type ProcessCommandOptions } from "./engine/automation/process-command.js";
+export {
+  createReplayFlowCommand,
+  type ReplayFlowInput,
+  type RunStarter,
+  replayFlow,
+} from "./engine/automation/replay-flow.js";
+export type { AutomationEngineOptions } from "./engine/automation/resources.js";
+export type { OnTaskTransition, OutputEntry, TaskTransition } from "./engine/automation/task-store.js";
 export {
   type ComputerUseEngine,
   type ComputerUseEngineOptions,

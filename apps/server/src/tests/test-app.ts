@@ -9,6 +9,7 @@ import {
   type RunsEngineOptions,
 } from "@vetted/runs";
 import { type AppDeps, createApp } from "../app.js";
+import { createServerAutomation } from "../automation/create.js";
 import { type BrowserLanesOptions, createBrowserLanes, lateSessionStates } from "../browser-lanes.js";
 import { openDatabase } from "../db.js";
 import { createFileorgDeps } from "../fileorg.js";
@@ -79,6 +80,24 @@ export async function createTestApp(
     ...lanesOptions,
   });
   sessionStates.bind(lanes.sessions);
+  const automation = createServerAutomation({
+    db: database.db,
+    secretsKey: Buffer.alloc(32, 7),
+    runs,
+    fileorg: fileorgDeps.fileorg,
+    allowedRoots: [dir],
+    settings: {
+      commandsFile: undefined,
+      maxParallel: 2,
+      queueMax: 100,
+      leaseMs: 5000,
+      killGraceMs: 1000,
+      retryBaseMs: 100,
+    },
+    env: {},
+    logger,
+  });
+  await automation.start();
   const deps: AppDeps = {
     config: {
       host: "127.0.0.1",
@@ -99,6 +118,7 @@ export async function createTestApp(
     sessions: lanes.sessions,
     computerUse: lanes.computerUse,
     ...fileorgDeps,
+    automation,
     ...extraDeps,
   };
   return {
@@ -106,7 +126,12 @@ export async function createTestApp(
     deps,
     dir,
     async close() {
-      await Promise.all([runs.stop(), fileorgDeps.inbox.stop(), fileorgDeps.fileorg.stop()]);
+      await Promise.all([
+        runs.stop(),
+        fileorgDeps.inbox.stop(),
+        fileorgDeps.fileorg.stop(),
+        automation.stop(),
+      ]);
       await lanes.close();
       await browser.close();
       database.close();

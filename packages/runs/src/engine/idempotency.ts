@@ -12,7 +12,7 @@ export interface IdempotencyOptions {
 }
 
 /** JSON with object keys sorted, so the same body hashes the same whatever its key order. */
-function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value !== null && typeof value === "object") {
     const entries = Object.entries(value)

@@ -211,4 +211,5 @@ export const evidence = sqliteTable(
     index("runs_evidence_step_idx").on(t.runId, t.stepId),
   ],
 );
+export { automationOutput, automationTasks } from "./automation-schema.js";
 export { cuActions, cuEvidence, cuSessions, sessions } from "./lanes-schema.js";
