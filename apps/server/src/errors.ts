@@ -151,6 +151,10 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   UPSTREAM_FAILED: 502,
   UPSTREAM_TIMEOUT: 504,
   MODEL_UNKNOWN: 422,
+  // Template lifecycle and recovery plans.
+  RUN_NOT_PROMOTABLE: 409,
+  TEMPLATE_STATUS_CONFLICT: 409,
+  RUN_NOT_RECOVERABLE: 409,
 };
 
 /** The HTTP status an error code is answered with. */
