@@ -40,8 +40,10 @@ import { createMetricsRoutes } from "./routes/metrics.js";
 import { createPreferencesRoutes } from "./routes/preferences.js";
 import { createRegisterRoutes } from "./routes/register.js";
 import { createReviewRoutes } from "./routes/review.js";
+import { createRunRecoveryRoutes } from "./routes/run-recovery.js";
 import { createRunRoutes } from "./routes/runs.js";
 import { createSessionRoutes } from "./routes/sessions.js";
+import { createTemplateLifecycleRoutes } from "./routes/template-lifecycle.js";
 import { createTemplateRoutes } from "./routes/templates.js";
 import { validationHook } from "./validation.js";
 
@@ -176,6 +178,8 @@ export function createApp(deps: AppDeps) {
     .route("/", createHealthRoutes(deps))
     .route("/", createFlowRoutes(deps))
     .route("/", createTemplateRoutes(deps))
+    .route("/", createTemplateLifecycleRoutes(deps))
+    .route("/", createRunRecoveryRoutes(deps))
     .route("/", createRunRoutes(deps))
     .route("/", createEvidenceRoutes(deps))
     .route("/", createMetricsRoutes(deps))

@@ -157,6 +157,10 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   TASK_FINISHED: 409,
   QUEUE_FULL: 429,
   COMMANDS_FILE_INVALID: 500,
+  // Template lifecycle and recovery plans.
+  RUN_NOT_PROMOTABLE: 409,
+  TEMPLATE_STATUS_CONFLICT: 409,
+  RUN_NOT_RECOVERABLE: 409,
 };
 
 /** The HTTP status an error code is answered with. */

@@ -42,6 +42,10 @@ export const RUNS_ERROR_CODES = [
   "TASK_FINISHED",
   "QUEUE_FULL",
   "COMMANDS_FILE_INVALID",
+  // Template lifecycle and recovery plans.
+  "RUN_NOT_PROMOTABLE",
+  "TEMPLATE_STATUS_CONFLICT",
+  "RUN_NOT_RECOVERABLE",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */
@@ -184,5 +188,29 @@ export class StepNotFoundError extends RunsError {
   override readonly name = "StepNotFoundError";
   constructor(runId: string, stepId: string) {
     super("STEP_NOT_FOUND", `Run ${runId} has no step ${stepId}.`);
+  }
+}
+
+/** A template verb the version's lifecycle status forbids (activating an archived version, forking one). */
+export class TemplateStatusError extends RunsError {
+  override readonly name = "TemplateStatusError";
+  constructor(message: string, details?: unknown) {
+    super("TEMPLATE_STATUS_CONFLICT", message, details);
+  }
+}
+
+/** A run promoted to a template that did not succeed (failed, cancelled, or not finished yet). */
+export class RunNotPromotableError extends RunsError {
+  override readonly name = "RunNotPromotableError";
+  constructor(message: string, details?: unknown) {
+    super("RUN_NOT_PROMOTABLE", message, details);
+  }
+}
+
+/** A recovery plan asked of a run with nothing to recover (queued, running, succeeded). */
+export class RunNotRecoverableError extends RunsError {
+  override readonly name = "RunNotRecoverableError";
+  constructor(message: string, details?: unknown) {
+    super("RUN_NOT_RECOVERABLE", message, details);
   }
 }

@@ -119,6 +119,15 @@ export {
   parseProtectedDomains,
 } from "./domain/providers.js";
 export { RecordedEvent } from "./domain/recording.js";
+// The template lifecycle, recovery plans and wait guidance (issue 15).
+export {
+  planRecovery,
+  RECOVERY_ACTION_IDS,
+  type RecoverableRun,
+  RecoverPlan,
+  RecoveryAction,
+  SAFETY_LEVELS,
+} from "./domain/recover-plan.js";
 export { ACTION_NAMES, type ActionName, classifyRisk, RISK_LEVELS, type RiskLevel } from "./domain/risk.js";
 export {
   CreateRunInput,
@@ -180,11 +189,32 @@ export {
   validateParams,
 } from "./domain/template.js";
 export {
+  ForkInput,
+  PromoteInput,
+  TEMPLATE_EXPORT_FORMAT,
+  TemplateExport,
+  TemplateHistory,
+} from "./domain/template-lifecycle.js";
+export { MASKED } from "./domain/template-mask.js";
+export {
+  canMoveTemplate,
+  TEMPLATE_STATUSES,
+  TEMPLATE_TRANSITIONS,
+  type TemplateStatus,
+} from "./domain/template-status.js";
+export {
   type GateValues,
   REDACTED,
   type RunState,
   type Transition,
 } from "./domain/transitions.js";
+export {
+  describeWait,
+  EvidenceRef,
+  REQUIRED_ACTION_KINDS,
+  RequiredAction,
+  type WaitGuidance,
+} from "./domain/wait-guidance.js";
 export { dot, type Embedder, normalize } from "./embeddings/embedder.js";
 export { UnknownModelError, UpstreamFailedError, UpstreamTimeoutError } from "./embeddings/errors.js";
 export {
@@ -270,6 +300,7 @@ export {
   type SessionsEngine,
   type SessionsEngineOptions,
 } from "./engine/sessions/sessions-engine.js";
+export { isTemplateExport, type TemplateLifecycleHooks } from "./engine/template-lifecycle.js";
 export {
   BrowserCrashedError,
   BrowserUnavailableError,
@@ -280,12 +311,15 @@ export {
   ResumeRefusedError,
   RUNS_ERROR_CODES,
   RunNotFoundError,
+  RunNotPromotableError,
+  RunNotRecoverableError,
   RunStateError,
   RunsError,
   type RunsErrorCode,
   SessionNotFoundError,
   StepNotFoundError,
   TemplateNotFoundError,
+  TemplateStatusError,
   VersionConflictError,
 } from "./errors.js";
 export {

@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { Template, TemplateInput, TemplatePatch } from "@vetted/runs";
+import { isTemplateExport, Template, TemplateExport, TemplateInput, TemplatePatch } from "@vetted/runs";
 import type { AppDeps, AppEnv } from "../app.js";
 import { errorResponse, jsonBody, jsonResponse, PageQuery, pageOf } from "./common.js";
 
@@ -10,8 +10,8 @@ const create = createRoute({
   method: "post",
   path: "/api/templates",
   tags: ["templates"],
-  summary: "Create a template over a flow",
-  request: { body: jsonBody(TemplateInput) },
+  summary: "Create a template over a flow, or import an export (a body with `format`)",
+  request: { body: jsonBody(z.union([TemplateExport, TemplateInput])) },
   responses: {
     201: jsonResponse("The template", Template),
     400: errorResponse("Invalid template"),
@@ -52,7 +52,13 @@ const patch = createRoute({
 export function createTemplateRoutes(deps: AppDeps) {
   const { runs } = deps;
   return new OpenAPIHono<AppEnv>()
-    .openapi(create, async (c) => c.json(await runs.createTemplate(c.req.valid("json")), 201))
+    .openapi(create, async (c) => {
+      const body = c.req.valid("json");
+      const created = isTemplateExport(body)
+        ? await runs.importTemplate(body)
+        : await runs.createTemplate(body);
+      return c.json(created, 201);
+    })
     .openapi(list, async (c) => c.json(await runs.listTemplates(c.req.valid("query")), 200))
     .openapi(get, async (c) => c.json(await runs.getTemplate(c.req.valid("param").template_id), 200))
     .openapi(patch, async (c) =>

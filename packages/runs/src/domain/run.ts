@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { END_REASONS, REASON_CODES, RESUME_KINDS, RUN_STATUSES } from "./status.js";
+import { EvidenceRef, RequiredAction } from "./wait-guidance.js";
 
 /** Why and where a paused run waits, and how it may be resumed. */
 export const WaitContext = z
@@ -25,6 +26,15 @@ export const WaitContext = z
         max_length: z.number().int().optional(),
       })
       .optional(),
+    after_step_id: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: "The step the run paused after; null when the gate step is the first" }),
+    resume_hint: z.string().optional().meta({ description: "How to resume, and where the run goes on" }),
+    screen_title: z.string().optional().meta({ description: "A title for the screen that shows this wait" }),
+    required_actions: z.array(RequiredAction).optional(),
+    evidence_refs: z.array(EvidenceRef).optional(),
   })
   .meta({ id: "WaitContext" });
 /** Why and where a paused run waits. */

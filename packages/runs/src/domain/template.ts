@@ -1,9 +1,11 @@
 import { compileUserRegex } from "@vetted/store/limits";
 import { z } from "zod";
 import { checkOtpPolicy } from "./inbound-sms.js";
+import { checkParamSpec, checkTypedValue, valueTypeOf } from "./param-types.js";
+import { TEMPLATE_STATUSES } from "./template-status.js";
 
 /** The types a template parameter can have; `secret` values are never returned or logged. */
-export const PARAM_TYPES = ["string", "number", "boolean", "secret"] as const;
+export const PARAM_TYPES = ["string", "number", "boolean", "secret", "enum", "regex", "email"] as const;
 
 /** One declared template parameter. */
 export const ParamSpec = z
@@ -16,8 +18,15 @@ export const ParamSpec = z
       .min(1)
       .optional(),
     pattern: z.string().min(1).optional(),
+    enum_values: z
+      .array(z.string().min(1).max(200))
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: "type enum: the allowed values" }),
     description: z.string().max(500).optional(),
   })
+  .superRefine((spec, ctx) => checkParamSpec(spec, ctx))
   .meta({ id: "ParamSpec" });
 /** One declared template parameter. */
 export type ParamSpec = z.infer<typeof ParamSpec>;
@@ -65,7 +74,8 @@ export type Policies = z.infer<typeof Policies>;
 /** The policies a run gets when it names a flow without a template. */
 export const DEFAULT_POLICIES: Policies = Policies.parse({});
 
-const Defaults = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+/** Template param defaults: strings, numbers, booleans. */
+export const Defaults = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
 
 /** The body of `POST /api/templates`. */
 export const TemplateInput = z
@@ -107,6 +117,12 @@ export const Template = z
     defaults: Defaults,
     policies: Policies,
     version: z.number().int(),
+    template_family_id: z.string().meta({ description: "Every version of one template shares it" }),
+    parent_template_id: z.string().nullable().meta({ description: "The version this one was forked from" }),
+    family_version: z.number().int().meta({ description: "1, 2, … in the order versions were made" }),
+    status: z.enum(TEMPLATE_STATUSES),
+    recommended: z.boolean().meta({ description: "At most one version of a family is recommended" }),
+    change_note: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -170,9 +186,14 @@ export function validateParams(
       if (spec.required) issues.push({ key: spec.key, message: "is required" });
       continue;
     }
-    const expected = spec.type === "secret" ? "string" : spec.type;
+    const expected = valueTypeOf(spec.type);
     if (typeof value !== expected) {
       issues.push({ key: spec.key, message: `must be a ${expected}` });
+      continue;
+    }
+    const typed = checkTypedValue(spec, value);
+    if (typed !== undefined) {
+      issues.push({ key: spec.key, message: typed });
       continue;
     }
     if (spec.enum !== undefined && !spec.enum.includes(value as string | number | boolean)) {

@@ -2,10 +2,12 @@ import { listEvidence, readScreenshot } from "./evidence.js";
 import { createFailureEmbeddings } from "./failure-embeddings.js";
 import { createFlow, getFlow, listFlows, updateFlow } from "./flows.js";
 import { createInboundSms } from "./inbound-sms.js";
+import { recoverPlan } from "./recover-plan.js";
 import { createResources, type RunsEngineOptions } from "./resources.js";
 import { countRunsByStatus, getRun, listEvents, listRuns } from "./run-queries.js";
 import { cancel, createRun, resumeRun, submitOtp } from "./run-verbs.js";
 import { Scheduler } from "./scheduler.js";
+import { createTemplateLifecycle } from "./template-lifecycle.js";
 import { createTemplate, getTemplate, listTemplates, updateTemplate } from "./templates.js";
 
 type Tail<F> = F extends (r: never, ...rest: infer A) => infer R ? (...rest: A) => R : never;
@@ -36,6 +38,10 @@ export function createRunsEngine(options: RunsEngineOptions) {
     getTemplate: bind(getTemplate),
     updateTemplate: bind(updateTemplate),
     listTemplates: bind(listTemplates),
+    /** The template lifecycle: promote, fork-version, activate, archive, mark-recommended, history, export, import. */
+    ...createTemplateLifecycle(r),
+    /** What a person can do about a waiting, failed or cancelled run, best action first. */
+    recoverPlan: bind(recoverPlan),
     createRun: bind(createRun),
     getRun: bind(getRun),
     listRuns: bind(listRuns),

@@ -53,6 +53,7 @@ export async function createTemplate(r: RunsResources, input: TemplateInput): Pr
         version: 1,
         createdAt: at,
         updatedAt: at,
+        familyId: id,
       })
       .returning();
     if (row === undefined) throw new TemplateNotFoundError(id);

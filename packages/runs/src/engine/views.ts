@@ -2,6 +2,7 @@ import type { Flow } from "../domain/flow.js";
 import type { Run, RunEvent } from "../domain/run.js";
 import type { Template } from "../domain/template.js";
 import type { RunState } from "../domain/transitions.js";
+import { withGuidance } from "../domain/wait-guidance.js";
 import type { events, flows, runs, templates } from "../store/schema.js";
 
 /** A stored run row. */
@@ -42,7 +43,7 @@ export function toRun(row: RunRow): Run {
     params: row.params,
     vars: row.vars,
     current_step_id: row.steps[row.cursor]?.id ?? null,
-    wait_context: row.waitContext,
+    wait_context: row.waitContext === null ? null : withGuidance(row.waitContext, row.steps),
     reason: row.reason,
     error: row.error,
     otp_attempts: row.otpAttempts,
@@ -76,6 +77,12 @@ export function toTemplate(row: typeof templates.$inferSelect): Template {
     defaults: row.defaults,
     policies: row.policies,
     version: row.version,
+    template_family_id: row.familyId === "" ? row.id : row.familyId,
+    parent_template_id: row.parentTemplateId,
+    family_version: row.familyVersion,
+    status: row.status,
+    recommended: row.recommended,
+    change_note: row.changeNote,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };

@@ -1,7 +1,9 @@
+import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { WaitContext } from "../domain/run.js";
 import type { EndReason, RunStatus } from "../domain/status.js";
 import type { ParamSpec, Policies } from "../domain/template.js";
+import { TEMPLATE_STATUSES, type TemplateStatus } from "../domain/template-status.js";
 import type { GateValues } from "../domain/transitions.js";
 import type { Step } from "../steps/registry.js";
 
@@ -29,18 +31,35 @@ export const flowVersions = sqliteTable(
 );
 
 /** Templates: a flow, declared params, defaults and policies. */
-export const templates = sqliteTable("runs_templates", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  flowId: text("flow_id").notNull(),
-  flowVersion: integer("flow_version"),
-  paramsSchema: text("params_schema", { mode: "json" }).$type<ParamSpec[]>().notNull(),
-  defaults: text("defaults", { mode: "json" }).$type<Record<string, string | number | boolean>>().notNull(),
-  policies: text("policies", { mode: "json" }).$type<Policies>().notNull(),
-  version: integer("version").notNull(),
-  createdAt: integer("created_at").notNull(),
-  updatedAt: integer("updated_at").notNull(),
-});
+export const templates = sqliteTable(
+  "runs_templates",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    flowId: text("flow_id").notNull(),
+    flowVersion: integer("flow_version"),
+    paramsSchema: text("params_schema", { mode: "json" }).$type<ParamSpec[]>().notNull(),
+    defaults: text("defaults", { mode: "json" }).$type<Record<string, string | number | boolean>>().notNull(),
+    policies: text("policies", { mode: "json" }).$type<Policies>().notNull(),
+    version: integer("version").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    /** The lifecycle (migration 0008): every version of a template shares a family id. */
+    familyId: text("template_family_id").notNull().default(""),
+    parentTemplateId: text("parent_template_id"),
+    familyVersion: integer("family_version").notNull().default(1),
+    status: text("status", { enum: TEMPLATE_STATUSES }).$type<TemplateStatus>().notNull().default("active"),
+    recommended: integer("recommended", { mode: "boolean" }).notNull().default(false),
+    changeNote: text("change_note"),
+  },
+  (t) => [
+    uniqueIndex("runs_templates_family_version").on(t.familyId, t.familyVersion),
+    /** At most one recommended version per family, whatever writes it. */
+    uniqueIndex("runs_templates_one_recommended").on(t.familyId).where(sql`recommended = 1`),
+    /** At most one active version per family. */
+    uniqueIndex("runs_templates_one_active").on(t.familyId).where(sql`status = 'active'`),
+  ],
+);
 
 /** Runs: the steps and policies they started with, their state, and the worker lease. */
 export const runs = sqliteTable(
