@@ -135,6 +135,27 @@ const envSchema = z
     VETTED_EMBEDDINGS_URL: z.url({ error: "VETTED_EMBEDDINGS_URL must be an absolute URL" }).optional(),
     VETTED_EMBEDDINGS_MODEL: z.string().min(1).max(200).optional(),
     VETTED_EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+    VETTED_RATE_LIMIT_PER_MINUTE: z.coerce
+      .number({ error: "VETTED_RATE_LIMIT_PER_MINUTE must be a number" })
+      .int("VETTED_RATE_LIMIT_PER_MINUTE must be a whole number")
+      .min(1, "VETTED_RATE_LIMIT_PER_MINUTE must be at least 1")
+      .default(600),
+    VETTED_RATE_LIMIT_ANON_PER_MINUTE: z.coerce
+      .number({ error: "VETTED_RATE_LIMIT_ANON_PER_MINUTE must be a number" })
+      .int("VETTED_RATE_LIMIT_ANON_PER_MINUTE must be a whole number")
+      .min(1, "VETTED_RATE_LIMIT_ANON_PER_MINUTE must be at least 1")
+      .default(120),
+    VETTED_ALERT_WINDOW_S: z.coerce
+      .number({ error: "VETTED_ALERT_WINDOW_S must be a number" })
+      .int("VETTED_ALERT_WINDOW_S must be a whole number")
+      .min(1, "VETTED_ALERT_WINDOW_S must be at least 1")
+      .max(30 * 86_400, "VETTED_ALERT_WINDOW_S must be at most 2592000 (30 days)")
+      .default(3600),
+    VETTED_ALERT_FAILURE_RATE: z.coerce
+      .number({ error: "VETTED_ALERT_FAILURE_RATE must be a number" })
+      .gt(0, "VETTED_ALERT_FAILURE_RATE must be above 0")
+      .max(1, "VETTED_ALERT_FAILURE_RATE must be at most 1")
+      .default(0.2),
   })
   .superRefine((env, ctx) => {
     if (env.VETTED_EMBEDDINGS_URL !== undefined && env.VETTED_EMBEDDINGS_MODEL === undefined) {
@@ -213,6 +234,13 @@ export interface Config {
   vonage: VonageSettings;
   /** An optional OpenAI-compatible embeddings model beside the local one (VETTED_EMBEDDINGS_*). */
   embeddingsRemote: { url: string; model: string; apiKey: string | undefined } | undefined;
+  /** Rate limits and alert thresholds of the health lane (VETTED_RATE_LIMIT_*, VETTED_ALERT_*). */
+  health: {
+    rateLimitPerMinute: number;
+    rateLimitAnonPerMinute: number;
+    alertWindowS: number;
+    alertFailureRate: number;
+  };
 }
 
 /** How inbound Vonage callbacks are authenticated; unset token or secret = the integration is off (503). */
@@ -303,5 +331,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             model: e.VETTED_EMBEDDINGS_MODEL,
             apiKey: e.VETTED_EMBEDDINGS_API_KEY,
           },
+    health: {
+      rateLimitPerMinute: e.VETTED_RATE_LIMIT_PER_MINUTE,
+      rateLimitAnonPerMinute: e.VETTED_RATE_LIMIT_ANON_PER_MINUTE,
+      alertWindowS: e.VETTED_ALERT_WINDOW_S,
+      alertFailureRate: e.VETTED_ALERT_FAILURE_RATE,
+    },
   };
 }

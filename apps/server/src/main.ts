@@ -188,6 +188,7 @@ async function main(): Promise<void> {
     ...fileorgDeps,
     vonage: config.vonage,
     embeddings,
+    health: config.health,
   });
   const server = createHttpServer({
     fetch: app.fetch,
