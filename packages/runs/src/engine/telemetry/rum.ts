@@ -15,15 +15,25 @@ import {
 } from "../../domain/telemetry.js";
 import { rumAggregates, rumSamples } from "../../store/schema.js";
 
-/** The path a new sample is stored under: its own, or `(other)` once the metric has {@link MAX_RUM_PATHS}. */
-async function storedPath(tx: Tx, metric: RumMetric, path: string): Promise<string> {
+/**
+ * The path a new sample is stored under: its own, or `(other)` once the metric has {@link MAX_RUM_PATHS}
+ * (counting paths stored before and those new in this batch).
+ */
+async function storedPath(
+  tx: Tx,
+  metric: RumMetric,
+  path: string,
+  batch: ReadonlyMap<string, { metric: RumMetric; path: string }>,
+): Promise<string> {
+  if (batch.has(`${metric} ${path}`)) return path;
   const [known] = await tx
     .select({ path: rumAggregates.path })
     .from(rumAggregates)
     .where(and(eq(rumAggregates.metric, metric), eq(rumAggregates.path, path)));
   if (known !== undefined) return path;
   const [paths] = await tx.select({ n: count() }).from(rumAggregates).where(eq(rumAggregates.metric, metric));
-  return (paths?.n ?? 0) >= MAX_RUM_PATHS ? RUM_OTHER_PATH : path;
+  const fresh = [...batch.values()].filter((g) => g.metric === metric && g.path !== RUM_OTHER_PATH).length;
+  return (paths?.n ?? 0) + fresh >= MAX_RUM_PATHS ? RUM_OTHER_PATH : path;
 }
 
 /** Drops the samples of a key beyond the newest {@link RUM_SAMPLE_WINDOW} and returns the values kept. */
@@ -42,59 +52,72 @@ async function keepWindow(tx: Tx, metric: RumMetric, path: string): Promise<numb
   return kept.slice(0, RUM_SAMPLE_WINDOW).map((row) => row.value);
 }
 
-/** Adds one sample: stores it, trims the key's window, and updates the key's aggregate. */
-async function addSample(tx: Tx, sample: RumSample, now: number): Promise<void> {
-  const path = await storedPath(tx, sample.metric, normalizeRumPath(sample.path));
-  const takenAt = sample.timestamp_ms ?? now;
-  await tx.insert(rumSamples).values({
-    metric: sample.metric,
+/** Adds the samples of one metric and path: stores them, trims the key's window, updates the key's aggregate. */
+async function addSamples(
+  tx: Tx,
+  metric: RumMetric,
+  path: string,
+  samples: readonly RumSample[],
+  now: number,
+) {
+  const rows = samples.map((sample) => ({
+    metric,
     path,
     value: sample.value,
     rating: sample.rating ?? null,
     navigationType: sample.navigation_type ?? null,
-    takenAt,
+    takenAt: sample.timestamp_ms ?? now,
     receivedAt: now,
-  });
-  const p75 = percentile(await keepWindow(tx, sample.metric, path), 75);
-  const [current] = await tx
-    .select()
-    .from(rumAggregates)
-    .where(and(eq(rumAggregates.metric, sample.metric), eq(rumAggregates.path, path)));
+  }));
+  await tx.insert(rumSamples).values(rows);
+  const p75 = percentile(await keepWindow(tx, metric, path), 75);
+  const newest = rows.reduce((a, b) => (b.takenAt >= a.takenAt ? b : a));
+  const added = rows.reduce((total, row) => total + row.value, 0);
+  const key = and(eq(rumAggregates.metric, metric), eq(rumAggregates.path, path));
+  const [current] = await tx.select().from(rumAggregates).where(key);
   if (current === undefined) {
     await tx.insert(rumAggregates).values({
-      metric: sample.metric,
+      metric,
       path,
-      count: 1,
-      sum: sample.value,
+      count: rows.length,
+      sum: added,
       p75,
-      latest: sample.value,
-      latestAt: takenAt,
+      latest: newest.value,
+      latestAt: newest.takenAt,
       updatedAt: now,
     });
     return;
   }
-  const newer = takenAt >= current.latestAt;
+  const newer = newest.takenAt >= current.latestAt;
   await tx
     .update(rumAggregates)
     .set({
-      count: current.count + 1,
-      sum: current.sum + sample.value,
+      count: current.count + rows.length,
+      sum: current.sum + added,
       p75,
-      latest: newer ? sample.value : current.latest,
-      latestAt: newer ? takenAt : current.latestAt,
+      latest: newer ? newest.value : current.latest,
+      latestAt: newer ? newest.takenAt : current.latestAt,
       updatedAt: now,
     })
-    .where(and(eq(rumAggregates.metric, sample.metric), eq(rumAggregates.path, path)));
+    .where(key);
 }
 
-/** Stores validated samples and updates their aggregates in one transaction. */
+/** Stores validated samples and updates their aggregates in one transaction (one update per metric and path). */
 export async function ingestRum(
   db: LibSQLDatabase,
   samples: readonly RumSample[],
   now: number,
 ): Promise<RumAccepted> {
   return runTransaction(db, async (tx) => {
-    for (const sample of samples) await addSample(tx, sample, now);
+    const groups = new Map<string, { metric: RumMetric; path: string; samples: RumSample[] }>();
+    for (const sample of samples) {
+      const path = await storedPath(tx, sample.metric, normalizeRumPath(sample.path), groups);
+      const id = `${sample.metric} ${path}`;
+      const group = groups.get(id) ?? { metric: sample.metric, path, samples: [] };
+      group.samples.push(sample);
+      groups.set(id, group);
+    }
+    for (const group of groups.values()) await addSamples(tx, group.metric, group.path, group.samples, now);
     const [total] = await tx.select({ n: sum(rumAggregates.count) }).from(rumAggregates);
     return { accepted: samples.length, samples_total: Number(total?.n ?? 0) };
   });
