@@ -7,9 +7,11 @@ import {
   type ComputerUseEngine,
   createEmbeddings,
   createLocalEmbedder,
+  createTelemetry,
   type Embeddings,
   type RunsEngine,
   type SessionsEngine,
+  type Telemetry,
 } from "@vetted/runs";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
@@ -18,14 +20,19 @@ import { requestId } from "hono/request-id";
 import type { Config, VonageSettings } from "./config.js";
 import type { OpenDatabase } from "./db.js";
 import { ErrorEnvelope, errorResponse, ServerError } from "./errors.js";
+import { HEALTH_DEFAULTS, type HealthSettings, type OperatorLanes } from "./health-report.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
 import { requireToken } from "./middleware/auth.js";
 import { closeOnUnreadBody } from "./middleware/connection.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
 import { limitJsonDepth } from "./middleware/json-depth.js";
+import { rateLimit } from "./middleware/rate-limit.js";
 import { exceptScreenshotUploads, limitScreenshotUploads } from "./middleware/screenshot-uploads.js";
 import { createAutomationRoutes } from "./routes/automation.js";
+import { securityHeaders } from "./middleware/security-headers.js";
+import { traceId } from "./middleware/trace.js";
+import { createOpsMetrics, type OpsMetrics } from "./ops-metrics.js";
 import { createCategoryRoutes } from "./routes/categories.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
 import { createComputerUseRoutes } from "./routes/computer-use.js";
@@ -33,6 +40,7 @@ import { createEmbeddingRoutes } from "./routes/embeddings.js";
 import { createEvidenceRoutes } from "./routes/evidence.js";
 import { createFlowRoutes } from "./routes/flows.js";
 import { createHealthRoutes } from "./routes/health.js";
+import { createHealthOpsRoutes } from "./routes/health-ops.js";
 import { createInboxRoutes } from "./routes/inbox.js";
 import { createIntegrationRoutes } from "./routes/integrations.js";
 import { createJobRoutes } from "./routes/jobs.js";
@@ -80,6 +88,12 @@ export interface AppDeps {
   automation: AutomationEngine;
   /** Idle milliseconds before an event stream sends a heartbeat comment (default 15 s; tests shorten it). */
   sseHeartbeatMs?: number;
+  /** Rate limits and alert thresholds (default: {@link HEALTH_DEFAULTS}). */
+  health?: HealthSettings;
+  /** Browser telemetry and run health (default: over `database`). */
+  telemetry?: Telemetry;
+  /** Ports to other operator lanes (automation task counts); each reports nothing until wired. */
+  operatorLanes?: OperatorLanes;
 }
 
 /** Per-request variables set by middleware. */
@@ -88,14 +102,22 @@ export interface AppEnv {
     requestId: string;
     /** Who made the request: `token` when authenticated with the API token, else `local`. */
     actor: string;
+    /** The request's trace id (`X-Trace-Id`, a W3C `traceparent`'s, or a new one). */
+    traceId: string;
   };
 }
 
-/** Every request's middleware, in order: metrics, request id, logging, guards, limits, 405 answers. */
-function useMiddleware(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+/**
+ * Every request's middleware, in order: metrics, request and trace ids, security headers, logging, guards,
+ * the token, rate limits (before any body is read), body limits, 405 answers.
+ */
+function useMiddleware(app: OpenAPIHono<AppEnv>, deps: AppDeps, ops: OpsMetrics): void {
   const { config, logger } = deps;
+  const health = { ...HEALTH_DEFAULTS, ...deps.health };
   app.use(deps.metrics.httpMiddleware);
   app.use(requestId({ headerName: "X-Request-Id" }));
+  app.use(traceId());
+  app.use(securityHeaders());
   app.use(closeOnUnreadBody());
   app.use(async (c, next) => {
     c.set("actor", "local");
@@ -107,14 +129,30 @@ function useMiddleware(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       status: c.res.status,
       ms: Math.round(performance.now() - started),
       request_id: c.get("requestId"),
+      trace_id: c.get("traceId"),
     });
   });
   app.use(guardHost(config.host, config.allowedHosts));
   if (config.corsOrigins.length > 0) {
-    app.use("/api/*", cors({ origin: config.corsOrigins, exposeHeaders: ["X-Request-Id"], maxAge: 600 }));
+    app.use(
+      "/api/*",
+      cors({
+        origin: config.corsOrigins,
+        exposeHeaders: ["X-Request-Id", "X-Trace-Id", "Retry-After"],
+        maxAge: 600,
+      }),
+    );
   }
   app.use("/api/*", guardOrigin(config.corsOrigins));
   app.use("/api/*", requireToken(config.apiToken));
+  const limits = rateLimit({
+    perMinute: health.rateLimitPerMinute,
+    anonPerMinute: health.rateLimitAnonPerMinute,
+    tokenConfigured: config.apiToken !== undefined,
+    onLimited: (info) => ops.rateLimited(info),
+  });
+  app.use("/api/*", limits);
+  app.use("/healthz", limits);
   app.use("/api/*", limitScreenshotUploads());
   app.use(
     "/api/*",
@@ -166,8 +204,10 @@ function documentApi(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
 export function createApp(deps: AppDeps) {
   const { config, logger } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const telemetry = deps.telemetry ?? createTelemetry({ db: deps.database.db });
+  const opsMetrics = createOpsMetrics(deps.metrics.registry, telemetry);
 
-  useMiddleware(app, deps);
+  useMiddleware(app, deps, opsMetrics);
 
   app.openAPIRegistry.register("ErrorEnvelope", ErrorEnvelope);
   if (config.apiToken !== undefined) {
@@ -176,6 +216,17 @@ export function createApp(deps: AppDeps) {
 
   const routes = app
     .route("/", createHealthRoutes(deps))
+    .route(
+      "/",
+      createHealthOpsRoutes({
+        ...deps,
+        startedAt: Date.now(),
+        telemetry,
+        lanes: deps.operatorLanes ?? {},
+        opsMetrics,
+        settings: { ...HEALTH_DEFAULTS, ...deps.health },
+      }),
+    )
     .route("/", createFlowRoutes(deps))
     .route("/", createTemplateRoutes(deps))
     .route("/", createTemplateLifecycleRoutes(deps))

@@ -164,6 +164,27 @@ const envSchema = z
       .int()
       .min(10, "VETTED_AUTOMATION_RETRY_BASE_MS must be at least 10")
       .default(1_000),
+    VETTED_RATE_LIMIT_PER_MINUTE: z.coerce
+      .number({ error: "VETTED_RATE_LIMIT_PER_MINUTE must be a number" })
+      .int("VETTED_RATE_LIMIT_PER_MINUTE must be a whole number")
+      .min(1, "VETTED_RATE_LIMIT_PER_MINUTE must be at least 1")
+      .default(600),
+    VETTED_RATE_LIMIT_ANON_PER_MINUTE: z.coerce
+      .number({ error: "VETTED_RATE_LIMIT_ANON_PER_MINUTE must be a number" })
+      .int("VETTED_RATE_LIMIT_ANON_PER_MINUTE must be a whole number")
+      .min(1, "VETTED_RATE_LIMIT_ANON_PER_MINUTE must be at least 1")
+      .default(120),
+    VETTED_ALERT_WINDOW_S: z.coerce
+      .number({ error: "VETTED_ALERT_WINDOW_S must be a number" })
+      .int("VETTED_ALERT_WINDOW_S must be a whole number")
+      .min(1, "VETTED_ALERT_WINDOW_S must be at least 1")
+      .max(30 * 86_400, "VETTED_ALERT_WINDOW_S must be at most 2592000 (30 days)")
+      .default(3600),
+    VETTED_ALERT_FAILURE_RATE: z.coerce
+      .number({ error: "VETTED_ALERT_FAILURE_RATE must be a number" })
+      .gt(0, "VETTED_ALERT_FAILURE_RATE must be above 0")
+      .max(1, "VETTED_ALERT_FAILURE_RATE must be at most 1")
+      .default(0.2),
   })
   .superRefine((env, ctx) => {
     if (env.VETTED_EMBEDDINGS_URL !== undefined && env.VETTED_EMBEDDINGS_MODEL === undefined) {
@@ -244,6 +265,13 @@ export interface Config {
   embeddingsRemote: { url: string; model: string; apiKey: string | undefined } | undefined;
   /** The automation command lane (VETTED_AUTOMATION_*). */
   automation: AutomationSettings;
+  /** Rate limits and alert thresholds of the health lane (VETTED_RATE_LIMIT_*, VETTED_ALERT_*). */
+  health: {
+    rateLimitPerMinute: number;
+    rateLimitAnonPerMinute: number;
+    alertWindowS: number;
+    alertFailureRate: number;
+  };
 }
 
 /** The automation lane's settings. */
@@ -357,6 +385,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseMs: e.VETTED_AUTOMATION_LEASE_MS,
       killGraceMs: e.VETTED_AUTOMATION_KILL_GRACE_MS,
       retryBaseMs: e.VETTED_AUTOMATION_RETRY_BASE_MS,
+    },
+    health: {
+      rateLimitPerMinute: e.VETTED_RATE_LIMIT_PER_MINUTE,
+      rateLimitAnonPerMinute: e.VETTED_RATE_LIMIT_ANON_PER_MINUTE,
+      alertWindowS: e.VETTED_ALERT_WINDOW_S,
+      alertFailureRate: e.VETTED_ALERT_FAILURE_RATE,
     },
   };
 }

@@ -27,6 +27,8 @@ export const SERVER_ERROR_CODES = [
   "SIGNATURE_INVALID",
   "SIGNATURE_ALGORITHM_UNSUPPORTED",
   "INTEGRATION_NOT_CONFIGURED",
+  "RATE_LIMITED",
+  "TELEMETRY_INVALID",
 ] as const;
 export type ServerErrorCode = (typeof SERVER_ERROR_CODES)[number];
 
@@ -161,6 +163,9 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   RUN_NOT_PROMOTABLE: 409,
   TEMPLATE_STATUS_CONFLICT: 409,
   RUN_NOT_RECOVERABLE: 409,
+  // The health lane.
+  RATE_LIMITED: 429,
+  TELEMETRY_INVALID: 422,
 };
 
 /** The HTTP status an error code is answered with. */

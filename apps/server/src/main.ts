@@ -207,6 +207,7 @@ async function main(): Promise<void> {
     vonage: config.vonage,
     embeddings,
     automation,
+    health: config.health,
   });
   const server = createHttpServer({
     fetch: app.fetch,

@@ -29,6 +29,18 @@ export {
   findChromium,
   type StorageState,
 } from "./browser/index.js";
+export {
+  ALERT_CODES,
+  ALERT_SEVERITIES,
+  type Alert,
+  type AlertCode,
+  type AlertFacts,
+  type AlertSeverity,
+  decideAlerts,
+  type FinishedCounts,
+  failureRate,
+  severityFor,
+} from "./domain/alerts.js";
 // Recording sessions and computer use (the browser lanes).
 export { type AriaNode, parseAriaSnapshot } from "./domain/aria-snapshot.js";
 export {
@@ -177,6 +189,23 @@ export {
   WaitStep,
 } from "./domain/steps.js";
 export {
+  MAX_RUM_BATCH,
+  MAX_RUM_PATHS,
+  normalizeRumPath,
+  percentile,
+  RUM_METRICS,
+  RUM_NO_PATH,
+  RUM_OTHER_PATH,
+  RUM_RATINGS,
+  RUM_SAMPLE_WINDOW,
+  RumAccepted,
+  type RumAggregate,
+  RumIngest,
+  type RumMetric,
+  RumSample,
+  samplesOf,
+} from "./domain/telemetry.js";
+export {
   DEFAULT_POLICIES,
   PARAM_TYPES,
   type ParamIssue,
@@ -301,6 +330,12 @@ export {
   type SessionsEngineOptions,
 } from "./engine/sessions/sessions-engine.js";
 export { isTemplateExport, type TemplateLifecycleHooks } from "./engine/template-lifecycle.js";
+export {
+  createTelemetry,
+  type RunHealth,
+  type Telemetry,
+  type TelemetryOptions,
+} from "./engine/telemetry/index.js";
 export {
   BrowserCrashedError,
   BrowserUnavailableError,

@@ -4,7 +4,12 @@ import { ServerError } from "../errors.js";
 import { INBOUND_SMS_PATH } from "../integrations/vonage.js";
 
 /** Paths under /api that stay open without a token, so monitors can probe them. */
-const OPEN_PATHS = new Set(["/api/health", INBOUND_SMS_PATH]);
+const OPEN_PATHS = new Set(["/api/health", "/api/health/rum", INBOUND_SMS_PATH]);
+
+/** Whether `path` stays open without a token (health, telemetry ingest, inbound webhooks). */
+export function isOpenPath(path: string): boolean {
+  return OPEN_PATHS.has(path) || path === "/healthz";
+}
 
 function digest(value: string): Buffer {
   return createHash("sha256").update(value).digest();
@@ -17,11 +22,17 @@ function digest(value: string): Buffer {
 export function requireToken(token: string | undefined): MiddlewareHandler {
   const expected = token === undefined ? undefined : digest(token);
   return async (c, next) => {
-    if (expected === undefined || OPEN_PATHS.has(c.req.path)) return next();
+    if (expected === undefined) return next();
     const header = c.req.header("Authorization") ?? "";
     const match = /^Bearer\s+(.+)$/i.exec(header);
     const given = match?.[1];
-    if (given === undefined || !timingSafeEqual(digest(given.trim()), expected)) {
+    const valid = given !== undefined && timingSafeEqual(digest(given.trim()), expected);
+    if (OPEN_PATHS.has(c.req.path)) {
+      // Open, but a caller that sends the token is still known by it (its own rate limit, not the anonymous one).
+      if (valid) c.set("actor", "token");
+      return next();
+    }
+    if (!valid) {
       throw new ServerError(
         "UNAUTHORIZED",
         "This server requires an API token: send `Authorization: Bearer <VETTED_API_TOKEN>`.",

@@ -4,7 +4,7 @@ import type { AppDeps, AppEnv } from "../app.js";
 import { pingDatabase } from "../db.js";
 import { jsonResponse } from "./common.js";
 
-const BrowserStatus = z
+export const BrowserStatus = z
   .object({
     available: z.boolean(),
     executable_path: z.string().optional(),

@@ -27,7 +27,16 @@ export async function startServerProcess(
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, ["--conditions=@vetted/source", "--import", "tsx", "src/main.ts"], {
     cwd: SERVER_DIR,
-    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn", ...env },
+    env: {
+      ...process.env,
+      HOST: "127.0.0.1",
+      PORT: "0",
+      LOG_LEVEL: "warn",
+      // Tests poll quickly; the rate-limit tests set their own limits.
+      VETTED_RATE_LIMIT_PER_MINUTE: "1000000",
+      VETTED_RATE_LIMIT_ANON_PER_MINUTE: "1000000",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
     ...as,
   });

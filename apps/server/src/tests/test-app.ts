@@ -32,7 +32,7 @@ export async function createTestApp(
   runsOptions: Partial<RunsEngineOptions> = {},
   browserOptions: Partial<BrowserHostOptions> = {},
   lanesOptions: Partial<Pick<BrowserLanesOptions, "planner" | "raceHooks">> = {},
-  extraDeps: Pick<Partial<AppDeps>, "vonage" | "embeddings"> = {},
+  extraDeps: Pick<Partial<AppDeps>, "vonage" | "embeddings" | "health" | "operatorLanes"> = {},
 ): Promise<TestApp> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "vetted-app-")));
   const database = await openDatabase({
@@ -119,6 +119,8 @@ export async function createTestApp(
     computerUse: lanes.computerUse,
     ...fileorgDeps,
     automation,
+    // Tests poll quickly; the rate-limit tests set their own limits.
+    health: { rateLimitPerMinute: 1_000_000, rateLimitAnonPerMinute: 1_000_000 },
     ...extraDeps,
   };
   return {

@@ -5,6 +5,7 @@ import { analyzeBody } from "./analyze/run.js";
 import { runApply } from "./apply/run.js";
 import { listKnownCategories } from "./categories.js";
 import { type AnalyzeFilesRequest, analyzeFilesJob } from "./jobs/analyze-files.js";
+import { countJobs } from "./jobs/counts.js";
 import { snapshotJob } from "./jobs/create.js";
 import { type JobQuery, listAudit, listJobEvents, listJobs, waitForJob } from "./jobs/queries.js";
 import { recoverInterruptedJobs } from "./jobs/recovery.js";
@@ -65,6 +66,8 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     eventsSince: (afterId: number, limit = 500): Promise<HubMessage[]> => listEventsSince(db, afterId, limit),
     /** The queued, running and cancelling jobs, and the global id of the last event they are as of. */
     jobsSnapshot: () => jobsSnapshot(res),
+    /** How many jobs are in each status, and the worker leases on running jobs (valid and expired). */
+    countJobs: () => countJobs(res),
     /** Subscribes to new events of every job, in process. Returns the unsubscribe function. */
     subscribe: (listener: (message: HubMessage) => void): (() => void) => ctx.hub.subscribe(listener),
     /** Resolves when the job is finished (or after `timeoutMs`), with its final snapshot. */

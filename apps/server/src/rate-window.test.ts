@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { retryAfterMs, SlidingWindow } from "./rate-window.js";
+
+const W = 60_000;
+
+describe("the sliding window", () => {
+  it("allows the limit within a window and refuses the next hit without counting it", () => {
+    const w = new SlidingWindow(W);
+    const t0 = 10 * W;
+    const decisions = Array.from({ length: 4 }, () => w.hit("k", 3, t0).allowed);
+    expect(decisions).toEqual([true, true, true, false]);
+    expect(w.hit("other", 3, t0).allowed).toBe(true);
+  });
+
+  it("weights the previous window by how much of it still overlaps the last minute", () => {
+    const w = new SlidingWindow(W);
+    for (let i = 0; i < 10; i++) w.hit("k", 10, 10 * W + W - 1);
+    // 25 % into the next window: 10 × 0.75 = 7.5 of the previous still count, so 2 more fit, not 3.
+    const at = 11 * W + W / 4;
+    expect([w.hit("k", 10, at), w.hit("k", 10, at), w.hit("k", 10, at)].map((d) => d.allowed)).toEqual([
+      true,
+      true,
+      false,
+    ]);
+  });
+
+  it("tells a refused caller a wait after which the hit is allowed, and not much before", () => {
+    for (const [limit, hits, offset] of [
+      [5, 5, 1_000],
+      [10, 10, 30_000],
+      [3, 3, 59_000],
+    ] as const) {
+      const w = new SlidingWindow(W);
+      const start = 20 * W + offset;
+      for (let i = 0; i < hits; i++) w.hit("k", limit, start);
+      const refused = w.hit("k", limit, start);
+      expect(refused.allowed).toBe(false);
+      const probe = new SlidingWindow(W);
+      for (let i = 0; i < hits; i++) probe.hit("k", limit, start);
+      expect(probe.hit("k", limit, start + refused.retryAfterMs).allowed).toBe(true);
+      const early = new SlidingWindow(W);
+      for (let i = 0; i < hits; i++) early.hit("k", limit, start);
+      expect(early.hit("k", limit, start + refused.retryAfterMs - 2_000).allowed).toBe(false);
+    }
+  });
+
+  it("computes no wait when there is room and the rest of the window when the current count is full", () => {
+    expect(retryAfterMs(0, 2, 1000, W, 5)).toBe(0);
+    expect(retryAfterMs(0, 5, 0, W, 5)).toBe(W + W / 5);
+  });
+
+  it("forgets the least recently used keys past its key cap", () => {
+    const w = new SlidingWindow(W, 2);
+    w.hit("a", 1, 0);
+    w.hit("b", 1, 0);
+    w.hit("c", 1, 0);
+    expect(w.size).toBe(2);
+    expect(w.hit("a", 1, 1).allowed).toBe(true);
+  });
+});
