@@ -151,6 +151,7 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   UPSTREAM_FAILED: 502,
   UPSTREAM_TIMEOUT: 504,
   MODEL_UNKNOWN: 422,
+  CAMPAIGN_NOT_FOUND: 404,
 };
 
 /** The HTTP status an error code is answered with. */

@@ -36,6 +36,8 @@ export const RUNS_ERROR_CODES = [
   "UPSTREAM_FAILED",
   "UPSTREAM_TIMEOUT",
   "MODEL_UNKNOWN",
+  // Proof and review.
+  "CAMPAIGN_NOT_FOUND",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */
@@ -178,5 +180,13 @@ export class StepNotFoundError extends RunsError {
   override readonly name = "StepNotFoundError";
   constructor(runId: string, stepId: string) {
     super("STEP_NOT_FOUND", `Run ${runId} has no step ${stepId}.`);
+  }
+}
+
+/** No proof campaign with that id. */
+export class CampaignNotFoundError extends RunsError {
+  override readonly name = "CampaignNotFoundError";
+  constructor(campaignId: string) {
+    super("CAMPAIGN_NOT_FOUND", `No proof campaign ${campaignId}.`);
   }
 }
