@@ -135,8 +135,18 @@ const envSchema = z
     VETTED_EMBEDDINGS_URL: z.url({ error: "VETTED_EMBEDDINGS_URL must be an absolute URL" }).optional(),
     VETTED_EMBEDDINGS_MODEL: z.string().min(1).max(200).optional(),
     VETTED_EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+    VETTED_REVIEW_MODEL_URL: z.url({ error: "VETTED_REVIEW_MODEL_URL must be an absolute URL" }).optional(),
+    VETTED_REVIEW_MODEL: z.string().min(1).max(200).optional(),
+    VETTED_REVIEW_MODEL_API_KEY: z.string().min(1).optional(),
   })
   .superRefine((env, ctx) => {
+    if (env.VETTED_REVIEW_MODEL_URL !== undefined && env.VETTED_REVIEW_MODEL === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["VETTED_REVIEW_MODEL"],
+        message: "VETTED_REVIEW_MODEL_URL is set: name the model to call with VETTED_REVIEW_MODEL",
+      });
+    }
     if (env.VETTED_EMBEDDINGS_URL !== undefined && env.VETTED_EMBEDDINGS_MODEL === undefined) {
       ctx.addIssue({
         code: "custom",
@@ -213,6 +223,8 @@ export interface Config {
   vonage: VonageSettings;
   /** An optional OpenAI-compatible embeddings model beside the local one (VETTED_EMBEDDINGS_*). */
   embeddingsRemote: { url: string; model: string; apiKey: string | undefined } | undefined;
+  /** An optional OpenAI-compatible chat model that narrates run reviews (VETTED_REVIEW_MODEL_*). */
+  reviewModel: { url: string; model: string; apiKey: string | undefined } | undefined;
 }
 
 /** How inbound Vonage callbacks are authenticated; unset token or secret = the integration is off (503). */
@@ -302,6 +314,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             url: e.VETTED_EMBEDDINGS_URL,
             model: e.VETTED_EMBEDDINGS_MODEL,
             apiKey: e.VETTED_EMBEDDINGS_API_KEY,
+          },
+    reviewModel:
+      e.VETTED_REVIEW_MODEL_URL === undefined || e.VETTED_REVIEW_MODEL === undefined
+        ? undefined
+        : {
+            url: e.VETTED_REVIEW_MODEL_URL,
+            model: e.VETTED_REVIEW_MODEL,
+            apiKey: e.VETTED_REVIEW_MODEL_API_KEY,
           },
   };
 }

@@ -15,6 +15,7 @@ import { createHttpServer } from "./http-server.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { runMigrations } from "./migrate.js";
+import { createServerProof } from "./proof.js";
 import { listenOrExit, warnUnusableRoots } from "./startup.js";
 import { SERVER_VERSION } from "./version.js";
 
@@ -188,6 +189,7 @@ async function main(): Promise<void> {
     ...fileorgDeps,
     vonage: config.vonage,
     embeddings,
+    proof: createServerProof(config, database, runs, browser),
   });
   const server = createHttpServer({
     fetch: app.fetch,
