@@ -16,7 +16,7 @@ function run(over: Partial<RunFacts> = {}): RunFacts {
     status: "success",
     reason: null,
     error: null,
-    steps: [{ id: "open", type: "navigate", url: "http://127.0.0.1/" }],
+    steps: [{ id: "open", type: "navigate", url: "http://127.0.0.1/", timeout_ms: 1000 }],
     createdAt: 1000,
     finishedAt: 3000,
     events: [],
