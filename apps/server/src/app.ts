@@ -8,7 +8,9 @@ import {
   createEmbeddings,
   createLocalEmbedder,
   createTelemetry,
+  createProofEngine,
   type Embeddings,
+  type ProofEngine,
   type RunsEngine,
   type SessionsEngine,
   type Telemetry,
@@ -46,6 +48,7 @@ import { createIntegrationRoutes } from "./routes/integrations.js";
 import { createJobRoutes } from "./routes/jobs.js";
 import { createMetricsRoutes } from "./routes/metrics.js";
 import { createPreferencesRoutes } from "./routes/preferences.js";
+import { createProofRoutes } from "./routes/proof.js";
 import { createRegisterRoutes } from "./routes/register.js";
 import { createReviewRoutes } from "./routes/review.js";
 import { createRunRecoveryRoutes } from "./routes/run-recovery.js";
@@ -86,6 +89,8 @@ export interface AppDeps {
   embeddings?: Embeddings;
   /** The automation command lane (`/api/automation`; see `createServerAutomation`). */
   automation: AutomationEngine;
+  /** Proof and review (`/api/proof`); default: one over the run engine with the built-in provider list. */
+  proof?: ProofEngine;
   /** Idle milliseconds before an event stream sends a heartbeat comment (default 15 s; tests shorten it). */
   sseHeartbeatMs?: number;
   /** Rate limits and alert thresholds (default: {@link HEALTH_DEFAULTS}). */
@@ -200,6 +205,15 @@ function documentApi(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
   app.get("/api/docs", Scalar({ url: "/api/openapi.json", pageTitle: "Vetted API reference" }));
 }
 
+/** The proof engine of an app built without one: over the run engine, its database and browser. */
+function defaultProof(deps: AppDeps): ProofEngine {
+  return createProofEngine({
+    db: deps.database.db,
+    similarFailures: (runId, limit) => deps.runs.similarFailures(runId, limit),
+    browserAvailable: () => deps.browser.available,
+  });
+}
+
 /** Builds the Hono app (never listens): middleware, every route family, the OpenAPI document and docs. */
 export function createApp(deps: AppDeps) {
   const { config, logger } = deps;
@@ -249,7 +263,8 @@ export function createApp(deps: AppDeps) {
     .route(
       "/",
       createEmbeddingRoutes({ embeddings: deps.embeddings ?? createEmbeddings([createLocalEmbedder()]) }),
-    );
+    )
+    .route("/", createProofRoutes({ proof: deps.proof ?? defaultProof(deps) }));
 
   documentApi(app, deps);
 

@@ -185,8 +185,18 @@ const envSchema = z
       .gt(0, "VETTED_ALERT_FAILURE_RATE must be above 0")
       .max(1, "VETTED_ALERT_FAILURE_RATE must be at most 1")
       .default(0.2),
+    VETTED_REVIEW_MODEL_URL: z.url({ error: "VETTED_REVIEW_MODEL_URL must be an absolute URL" }).optional(),
+    VETTED_REVIEW_MODEL: z.string().min(1).max(200).optional(),
+    VETTED_REVIEW_MODEL_API_KEY: z.string().min(1).optional(),
   })
   .superRefine((env, ctx) => {
+    if (env.VETTED_REVIEW_MODEL_URL !== undefined && env.VETTED_REVIEW_MODEL === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["VETTED_REVIEW_MODEL"],
+        message: "VETTED_REVIEW_MODEL_URL is set: name the model to call with VETTED_REVIEW_MODEL",
+      });
+    }
     if (env.VETTED_EMBEDDINGS_URL !== undefined && env.VETTED_EMBEDDINGS_MODEL === undefined) {
       ctx.addIssue({
         code: "custom",
@@ -265,6 +275,8 @@ export interface Config {
   embeddingsRemote: { url: string; model: string; apiKey: string | undefined } | undefined;
   /** The automation command lane (VETTED_AUTOMATION_*). */
   automation: AutomationSettings;
+  /** An optional OpenAI-compatible chat model that narrates run reviews (VETTED_REVIEW_MODEL_*). */
+  reviewModel: { url: string; model: string; apiKey: string | undefined } | undefined;
   /** Rate limits and alert thresholds of the health lane (VETTED_RATE_LIMIT_*, VETTED_ALERT_*). */
   health: {
     rateLimitPerMinute: number;
@@ -392,5 +404,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       alertWindowS: e.VETTED_ALERT_WINDOW_S,
       alertFailureRate: e.VETTED_ALERT_FAILURE_RATE,
     },
+    reviewModel:
+      e.VETTED_REVIEW_MODEL_URL === undefined || e.VETTED_REVIEW_MODEL === undefined
+        ? undefined
+        : {
+            url: e.VETTED_REVIEW_MODEL_URL,
+            model: e.VETTED_REVIEW_MODEL,
+            apiKey: e.VETTED_REVIEW_MODEL_API_KEY,
+          },
   };
 }

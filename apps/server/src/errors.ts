@@ -166,6 +166,7 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   // The health lane.
   RATE_LIMITED: 429,
   TELEMETRY_INVALID: 422,
+  CAMPAIGN_NOT_FOUND: 404,
 };
 
 /** The HTTP status an error code is answered with. */

@@ -16,6 +16,7 @@ import { createHttpServer } from "./http-server.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { runMigrations } from "./migrate.js";
+import { createServerProof } from "./proof.js";
 import { listenOrExit, warnUnusableRoots } from "./startup.js";
 import { SERVER_VERSION } from "./version.js";
 
@@ -208,6 +209,7 @@ async function main(): Promise<void> {
     embeddings,
     automation,
     health: config.health,
+    proof: createServerProof(config, database, runs, browser),
   });
   const server = createHttpServer({
     fetch: app.fetch,

@@ -46,6 +46,8 @@ export const RUNS_ERROR_CODES = [
   "RUN_NOT_PROMOTABLE",
   "TEMPLATE_STATUS_CONFLICT",
   "RUN_NOT_RECOVERABLE",
+  // Proof and review.
+  "CAMPAIGN_NOT_FOUND",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */
@@ -212,5 +214,10 @@ export class RunNotRecoverableError extends RunsError {
   override readonly name = "RunNotRecoverableError";
   constructor(message: string, details?: unknown) {
     super("RUN_NOT_RECOVERABLE", message, details);
+/** No proof campaign with that id. */
+export class CampaignNotFoundError extends RunsError {
+  override readonly name = "CampaignNotFoundError";
+  constructor(campaignId: string) {
+    super("CAMPAIGN_NOT_FOUND", `No proof campaign ${campaignId}.`);
   }
 }

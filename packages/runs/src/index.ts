@@ -124,6 +124,36 @@ export {
   type SmsReceipt,
 } from "./domain/inbound-sms.js";
 export { type Interpolated, interpolate, references, type Scope } from "./domain/interpolate.js";
+export { releaseBrief } from "./domain/proof/brief.js";
+export { compareRuns } from "./domain/proof/compare.js";
+// Proof and review.
+export type { FactEvent, FactEvidence, RunFacts } from "./domain/proof/facts.js";
+export { assessFeasibility } from "./domain/proof/feasibility.js";
+export { buildReport, diffReports } from "./domain/proof/report.js";
+export { reviewFindings } from "./domain/proof/review.js";
+export {
+  BLOCKED_CODES,
+  CAMPAIGN_POLICIES,
+  CAPABILITIES,
+  Campaign,
+  CampaignDiff,
+  CampaignDiffInput,
+  CampaignInput,
+  CampaignReport,
+  CampaignWithReport,
+  Feasibility,
+  FINDING_KINDS,
+  Finding,
+  Narrative,
+  RECOMMENDATIONS,
+  ReleaseBrief,
+  RunCompareInput,
+  RunComparison,
+  RunReview,
+  SEVERITIES,
+  SimilarFailureMatch,
+  VIOLATION_CODES,
+} from "./domain/proof/schemas.js";
 export {
   DEFAULT_PROTECTED_PROVIDER_DOMAINS,
   matchProtectedDomain,
@@ -309,6 +339,13 @@ export {
   type OutboundPolicy,
   type OutboundPolicyOptions,
 } from "./engine/outbound.js";
+export {
+  createProofEngine,
+  type ProofEngine,
+  type ProofEngineOptions,
+  type ReviewModelOptions,
+} from "./engine/proof/proof-engine.js";
+export { GENERATED_LABEL } from "./engine/proof/review-model.js";
 export { createRedactor, MIN_SUBSTRING_LENGTH, type Redactor } from "./engine/redactor.js";
 export {
   createRunsEngine,
@@ -339,6 +376,7 @@ export {
 export {
   BrowserCrashedError,
   BrowserUnavailableError,
+  CampaignNotFoundError,
   FlowNotFoundError,
   IdempotencyKeyReusedError,
   InvalidInputError,

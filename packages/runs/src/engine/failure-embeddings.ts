@@ -2,6 +2,7 @@ import { and, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { dot, type Embedder } from "../embeddings/embedder.js";
 import { InvalidInputError } from "../errors.js";
 import { runEmbeddings, runs } from "../store/schema.js";
+import { addToIndex, createFailureIndex, type FailureIndex, scoreIndex, takeBest } from "./failure-index.js";
 import { loadRun } from "./persist.js";
 import type { RunsResources } from "./resources.js";
 import type { RunRow } from "./views.js";
@@ -9,15 +10,6 @@ import type { RunRow } from "./views.js";
 /** Wait reasons that block a run (it cannot go on without a person), counted as failures for search. */
 export const BLOCKING_REASONS = ["provider_protected_payment_step", "step_outcome_unknown"] as const;
 const BATCH = 32;
-
-/** A stored failure embedding, as kept in memory for the scan. */
-interface IndexedFailure {
-  runId: string;
-  model: string;
-  vector: Float32Array;
-  reasonCodes: string[];
-  failureText: string;
-}
 
 /** One run whose failure reads like another's. */
 export interface SimilarFailure {
@@ -72,9 +64,8 @@ interface EmbeddingsContext {
   lastRound: number;
   /** Runs whose embedding failed in this process: not retried every round. */
   readonly refused: Set<string>;
-  /** The stored vectors this process has read (rows are only ever added), and the last rowid read. */
-  readonly index: IndexedFailure[];
-  indexedUpTo: number;
+  /** The stored vectors this process has read (rows are only ever added). */
+  readonly index: FailureIndex;
   /** The background round under way, if any. */
   running: Promise<unknown> | undefined;
 }
@@ -123,44 +114,59 @@ async function embedPending(ctx: EmbeddingsContext): Promise<number> {
   }
 }
 
-/** `runId`'s stored failure embedding, embedding it now when it is failed or blocked and not embedded yet. */
-async function ownEmbedding(ctx: EmbeddingsContext, runId: string) {
+/** `runId`'s failure embedding (from the index, else embedded now when it is failed or blocked and not yet). */
+async function ownEmbedding(
+  ctx: EmbeddingsContext,
+  runId: string,
+): Promise<{ model: string; vector: Float32Array; reasonCodes: string[] } | undefined> {
   const { r } = ctx;
-  const row = await loadRun(r.db, runId);
-  let [own] = await r.db.select().from(runEmbeddings).where(eq(runEmbeddings.runId, runId)).limit(1);
-  if (own === undefined && ctx.embedder !== undefined) {
-    const [blocked] = await r.db
-      .select({ id: runs.id })
-      .from(runs)
-      .where(and(eq(runs.id, runId), failedOrBlocked));
-    if (blocked !== undefined && (await store(ctx, [row])) > 0) {
-      [own] = await r.db.select().from(runEmbeddings).where(eq(runEmbeddings.runId, runId)).limit(1);
-    }
+  const at = ctx.index.position.get(runId);
+  // A run in the index exists (embeddings are stored for stored runs only): no need to read it.
+  if (at !== undefined) {
+    return {
+      model: ctx.index.models[at] ?? "",
+      vector: ctx.index.vectors[at] ?? new Float32Array(),
+      reasonCodes: ctx.index.reasonCodes[at] ?? [],
+    };
   }
-  return own;
+  const row = await loadRun(r.db, runId);
+  if (ctx.embedder === undefined) return undefined;
+  const [blocked] = await r.db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(eq(runs.id, runId), failedOrBlocked));
+  if (blocked === undefined) return undefined;
+  await store(ctx, [row]);
+  await refreshIndex(ctx);
+  const now = ctx.index.position.get(runId);
+  if (now === undefined) return undefined;
+  return {
+    model: ctx.index.models[now] ?? "",
+    vector: ctx.index.vectors[now] ?? new Float32Array(),
+    reasonCodes: ctx.index.reasonCodes[now] ?? [],
+  };
 }
 
 /**
  * The failed or blocked runs whose failure embeddings are closest to `runId`'s, best first (at most
- * `limit`, 1..20); empty when the run has not failed or nothing is embedded.
+ * `limit`, 1..20); empty when the run has not failed or nothing is embedded. A typed scan of the
+ * in-memory index and a partial selection of the best, checked against the database in slices (only runs
+ * still failed or blocked count: a blocked run may have gone on).
  * @throws RUN_NOT_FOUND, REQUEST_INVALID (limit)
  */
 async function similarFailures(ctx: EmbeddingsContext, runId: string, limit = 5): Promise<SimilarFailure[]> {
   if (!Number.isInteger(limit) || limit < 1 || limit > 20) {
     throw new InvalidInputError("REQUEST_INVALID", "limit must be a whole number from 1 to 20.", { limit });
   }
+  const index = await refreshIndex(ctx);
   const own = await ownEmbedding(ctx, runId);
   if (own === undefined) return [];
-  const query = fromBlob(own.vector);
   const ownCodes = new Set(own.reasonCodes);
-  const scored = (await refreshIndex(ctx))
-    .filter((c) => c.runId !== runId && c.model === own.model)
-    .map((c) => ({ c, similarity: dot(query, c.vector) }))
-    .sort((a, b) => b.similarity - a.similarity || a.c.runId.localeCompare(b.c.runId));
+  const scores = scoreIndex(index, own.vector, own.model, runId);
   const found: SimilarFailure[] = [];
-  // Best first, in slices: only runs still failed or blocked count (a blocked run may have gone on).
-  for (let at = 0; at < scored.length && found.length < limit; at += limit * 4) {
-    const slice = scored.slice(at, at + limit * 4);
+  for (;;) {
+    const slice = takeBest(index, scores, limit * 4);
+    if (slice.length === 0) break;
     const live = await ctx.r.db
       .select({ id: runs.id })
       .from(runs)
@@ -168,28 +174,31 @@ async function similarFailures(ctx: EmbeddingsContext, runId: string, limit = 5)
         and(
           inArray(
             runs.id,
-            slice.map((x) => x.c.runId),
+            slice.map((i) => index.runIds[i] ?? ""),
           ),
           failedOrBlocked,
         ),
       );
     const ids = new Set(live.map((x) => x.id));
-    for (const { c, similarity } of slice) {
-      if (!ids.has(c.runId) || found.length >= limit) continue;
+    for (const i of slice) {
+      const id = index.runIds[i] ?? "";
+      if (!ids.has(id) || found.length >= limit) continue;
+      const codes = index.reasonCodes[i] ?? [];
       found.push({
-        run_id: c.runId,
-        similarity,
-        reason_codes: c.reasonCodes,
-        shared_reason_codes: c.reasonCodes.filter((code) => ownCodes.has(code)),
-        failure_text: c.failureText,
+        run_id: id,
+        similarity: dot(own.vector, index.vectors[i] ?? new Float32Array(own.vector.length)),
+        reason_codes: codes,
+        shared_reason_codes: codes.filter((code) => ownCodes.has(code)),
+        failure_text: index.failureTexts[i] ?? "",
       });
     }
+    if (found.length >= limit) break;
   }
   return found;
 }
 
 /** This process's copy of the stored vectors, brought up to date by reading only rows added since. */
-async function refreshIndex(ctx: EmbeddingsContext): Promise<IndexedFailure[]> {
+async function refreshIndex(ctx: EmbeddingsContext): Promise<FailureIndex> {
   const added = await ctx.r.db
     .select({
       rowid: sql<number>`rowid`,
@@ -200,11 +209,11 @@ async function refreshIndex(ctx: EmbeddingsContext): Promise<IndexedFailure[]> {
       failureText: runEmbeddings.failureText,
     })
     .from(runEmbeddings)
-    .where(sql`rowid > ${ctx.indexedUpTo}`)
+    .where(sql`rowid > ${ctx.index.upTo}`)
     .orderBy(sql`rowid`);
   for (const row of added) {
-    ctx.index.push({ ...row, vector: fromBlob(row.vector) });
-    ctx.indexedUpTo = Math.max(ctx.indexedUpTo, row.rowid);
+    addToIndex(ctx.index, { ...row, vector: fromBlob(row.vector) });
+    ctx.index.upTo = Math.max(ctx.index.upTo, row.rowid);
   }
   return ctx.index;
 }
@@ -234,8 +243,7 @@ export function createFailureEmbeddings(r: RunsResources, embedder: Embedder | u
     embedder,
     lastRound: Number.NEGATIVE_INFINITY,
     refused: new Set<string>(),
-    index: [],
-    indexedUpTo: 0,
+    index: createFailureIndex(),
     running: undefined,
   };
   return {

@@ -233,3 +233,4 @@ export const evidence = sqliteTable(
 export { automationOutput, automationTasks } from "./automation-schema.js";
 export { cuActions, cuEvidence, cuSessions, sessions } from "./lanes-schema.js";
 export { rumAggregates, rumSamples } from "./telemetry-schema.js";
+export { proofCampaigns } from "./proof-schema.js";
