@@ -214,6 +214,9 @@ export class RunNotRecoverableError extends RunsError {
   override readonly name = "RunNotRecoverableError";
   constructor(message: string, details?: unknown) {
     super("RUN_NOT_RECOVERABLE", message, details);
+  }
+}
+
 /** No proof campaign with that id. */
 export class CampaignNotFoundError extends RunsError {
   override readonly name = "CampaignNotFoundError";
