@@ -36,6 +36,10 @@ export const RUNS_ERROR_CODES = [
   "UPSTREAM_FAILED",
   "UPSTREAM_TIMEOUT",
   "MODEL_UNKNOWN",
+  // Signed webhooks (see webhook-errors.ts).
+  "WEBHOOK_NOT_FOUND",
+  "WEBHOOK_DELIVERY_NOT_FOUND",
+  "WEBHOOK_URL_DENIED",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */
