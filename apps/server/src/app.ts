@@ -9,6 +9,7 @@ import {
   type Embeddings,
   type RunsEngine,
   type SessionsEngine,
+  type WebhooksEngine,
 } from "@vetted/runs";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
@@ -41,6 +42,7 @@ import { createReviewRoutes } from "./routes/review.js";
 import { createRunRoutes } from "./routes/runs.js";
 import { createSessionRoutes } from "./routes/sessions.js";
 import { createTemplateRoutes } from "./routes/templates.js";
+import { createWebhookRoutes } from "./routes/webhooks.js";
 import { validationHook } from "./validation.js";
 
 /** What the app is built from; `main.ts` assembles it, tests build their own. */
@@ -72,6 +74,8 @@ export interface AppDeps {
   vonage?: VonageSettings;
   /** The embeddings models (default: the local one alone, loaded on first use). */
   embeddings?: Embeddings;
+  /** Signed webhooks (`/api/webhooks`); its dispatcher is started by `main.ts`. */
+  webhooks: WebhooksEngine;
   /** Idle milliseconds before an event stream sends a heartbeat comment (default 15 s; tests shorten it). */
   sseHeartbeatMs?: number;
 }
@@ -186,6 +190,7 @@ export function createApp(deps: AppDeps) {
     .route("/", createComputerUseRoutes(deps))
 
     .route("/", createIntegrationRoutes(deps))
+    .route("/", createWebhookRoutes(deps))
     .route(
       "/",
       createEmbeddingRoutes({ embeddings: deps.embeddings ?? createEmbeddings([createLocalEmbedder()]) }),

@@ -135,6 +135,22 @@ const envSchema = z
     VETTED_EMBEDDINGS_URL: z.url({ error: "VETTED_EMBEDDINGS_URL must be an absolute URL" }).optional(),
     VETTED_EMBEDDINGS_MODEL: z.string().min(1).max(200).optional(),
     VETTED_EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+    VETTED_WEBHOOK_POLL_MS: z.coerce
+      .number({ error: "VETTED_WEBHOOK_POLL_MS must be a number" })
+      .int("VETTED_WEBHOOK_POLL_MS must be a whole number")
+      .min(10, "VETTED_WEBHOOK_POLL_MS must be at least 10")
+      .default(1000),
+    VETTED_WEBHOOK_RETRY_BASE_MS: z.coerce
+      .number({ error: "VETTED_WEBHOOK_RETRY_BASE_MS must be a number" })
+      .int("VETTED_WEBHOOK_RETRY_BASE_MS must be a whole number")
+      .min(10, "VETTED_WEBHOOK_RETRY_BASE_MS must be at least 10")
+      .default(10_000),
+    VETTED_WEBHOOK_TIMEOUT_MS: z.coerce
+      .number({ error: "VETTED_WEBHOOK_TIMEOUT_MS must be a number" })
+      .int("VETTED_WEBHOOK_TIMEOUT_MS must be a whole number")
+      .min(100, "VETTED_WEBHOOK_TIMEOUT_MS must be at least 100")
+      .max(120_000, "VETTED_WEBHOOK_TIMEOUT_MS must be at most 120000")
+      .default(10_000),
   })
   .superRefine((env, ctx) => {
     if (env.VETTED_EMBEDDINGS_URL !== undefined && env.VETTED_EMBEDDINGS_MODEL === undefined) {
@@ -213,6 +229,8 @@ export interface Config {
   vonage: VonageSettings;
   /** An optional OpenAI-compatible embeddings model beside the local one (VETTED_EMBEDDINGS_*). */
   embeddingsRemote: { url: string; model: string; apiKey: string | undefined } | undefined;
+  /** Signed webhooks: dispatcher poll, first retry delay (doubling, for 24 h), attempt timeout (VETTED_WEBHOOK_*). */
+  webhooks: { pollMs: number; retryBaseMs: number; timeoutMs: number };
 }
 
 /** How inbound Vonage callbacks are authenticated; unset token or secret = the integration is off (503). */
@@ -287,6 +305,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : [homedir(), tmpdir()],
     journalKey: e.VETTED_JOURNAL_KEY,
     secretsKey: e.VETTED_SECRETS_KEY,
+    webhooks: {
+      pollMs: e.VETTED_WEBHOOK_POLL_MS,
+      retryBaseMs: e.VETTED_WEBHOOK_RETRY_BASE_MS,
+      timeoutMs: e.VETTED_WEBHOOK_TIMEOUT_MS,
+    },
     fileorgLeaseMs: e.VETTED_FILEORG_LEASE_MS,
     headersTimeoutMs: e.VETTED_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.VETTED_REQUEST_TIMEOUT_MS,

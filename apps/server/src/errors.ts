@@ -151,6 +151,10 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   UPSTREAM_FAILED: 502,
   UPSTREAM_TIMEOUT: 504,
   MODEL_UNKNOWN: 422,
+  // Signed webhooks.
+  WEBHOOK_NOT_FOUND: 404,
+  WEBHOOK_DELIVERY_NOT_FOUND: 404,
+  WEBHOOK_URL_DENIED: 422,
 };
 
 /** The HTTP status an error code is answered with. */

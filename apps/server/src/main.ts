@@ -17,6 +17,7 @@ import { createMetrics, type Metrics } from "./metrics.js";
 import { runMigrations } from "./migrate.js";
 import { listenOrExit, warnUnusableRoots } from "./startup.js";
 import { SERVER_VERSION } from "./version.js";
+import { createServerWebhooks } from "./webhooks.js";
 
 /** The configuration from the environment; an invalid variable ends the process with exit code 2. */
 function readConfig(): Config {
@@ -56,6 +57,14 @@ async function startEngines(
     outbound: { allow: config.httpAllow, deny: config.httpDeny },
   });
   metrics.attachRuns(runs);
+  const webhooks = createServerWebhooks(database.db, {
+    secretsKey: loadSecretsKey({ dataDir: config.dataDir, env: { VETTED_SECRETS_KEY: config.secretsKey } }),
+    outbound: { allow: config.httpAllow, deny: config.httpDeny },
+    pollMs: config.webhooks.pollMs,
+    timeoutMs: config.webhooks.timeoutMs,
+    retry: { baseMs: config.webhooks.retryBaseMs },
+    onError: (message, err) => logger.error(message, { err }),
+  });
   const fileorgDeps = createFileorgDeps(database.db, {
     logger,
     fileorg: {
@@ -68,7 +77,7 @@ async function startEngines(
   // Recovery of jobs a crash left running happens here, before anything is served.
   await fileorgDeps.fileorg.start();
   await fileorgDeps.inbox.start();
-  return { runs, fileorgDeps, embeddings };
+  return { runs, fileorgDeps, embeddings, webhooks };
 }
 
 /** The browser, the engines over it, and the browser lanes (sessions, computer use) bound to the run engine. */
@@ -83,7 +92,7 @@ async function startWithBrowser(config: Config, database: OpenDatabase, logger: 
   if (!browser.available)
     logger.warn("no browser: browser routes and steps answer 503", { ...browser.status() });
   const sessionStates = lateSessionStates();
-  const { runs, fileorgDeps, embeddings } = await startEngines(
+  const { runs, fileorgDeps, embeddings, webhooks } = await startEngines(
     config,
     database,
     logger,
@@ -105,7 +114,7 @@ async function startWithBrowser(config: Config, database: OpenDatabase, logger: 
   if (interrupted > 0)
     logger.warn("sessions left live by the previous process are marked failed", { interrupted });
 
-  return { browser, runs, fileorgDeps, embeddings, lanes };
+  return { browser, runs, fileorgDeps, embeddings, lanes, webhooks };
 }
 
 /** What a clean shutdown stops, in order. */
@@ -116,12 +125,23 @@ interface Stoppable {
   browser: Awaited<ReturnType<typeof startWithBrowser>>["browser"];
   inbox: { stop(): Promise<void> };
   fileorg: { stop(): Promise<void> };
+  webhooks: { stop(): Promise<void> };
   database: OpenDatabase;
   logger: Logger;
 }
 
 /** On SIGINT/SIGTERM: stop taking requests, stop the workers, the lanes and the browser, close the database. */
-function stopOnSignals({ server, runs, lanes, browser, inbox, fileorg, database, logger }: Stoppable): void {
+function stopOnSignals({
+  server,
+  runs,
+  lanes,
+  browser,
+  inbox,
+  fileorg,
+  webhooks,
+  database,
+  logger,
+}: Stoppable): void {
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -138,6 +158,7 @@ function stopOnSignals({ server, runs, lanes, browser, inbox, fileorg, database,
           .then(() => browser.close()),
         inbox.stop(),
         fileorg.stop(),
+        webhooks.stop(),
       ]).finally(() => {
         database.close();
         process.exit(0);
@@ -166,7 +187,7 @@ async function main(): Promise<void> {
 
   warnUnusableRoots(config.allowedRoots, logger);
   const metrics = createMetrics(logger);
-  const { browser, runs, fileorgDeps, embeddings, lanes } = await startWithBrowser(
+  const { browser, runs, fileorgDeps, embeddings, lanes, webhooks } = await startWithBrowser(
     config,
     database,
     logger,
@@ -188,6 +209,7 @@ async function main(): Promise<void> {
     ...fileorgDeps,
     vonage: config.vonage,
     embeddings,
+    webhooks,
   });
   const server = createHttpServer({
     fetch: app.fetch,
@@ -202,12 +224,14 @@ async function main(): Promise<void> {
     // Known before the worker starts: an `http` step may not call this server's own API.
     runs.setServerAddress(info.address, info.port);
     runs.start();
+    webhooks.setServerAddress(info.address, info.port);
+    webhooks.start();
     const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
     // The first stdout line is the address; tests and scripts read it.
     process.stdout.write(`Vetted server listening on http://${host}:${info.port}\n`);
   });
 
-  stopOnSignals({ server, runs, lanes, browser, inbox, fileorg, database, logger });
+  stopOnSignals({ server, runs, lanes, browser, inbox, fileorg, webhooks, database, logger });
 }
 
 main().catch((err: unknown) => {

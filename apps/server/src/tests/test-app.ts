@@ -7,6 +7,7 @@ import {
   createRunsEngine,
   findChromium,
   type RunsEngineOptions,
+  type WebhooksEngineOptions,
 } from "@vetted/runs";
 import { type AppDeps, createApp } from "../app.js";
 import { type BrowserLanesOptions, createBrowserLanes, lateSessionStates } from "../browser-lanes.js";
@@ -15,6 +16,7 @@ import { createFileorgDeps } from "../fileorg.js";
 import { createLogger } from "../logger.js";
 import { createMetrics } from "../metrics.js";
 import { runMigrations } from "../migrate.js";
+import { createServerWebhooks } from "../webhooks.js";
 
 /** An app over a fresh, migrated temporary database file, for `app.request()` tests. */
 export interface TestApp {
@@ -32,6 +34,7 @@ export async function createTestApp(
   browserOptions: Partial<BrowserHostOptions> = {},
   lanesOptions: Partial<Pick<BrowserLanesOptions, "planner" | "raceHooks">> = {},
   extraDeps: Pick<Partial<AppDeps>, "vonage" | "embeddings"> = {},
+  webhookOptions: Partial<Omit<WebhooksEngineOptions, "db">> = {},
 ): Promise<TestApp> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "vetted-app-")));
   const database = await openDatabase({
@@ -70,6 +73,13 @@ export async function createTestApp(
     fileorg: { allowedRoots: [dir], journalKey: Buffer.alloc(32, 9) },
   });
   await fileorgDeps.fileorg.start();
+  const webhooks = createServerWebhooks(database.db, {
+    secretsKey: Buffer.alloc(32, 7),
+    pollMs: 50,
+    retry: { baseMs: 200 },
+    ...webhookOptions,
+  });
+  webhooks.start();
   const lanes = createBrowserLanes({
     db: database.db,
     browser,
@@ -99,6 +109,7 @@ export async function createTestApp(
     sessions: lanes.sessions,
     computerUse: lanes.computerUse,
     ...fileorgDeps,
+    webhooks,
     ...extraDeps,
   };
   return {
@@ -106,7 +117,7 @@ export async function createTestApp(
     deps,
     dir,
     async close() {
-      await Promise.all([runs.stop(), fileorgDeps.inbox.stop(), fileorgDeps.fileorg.stop()]);
+      await Promise.all([runs.stop(), webhooks.stop(), fileorgDeps.inbox.stop(), fileorgDeps.fileorg.stop()]);
       await lanes.close();
       await browser.close();
       database.close();
