@@ -7,8 +7,8 @@ import { runTransaction } from "@vetted/store";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWebhooksEngine } from "../engine/webhooks/webhooks-engine.js";
 import { webhookDeliveries } from "../store/schema.js";
+import { startReceiver } from "../testing/webhook-receiver.js";
 import { codeOf, openTestEngine, TEST_SECRETS_KEY, waitFor } from "./harness.js";
-import { startReceiver } from "./webhook-receiver.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const tsx = join(here, "..", "..", "node_modules", ".bin", "tsx");
