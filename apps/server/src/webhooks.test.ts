@@ -148,7 +148,9 @@ describe("signed webhooks over HTTP", { timeout: 90_000 }, () => {
     );
     const gaps = attempts.slice(1, 4).map((r, i) => r.at - (attempts[i]?.at ?? 0));
     // Equal jitter: attempt n waits between half and all of base × 2^(n-1).
-    gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual((RETRY_BASE_MS * 2 ** i) / 2 - 20));
+    for (const [i, gap] of gaps.entries()) {
+      expect(gap).toBeGreaterThanOrEqual((RETRY_BASE_MS * 2 ** i) / 2 - 20);
+    }
     expect(gaps[2]).toBeGreaterThan(gaps[0] ?? 0);
     expect(new Set(attempts.map((r) => r.headers["x-vetted-delivery"])).size).toBe(1);
     const list = await api.get(`/api/webhooks/${hookId}/deliveries`);

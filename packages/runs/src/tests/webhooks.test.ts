@@ -33,7 +33,7 @@ async function setup() {
   return { t, hooks, receiver };
 }
 
-const OTP_FLOW = { name: "otp", steps: [{ id: "code", type: "otp_gate", prompt: "Code?" }] };
+const OTP_FLOW = { name: "otp", steps: [{ id: "code", type: "otp_gate" as const, prompt: "Code?" }] };
 
 describe("webhook outbox and dispatcher", { timeout: 30_000 }, () => {
   it("writes a run.waiting delivery in the transaction that pauses the run, and signs it when sent", async () => {
