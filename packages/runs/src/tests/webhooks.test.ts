@@ -35,7 +35,7 @@ async function setup() {
 
 const OTP_FLOW = { name: "otp", steps: [{ id: "code", type: "otp_gate" as const, prompt: "Code?" }] };
 
-describe("webhook outbox and dispatcher", { timeout: 30_000 }, () => {
+describe("webhook outbox and dispatcher", { timeout: 120_000 }, () => {
   it("writes a run.waiting delivery in the transaction that pauses the run, and signs it when sent", async () => {
     const { t, hooks, receiver } = await setup();
     const hook = await hooks.createWebhook({
