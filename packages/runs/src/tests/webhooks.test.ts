@@ -35,7 +35,7 @@ async function setup() {
 
 const OTP_FLOW = { name: "otp", steps: [{ id: "code", type: "otp_gate" as const, prompt: "Code?" }] };
 
-describe("webhook outbox and dispatcher", { timeout: 120_000 }, () => {
+describe("webhook outbox and dispatcher", { timeout: 160_000 }, () => {
   it("writes a run.waiting delivery in the transaction that pauses the run, and signs it when sent", async () => {
     const { t, hooks, receiver } = await setup();
     const hook = await hooks.createWebhook({
@@ -101,7 +101,7 @@ describe("webhook outbox and dispatcher", { timeout: 120_000 }, () => {
     await waitFor(
       async () => new Set(ids()).size,
       (n) => n === total,
-      20_000,
+      60_000,
     );
     await new Promise((r) => setTimeout(r, 300));
     await Promise.all(children.map((c) => c.stop()));
