@@ -14,6 +14,7 @@ import {
   type RunsEngine,
   type SessionsEngine,
   type Telemetry,
+  type WebhooksEngine,
 } from "@vetted/runs";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
@@ -56,6 +57,7 @@ import { createRunRoutes } from "./routes/runs.js";
 import { createSessionRoutes } from "./routes/sessions.js";
 import { createTemplateLifecycleRoutes } from "./routes/template-lifecycle.js";
 import { createTemplateRoutes } from "./routes/templates.js";
+import { createWebhookRoutes } from "./routes/webhooks.js";
 import { validationHook } from "./validation.js";
 
 /** What the app is built from; `main.ts` assembles it, tests build their own. */
@@ -91,6 +93,8 @@ export interface AppDeps {
   automation: AutomationEngine;
   /** Proof and review (`/api/proof`); default: one over the run engine with the built-in provider list. */
   proof?: ProofEngine;
+  /** Signed webhooks (`/api/webhooks`); its dispatcher is started by `main.ts`. */
+  webhooks: WebhooksEngine;
   /** Idle milliseconds before an event stream sends a heartbeat comment (default 15 s; tests shorten it). */
   sseHeartbeatMs?: number;
   /** Rate limits and alert thresholds (default: {@link HEALTH_DEFAULTS}). */
@@ -260,6 +264,7 @@ export function createApp(deps: AppDeps) {
 
     .route("/", createIntegrationRoutes(deps))
     .route("/", createAutomationRoutes(deps))
+    .route("/", createWebhookRoutes(deps))
     .route(
       "/",
       createEmbeddingRoutes({ embeddings: deps.embeddings ?? createEmbeddings([createLocalEmbedder()]) }),

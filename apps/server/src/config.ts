@@ -188,6 +188,22 @@ const envSchema = z
     VETTED_REVIEW_MODEL_URL: z.url({ error: "VETTED_REVIEW_MODEL_URL must be an absolute URL" }).optional(),
     VETTED_REVIEW_MODEL: z.string().min(1).max(200).optional(),
     VETTED_REVIEW_MODEL_API_KEY: z.string().min(1).optional(),
+    VETTED_WEBHOOK_POLL_MS: z.coerce
+      .number({ error: "VETTED_WEBHOOK_POLL_MS must be a number" })
+      .int("VETTED_WEBHOOK_POLL_MS must be a whole number")
+      .min(10, "VETTED_WEBHOOK_POLL_MS must be at least 10")
+      .default(1000),
+    VETTED_WEBHOOK_RETRY_BASE_MS: z.coerce
+      .number({ error: "VETTED_WEBHOOK_RETRY_BASE_MS must be a number" })
+      .int("VETTED_WEBHOOK_RETRY_BASE_MS must be a whole number")
+      .min(10, "VETTED_WEBHOOK_RETRY_BASE_MS must be at least 10")
+      .default(10_000),
+    VETTED_WEBHOOK_TIMEOUT_MS: z.coerce
+      .number({ error: "VETTED_WEBHOOK_TIMEOUT_MS must be a number" })
+      .int("VETTED_WEBHOOK_TIMEOUT_MS must be a whole number")
+      .min(100, "VETTED_WEBHOOK_TIMEOUT_MS must be at least 100")
+      .max(120_000, "VETTED_WEBHOOK_TIMEOUT_MS must be at most 120000")
+      .default(10_000),
   })
   .superRefine((env, ctx) => {
     if (env.VETTED_REVIEW_MODEL_URL !== undefined && env.VETTED_REVIEW_MODEL === undefined) {
@@ -275,6 +291,8 @@ export interface Config {
   embeddingsRemote: { url: string; model: string; apiKey: string | undefined } | undefined;
   /** The automation command lane (VETTED_AUTOMATION_*). */
   automation: AutomationSettings;
+  /** Signed webhooks: dispatcher poll, first retry delay (doubling, for 24 h), attempt timeout (VETTED_WEBHOOK_*). */
+  webhooks: { pollMs: number; retryBaseMs: number; timeoutMs: number };
   /** An optional OpenAI-compatible chat model that narrates run reviews (VETTED_REVIEW_MODEL_*). */
   reviewModel: { url: string; model: string; apiKey: string | undefined } | undefined;
   /** Rate limits and alert thresholds of the health lane (VETTED_RATE_LIMIT_*, VETTED_ALERT_*). */
@@ -374,6 +392,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : [homedir(), tmpdir()],
     journalKey: e.VETTED_JOURNAL_KEY,
     secretsKey: e.VETTED_SECRETS_KEY,
+    webhooks: {
+      pollMs: e.VETTED_WEBHOOK_POLL_MS,
+      retryBaseMs: e.VETTED_WEBHOOK_RETRY_BASE_MS,
+      timeoutMs: e.VETTED_WEBHOOK_TIMEOUT_MS,
+    },
     fileorgLeaseMs: e.VETTED_FILEORG_LEASE_MS,
     headersTimeoutMs: e.VETTED_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.VETTED_REQUEST_TIMEOUT_MS,

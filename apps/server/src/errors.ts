@@ -167,6 +167,10 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   RATE_LIMITED: 429,
   TELEMETRY_INVALID: 422,
   CAMPAIGN_NOT_FOUND: 404,
+  // Signed webhooks.
+  WEBHOOK_NOT_FOUND: 404,
+  WEBHOOK_DELIVERY_NOT_FOUND: 404,
+  WEBHOOK_URL_DENIED: 422,
 };
 
 /** The HTTP status an error code is answered with. */

@@ -19,6 +19,7 @@ import { runMigrations } from "./migrate.js";
 import { createServerProof } from "./proof.js";
 import { listenOrExit, warnUnusableRoots } from "./startup.js";
 import { SERVER_VERSION } from "./version.js";
+import { createServerWebhooks } from "./webhooks.js";
 
 /** The configuration from the environment; an invalid variable ends the process with exit code 2. */
 function readConfig(): Config {
@@ -58,6 +59,14 @@ async function startEngines(
     outbound: { allow: config.httpAllow, deny: config.httpDeny },
   });
   metrics.attachRuns(runs);
+  const webhooks = createServerWebhooks(database.db, {
+    secretsKey: loadSecretsKey({ dataDir: config.dataDir, env: { VETTED_SECRETS_KEY: config.secretsKey } }),
+    outbound: { allow: config.httpAllow, deny: config.httpDeny },
+    pollMs: config.webhooks.pollMs,
+    timeoutMs: config.webhooks.timeoutMs,
+    retry: { baseMs: config.webhooks.retryBaseMs },
+    onError: (message, err) => logger.error(message, { err }),
+  });
   const fileorgDeps = createFileorgDeps(database.db, {
     logger,
     fileorg: {
@@ -70,7 +79,7 @@ async function startEngines(
   // Recovery of jobs a crash left running happens here, before anything is served.
   await fileorgDeps.fileorg.start();
   await fileorgDeps.inbox.start();
-  return { runs, fileorgDeps, embeddings };
+  return { runs, fileorgDeps, embeddings, webhooks };
 }
 
 /** The browser, the engines over it, and the browser lanes (sessions, computer use) bound to the run engine. */
@@ -85,7 +94,7 @@ async function startWithBrowser(config: Config, database: OpenDatabase, logger: 
   if (!browser.available)
     logger.warn("no browser: browser routes and steps answer 503", { ...browser.status() });
   const sessionStates = lateSessionStates();
-  const { runs, fileorgDeps, embeddings } = await startEngines(
+  const { runs, fileorgDeps, embeddings, webhooks } = await startEngines(
     config,
     database,
     logger,
@@ -107,7 +116,7 @@ async function startWithBrowser(config: Config, database: OpenDatabase, logger: 
   if (interrupted > 0)
     logger.warn("sessions left live by the previous process are marked failed", { interrupted });
 
-  return { browser, runs, fileorgDeps, embeddings, lanes };
+  return { browser, runs, fileorgDeps, embeddings, lanes, webhooks };
 }
 
 /** What a clean shutdown stops, in order. */
@@ -119,6 +128,7 @@ interface Stoppable {
   inbox: { stop(): Promise<void> };
   fileorg: { stop(): Promise<void> };
   automation: { stop(): Promise<void> };
+  webhooks: { stop(): Promise<void> };
   database: OpenDatabase;
   logger: Logger;
 }
@@ -132,6 +142,7 @@ function stopOnSignals({
   inbox,
   fileorg,
   automation,
+  webhooks,
   database,
   logger,
 }: Stoppable): void {
@@ -154,6 +165,7 @@ function stopOnSignals({
         automation
           .stop()
           .catch((err: unknown) => logger.error("the automation worker did not stop cleanly", { err })),
+        webhooks.stop(),
       ]).finally(() => {
         database.close();
         process.exit(0);
@@ -182,7 +194,7 @@ async function main(): Promise<void> {
 
   warnUnusableRoots(config.allowedRoots, logger);
   const metrics = createMetrics(logger);
-  const { browser, runs, fileorgDeps, embeddings, lanes } = await startWithBrowser(
+  const { browser, runs, fileorgDeps, embeddings, lanes, webhooks } = await startWithBrowser(
     config,
     database,
     logger,
@@ -210,6 +222,7 @@ async function main(): Promise<void> {
     automation,
     health: config.health,
     proof: createServerProof(config, database, runs, browser),
+    webhooks,
   });
   const server = createHttpServer({
     fetch: app.fetch,
@@ -224,12 +237,14 @@ async function main(): Promise<void> {
     // Known before the worker starts: an `http` step may not call this server's own API.
     runs.setServerAddress(info.address, info.port);
     runs.start();
+    webhooks.setServerAddress(info.address, info.port);
+    webhooks.start();
     const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
     // The first stdout line is the address; tests and scripts read it.
     process.stdout.write(`Vetted server listening on http://${host}:${info.port}\n`);
   });
 
-  stopOnSignals({ server, runs, lanes, browser, inbox, fileorg, automation, database, logger });
+  stopOnSignals({ server, runs, lanes, browser, inbox, fileorg, automation, webhooks, database, logger });
 }
 
 main().catch((err: unknown) => {

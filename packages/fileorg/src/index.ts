@@ -252,6 +252,11 @@ export {
 } from "./engine/inbox/index.js";
 export { ManifestFolder, ManifestView, RowPreview } from "./engine/insights.js";
 export type { JobCounts } from "./engine/jobs/counts.js";
+export {
+  type FinishedJobEntry,
+  finishedJobsHead,
+  readFinishedJobs,
+} from "./engine/jobs/finished-feed.js";
 export type { JobsSnapshot } from "./engine/jobs/snapshot.js";
 export { JOURNAL_KEY_FILE, loadJournalKey } from "./engine/journal-key.js";
 export type {

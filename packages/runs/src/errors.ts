@@ -48,6 +48,10 @@ export const RUNS_ERROR_CODES = [
   "RUN_NOT_RECOVERABLE",
   // Proof and review.
   "CAMPAIGN_NOT_FOUND",
+  // Signed webhooks (see webhook-errors.ts).
+  "WEBHOOK_NOT_FOUND",
+  "WEBHOOK_DELIVERY_NOT_FOUND",
+  "WEBHOOK_URL_DENIED",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */

@@ -274,6 +274,25 @@ export {
   RequiredAction,
   type WaitGuidance,
 } from "./domain/wait-guidance.js";
+export {
+  DEFAULT_RETRY_POLICY,
+  DELIVERY_STATUSES,
+  type DeliveryAttempt,
+  type DeliveryStatus,
+  decideAfterAttempt as decideWebhookAfterAttempt,
+  parseSignatureHeader,
+  type RetryPolicy,
+  retryDelayMs as webhookRetryDelayMs,
+  signatureHeader,
+  verifySignature,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_HEADERS,
+  Webhook,
+  WebhookDelivery,
+  type WebhookEventType,
+  WebhookInput,
+  type WebhookPayload,
+} from "./domain/webhooks.js";
 export { dot, type Embedder, normalize } from "./embeddings/embedder.js";
 export { UnknownModelError, UpstreamFailedError, UpstreamTimeoutError } from "./embeddings/errors.js";
 export {
@@ -373,6 +392,15 @@ export {
   type Telemetry,
   type TelemetryOptions,
 } from "./engine/telemetry/index.js";
+export type { FeedEntry, WebhookFeed } from "./engine/webhooks/feeds.js";
+export {
+  createTaskFinishedHook,
+  enqueueWebhookEvent,
+  type FinishedTaskFacts,
+  type OutboxEvent,
+} from "./engine/webhooks/outbox.js";
+export type { WebhooksEngineOptions } from "./engine/webhooks/resources.js";
+export { createWebhooksEngine, type WebhooksEngine } from "./engine/webhooks/webhooks-engine.js";
 export {
   BrowserCrashedError,
   BrowserUnavailableError,
@@ -408,3 +436,4 @@ export { DEFAULT_MAX_RESPONSE_BYTES } from "./steps/http-response.js";
 export { STEP_TYPES, stepTypeOf } from "./steps/registry.js";
 export type { StepContext, StepType } from "./steps/step-type.js";
 export { migrate } from "./store/migrate.js";
+export { WebhookNotFoundError, WebhookUrlDeniedError } from "./webhook-errors.js";

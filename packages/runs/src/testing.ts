@@ -4,3 +4,4 @@
  * @module
  */
 export { startTestSite, type TestSite, type TestSiteOptions } from "./testing/test-site.js";
+export { type ReceivedHook, type Receiver, startReceiver } from "./testing/webhook-receiver.js";

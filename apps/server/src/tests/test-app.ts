@@ -7,6 +7,7 @@ import {
   createRunsEngine,
   findChromium,
   type RunsEngineOptions,
+  type WebhooksEngineOptions,
 } from "@vetted/runs";
 import { type AppDeps, createApp } from "../app.js";
 import { createServerAutomation } from "../automation/create.js";
@@ -16,6 +17,7 @@ import { createFileorgDeps } from "../fileorg.js";
 import { createLogger } from "../logger.js";
 import { createMetrics } from "../metrics.js";
 import { runMigrations } from "../migrate.js";
+import { createServerWebhooks } from "../webhooks.js";
 
 /** An app over a fresh, migrated temporary database file, for `app.request()` tests. */
 export interface TestApp {
@@ -33,6 +35,7 @@ export async function createTestApp(
   browserOptions: Partial<BrowserHostOptions> = {},
   lanesOptions: Partial<Pick<BrowserLanesOptions, "planner" | "raceHooks">> = {},
   extraDeps: Pick<Partial<AppDeps>, "vonage" | "embeddings" | "health" | "operatorLanes"> = {},
+  webhookOptions: Partial<Omit<WebhooksEngineOptions, "db">> = {},
 ): Promise<TestApp> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "vetted-app-")));
   const database = await openDatabase({
@@ -71,6 +74,13 @@ export async function createTestApp(
     fileorg: { allowedRoots: [dir], journalKey: Buffer.alloc(32, 9) },
   });
   await fileorgDeps.fileorg.start();
+  const webhooks = createServerWebhooks(database.db, {
+    secretsKey: Buffer.alloc(32, 7),
+    pollMs: 50,
+    retry: { baseMs: 200 },
+    ...webhookOptions,
+  });
+  webhooks.start();
   const lanes = createBrowserLanes({
     db: database.db,
     browser,
@@ -121,6 +131,7 @@ export async function createTestApp(
     automation,
     // Tests poll quickly; the rate-limit tests set their own limits.
     health: { rateLimitPerMinute: 1_000_000, rateLimitAnonPerMinute: 1_000_000 },
+    webhooks,
     ...extraDeps,
   };
   return {
@@ -130,6 +141,7 @@ export async function createTestApp(
     async close() {
       await Promise.all([
         runs.stop(),
+        webhooks.stop(),
         fileorgDeps.inbox.stop(),
         fileorgDeps.fileorg.stop(),
         automation.stop(),

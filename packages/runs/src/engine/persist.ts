@@ -8,6 +8,7 @@ import { InvalidInputError, RunNotFoundError } from "../errors.js";
 import { events, runs } from "../store/schema.js";
 import { noteEvents, type RunsResources } from "./resources.js";
 import type { RunRow } from "./views.js";
+import { queueRunWebhook } from "./webhooks/outbox.js";
 
 /** Which write may land: a verb's compare-and-set on `version`, or a worker's lease token. */
 export type PersistGuard = { version: number } | { leaseOwner: string };
@@ -65,6 +66,7 @@ export async function persist(
     );
   if (result.rowsAffected === 0) return undefined;
   await appendEvents(tx, row.id, row.eventSeq, safe.events, at);
+  await queueRunWebhook(tx, row, changes, at, r.newId);
   return { ...row, ...changes };
 }
 

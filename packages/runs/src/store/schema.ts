@@ -234,3 +234,4 @@ export { automationOutput, automationTasks } from "./automation-schema.js";
 export { cuActions, cuEvidence, cuSessions, sessions } from "./lanes-schema.js";
 export { rumAggregates, rumSamples } from "./telemetry-schema.js";
 export { proofCampaigns } from "./proof-schema.js";
+export { webhookDeliveries, webhookEvents, webhookFeeds, webhooks } from "./webhooks-schema.js";

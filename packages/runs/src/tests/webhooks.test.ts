@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { runTransaction } from "@vetted/store";
+import { afterEach, describe, expect, it } from "vitest";
+import { createWebhooksEngine } from "../engine/webhooks/webhooks-engine.js";
+import { webhookDeliveries } from "../store/schema.js";
+import { startReceiver } from "../testing/webhook-receiver.js";
+import { codeOf, openTestEngine, TEST_SECRETS_KEY, waitFor } from "./harness.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const tsx = join(here, "..", "..", "node_modules", ".bin", "tsx");
+const SECRET = "whsec_test_0123456789abcdef";
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup() {
+  const t = await openTestEngine();
+  cleanups.push(t.close);
+  const hooks = createWebhooksEngine({
+    db: t.db,
+    secretsKey: TEST_SECRETS_KEY,
+    pollMs: 20,
+    retry: { baseMs: 100 },
+  });
+  cleanups.push(() => hooks.stop());
+  const receiver = await startReceiver();
+  cleanups.push(receiver.close);
+  return { t, hooks, receiver };
+}
+
+const OTP_FLOW = { name: "otp", steps: [{ id: "code", type: "otp_gate" as const, prompt: "Code?" }] };
+
+describe("webhook outbox and dispatcher", { timeout: 160_000 }, () => {
+  it("writes a run.waiting delivery in the transaction that pauses the run, and signs it when sent", async () => {
+    const { t, hooks, receiver } = await setup();
+    const hook = await hooks.createWebhook({
+      url: `${receiver.url}/in`,
+      events: ["run.waiting"],
+      secret: SECRET,
+    });
+    expect(JSON.stringify(hook)).not.toContain(SECRET);
+    const flow = await t.engine.createFlow(OTP_FLOW);
+    const run = await t.engine.createRun({ flow_id: flow.id, params: {} });
+    t.engine.start();
+    await waitFor(
+      () => t.engine.getRun(run.id),
+      (r) => r.status === "waiting_otp",
+    );
+    // Written with the transition, before any dispatcher ran.
+    const pending = await t.db.select().from(webhookDeliveries);
+    expect(pending.map((d) => [d.eventType, d.status])).toEqual([["run.waiting", "pending"]]);
+    hooks.start();
+    await waitFor(
+      async () => receiver.received.length,
+      (n) => n === 1,
+    );
+    const got = receiver.received[0];
+    const [tPart, vPart] = String(got?.headers["x-vetted-signature"]).split(",");
+    const ts = tPart?.slice(2) ?? "";
+    const expected = createHmac("sha256", SECRET)
+      .update(`${ts}.${got?.body ?? ""}`)
+      .digest("hex");
+    expect(vPart).toBe(`v1=${expected}`);
+    expect(got?.headers["x-vetted-event"]).toBe("run.waiting");
+    expect(got?.headers["x-vetted-delivery"]).toBe(pending[0]?.id);
+    expect(JSON.parse(got?.body ?? "{}")).toMatchObject({ type: "run.waiting", data: { run_id: run.id } });
+  });
+
+  it("refuses a webhook URL on a cloud metadata or link-local address", async () => {
+    const { hooks } = await setup();
+    for (const url of [
+      "http://169.254.169.254/latest",
+      "http://[fe80::1]/x",
+      "http://metadata.google.internal/",
+    ]) {
+      expect(await codeOf(hooks.createWebhook({ url, events: ["run.finished"], secret: SECRET }))).toBe(
+        "WEBHOOK_URL_DENIED",
+      );
+    }
+  });
+
+  it("sends each delivery once when two dispatcher processes share the database", async () => {
+    const { t, hooks } = await setup();
+    const receiver = await startReceiver({ delayMs: 30 });
+    cleanups.push(receiver.close);
+    await hooks.createWebhook({ url: receiver.url, events: ["task.finished"], secret: SECRET });
+    const queue = hooks.taskFinishedHook;
+    const total = 40;
+    await runTransaction(t.db, async (tx) => {
+      for (let i = 0; i < total; i++)
+        await queue(tx, { task_id: `tsk_${i}`, command_id: "c", status: "success" });
+    });
+    const children = await Promise.all([dispatcher(t.file), dispatcher(t.file)]);
+    for (const c of children) c.send("go");
+    const ids = () => receiver.received.map((r) => String(r.headers["x-vetted-delivery"]));
+    await waitFor(
+      async () => new Set(ids()).size,
+      (n) => n === total,
+      60_000,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    await Promise.all(children.map((c) => c.stop()));
+    const counts = new Map<string, number>();
+    for (const id of ids()) counts.set(id, (counts.get(id) ?? 0) + 1);
+    expect([...counts.values()].filter((n) => n > 1)).toEqual([]);
+    expect(ids()).toHaveLength(total);
+  });
+});
+
+/** A dispatcher child process over `file`, started on `go`. */
+async function dispatcher(file: string) {
+  const child: ChildProcess = spawn(
+    tsx,
+    ["--conditions=@vetted/source", join(here, "webhook-race-child.ts"), file],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
+  cleanups.push(() => {
+    if (child.exitCode === null) child.kill();
+  });
+  const stdout = child.stdout;
+  if (stdout === null) throw new Error("no stdout");
+  const lines = createInterface({ input: stdout })[Symbol.asyncIterator]();
+  expect((await lines.next()).value).toBe("ready");
+  return {
+    send: (line: string) => child.stdin?.write(`${line}\n`),
+    async stop() {
+      child.stdin?.write("stop\n");
+      await lines.next();
+    },
+  };
+}
