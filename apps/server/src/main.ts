@@ -201,9 +201,8 @@ async function main(): Promise<void> {
     metrics,
   );
   const { fileorg, inbox } = fileorgDeps;
-  // Tasks a crash left running are failed INTERRUPTED (or re-queued) here, before anything is served.
+  // A bad commands file stops the start here; tasks a crash left running are recovered once listening.
   const automation = createAutomationFromConfig(config, database.db, runs, fileorg, logger);
-  await automation.start();
 
   const app = createApp({
     config,
@@ -239,6 +238,7 @@ async function main(): Promise<void> {
     runs.start();
     webhooks.setServerAddress(info.address, info.port);
     webhooks.start();
+    automation.start().catch((err: unknown) => logger.error("the automation worker did not start", { err }));
     const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
     // The first stdout line is the address; tests and scripts read it.
     process.stdout.write(`Vetted server listening on http://${host}:${info.port}\n`);
