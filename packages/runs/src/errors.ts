@@ -36,6 +36,13 @@ export const RUNS_ERROR_CODES = [
   "UPSTREAM_FAILED",
   "UPSTREAM_TIMEOUT",
   "MODEL_UNKNOWN",
+  // Profiles and reconstruction (see reconstruction-errors.ts).
+  "PATH_OUTSIDE_ROOT",
+  "ARTIFACT_NOT_FOUND",
+  "ARTIFACT_TOO_LARGE",
+  "HAR_INVALID",
+  "PREVIEW_NOT_FOUND",
+  "PREVIEW_EXPIRED",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */

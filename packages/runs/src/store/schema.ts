@@ -212,3 +212,4 @@ export const evidence = sqliteTable(
   ],
 );
 export { cuActions, cuEvidence, cuSessions, sessions } from "./lanes-schema.js";
+export { reconstructionPreviews } from "./reconstruction-schema.js";
