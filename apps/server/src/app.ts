@@ -7,6 +7,7 @@ import {
   createEmbeddings,
   createLocalEmbedder,
   type Embeddings,
+  type ReconstructionEngine,
   type RunsEngine,
   type SessionsEngine,
 } from "@vetted/runs";
@@ -36,6 +37,7 @@ import { createIntegrationRoutes } from "./routes/integrations.js";
 import { createJobRoutes } from "./routes/jobs.js";
 import { createMetricsRoutes } from "./routes/metrics.js";
 import { createPreferencesRoutes } from "./routes/preferences.js";
+import { createReconstructionRoutes } from "./routes/reconstruction.js";
 import { createRegisterRoutes } from "./routes/register.js";
 import { createReviewRoutes } from "./routes/review.js";
 import { createRunRoutes } from "./routes/runs.js";
@@ -60,6 +62,8 @@ export interface AppDeps {
   sessions: SessionsEngine;
   /** Computer use (`/api/computer-use/sessions`; see `createBrowserLanes`). */
   computerUse: ComputerUseEngine;
+  /** Profiles and reconstruction (`/api/profiles/resolve`, `/api/reconstruction/*`, `/api/templates/from-artifacts`). */
+  reconstruction: ReconstructionEngine;
   /** The file organization engine (its runner is started by `main.ts`). */
   fileorg: FileorgEngine;
   /** File-organizer preferences: naming templates, review rules, views, watch sources, runtime, packs. */
@@ -184,6 +188,7 @@ export function createApp(deps: AppDeps) {
     .route("/", createReviewRoutes(deps))
     .route("/", createSessionRoutes(deps))
     .route("/", createComputerUseRoutes(deps))
+    .route("/", createReconstructionRoutes(deps))
 
     .route("/", createIntegrationRoutes(deps))
     .route(

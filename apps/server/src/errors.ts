@@ -151,6 +151,12 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   UPSTREAM_FAILED: 502,
   UPSTREAM_TIMEOUT: 504,
   MODEL_UNKNOWN: 422,
+  // Profiles and reconstruction.
+  ARTIFACT_NOT_FOUND: 404,
+  ARTIFACT_TOO_LARGE: 413,
+  HAR_INVALID: 422,
+  PREVIEW_NOT_FOUND: 404,
+  PREVIEW_EXPIRED: 410,
 };
 
 /** The HTTP status an error code is answered with. */
