@@ -165,3 +165,97 @@ describe("profiles and reconstruction", { timeout: 180_000 }, () => {
     }
   });
 });
+
+describe("reconstruction refuses bad artifacts with 4xx", { timeout: 60_000 }, () => {
+  const harOf = (entries: unknown[]) => ({
+    log: { version: "1.2", creator: { name: "t", version: "1" }, entries },
+  });
+
+  it("answers paths outside the roots 403, missing files 404, invalid HARs 422 and oversized ones 413", async () => {
+    const resolveWith = (artifacts: unknown) => call("POST", "/api/profiles/resolve", { artifacts });
+    for (const har_path of ["/etc/passwd", "relative.har", `${t.dir}/../etc/passwd`]) {
+      expect(await resolveWith({ har_path })).toMatchObject({
+        status: 403,
+        json: { error: { code: "PATH_OUTSIDE_ROOT" } },
+      });
+    }
+    const link = join(t.dir, "escape.har");
+    symlinkSync("/etc/hostname", link);
+    expect(await resolveWith({ har_path: link })).toMatchObject({
+      status: 403,
+      json: { error: { code: "PATH_OUTSIDE_ROOT" } },
+    });
+    expect(await resolveWith({ har_path: join(t.dir, "none.har") })).toMatchObject({
+      status: 404,
+      json: { error: { code: "ARTIFACT_NOT_FOUND" } },
+    });
+    expect(await resolveWith({ har_content: "not json" })).toMatchObject({
+      status: 422,
+      json: { error: { code: "HAR_INVALID" } },
+    });
+    expect(await resolveWith({ har_content: { log: { entries: [] } } })).toMatchObject({
+      status: 422,
+      json: { error: { code: "HAR_INVALID" } },
+    });
+    expect(await resolveWith({})).toMatchObject({
+      status: 400,
+      json: { error: { code: "VALIDATION_FAILED" } },
+    });
+    const big = JSON.stringify(harOf([])) + " ".repeat(1024 * 1024 + 10);
+    const tooBig = await call("POST", "/api/profiles/resolve", { artifacts: { har_content: big } });
+    expect(tooBig).toMatchObject({ status: 413, json: { error: { code: "PAYLOAD_TOO_LARGE" } } });
+    const bigFile = join(t.dir, "big.har");
+    writeFileSync(bigFile, big);
+    expect(await resolveWith({ har_path: bigFile })).toMatchObject({
+      status: 413,
+      json: { error: { code: "ARTIFACT_TOO_LARGE" } },
+    });
+    const okFile = join(t.dir, "empty.har");
+    writeFileSync(okFile, JSON.stringify(harOf([])));
+    expect(await resolveWith({ har_path: okFile })).toMatchObject({
+      status: 200,
+      json: { profile: "ui-centric" },
+    });
+  });
+
+  it("answers an unknown preview 404 and an expired one 410, and a session that is not finished 409", async () => {
+    expect(
+      await call("POST", "/api/reconstruction/generate", { preview_id: "rcp_nope", template_name: "x" }),
+    ).toMatchObject({
+      status: 404,
+      json: { error: { code: "PREVIEW_NOT_FOUND" } },
+    });
+    let now = Date.now() - 24 * 60 * 60 * 1000 - 5000;
+    const engine = createReconstructionEngine({
+      db: t.deps.database.db,
+      dataDir: t.dir,
+      allowedRoots: [t.dir],
+      maxArtifactBytes: 1024 * 1024,
+      protectedDomains: [],
+      runs: t.deps.runs,
+      clock: { now: () => now },
+    });
+    const made = await engine.preview({
+      artifacts: { html_content: "<form><label for=a>Name</label><input id=a name=a></form>" },
+    });
+    await expect(
+      engine.generate({ preview_id: made.preview_id, template_name: "fresh" }),
+    ).resolves.toMatchObject({
+      flow_id: expect.stringMatching(/^flow_/),
+    });
+    now += 24 * 60 * 60 * 1000 + 1;
+    await expect(engine.getPreview(made.preview_id)).rejects.toMatchObject({ code: "PREVIEW_EXPIRED" });
+    expect(
+      await call("POST", "/api/reconstruction/generate", { preview_id: made.preview_id, template_name: "x" }),
+    ).toMatchObject({
+      status: 410,
+      json: { error: { code: "PREVIEW_EXPIRED" } },
+    });
+    expect(
+      await call("POST", "/api/reconstruction/preview", { artifacts: { session_id: "ss_nope" } }),
+    ).toMatchObject({
+      status: 404,
+      json: { error: { code: "SESSION_NOT_FOUND" } },
+    });
+  });
+});
