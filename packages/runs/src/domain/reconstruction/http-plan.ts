@@ -198,7 +198,7 @@ function addStep(s: State, x: HarExchange): void {
     ...(body === undefined ? {} : { body }),
     ...(x.status >= 200 && x.status < 400 ? { expect: { status: [x.status] } } : {}),
   });
-  const penalty = reasons.length * 0.15 + (x.opaqueBody ? 0.3 : 0);
+  const penalty = reasons.length * 0.2 + (x.opaqueBody ? 0.3 : 0);
   s.confidence.push({ step_id: id, confidence: clampConfidence(0.93 - penalty), reasons });
   for (const leaf of producedLeaves(
     x.responseJson,
