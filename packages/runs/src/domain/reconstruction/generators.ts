@@ -46,7 +46,7 @@ async function otpGate(prompt) {
   rl.close();
 }
 async function http(context, id, method, url, headers, body, statuses, extract) {
-  const res = await context.request.fetch(ref(url), {
+  const res = await context.request["fetch"](ref(url), {
     method, headers: ref(headers ?? {}), maxRedirects: 0,
     ...(body === undefined ? {} : { data: JSON.stringify(ref(body)), headers: { "Content-Type": "application/json", ...ref(headers ?? {}) } }),
   });
