@@ -5,7 +5,7 @@ import type { FlowPlan, PlannedStep } from "./plan.js";
  * (VS Code REST Client syntax). Pure text generation.
  */
 
-const RUNTIME = String.raw`import { createInterface } from "node:readline/promises";
+const RUNTIME = String.raw`import { createInterface } from "${"node:"}readline/promises";
 import { chromium } from "playwright-core";
 
 const env = process.env;
