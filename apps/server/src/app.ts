@@ -11,6 +11,7 @@ import {
   createProofEngine,
   type Embeddings,
   type ProofEngine,
+  type ReconstructionEngine,
   type RunsEngine,
   type SessionsEngine,
   type Telemetry,
@@ -50,6 +51,7 @@ import { createJobRoutes } from "./routes/jobs.js";
 import { createMetricsRoutes } from "./routes/metrics.js";
 import { createPreferencesRoutes } from "./routes/preferences.js";
 import { createProofRoutes } from "./routes/proof.js";
+import { createReconstructionRoutes } from "./routes/reconstruction.js";
 import { createRegisterRoutes } from "./routes/register.js";
 import { createReviewRoutes } from "./routes/review.js";
 import { createRunRecoveryRoutes } from "./routes/run-recovery.js";
@@ -77,6 +79,8 @@ export interface AppDeps {
   sessions: SessionsEngine;
   /** Computer use (`/api/computer-use/sessions`; see `createBrowserLanes`). */
   computerUse: ComputerUseEngine;
+  /** Profiles and reconstruction (`/api/profiles/resolve`, `/api/reconstruction/*`, `/api/templates/from-artifacts`). */
+  reconstruction: ReconstructionEngine;
   /** The file organization engine (its runner is started by `main.ts`). */
   fileorg: FileorgEngine;
   /** File-organizer preferences: naming templates, review rules, views, watch sources, runtime, packs. */
@@ -261,6 +265,7 @@ export function createApp(deps: AppDeps) {
     .route("/", createReviewRoutes(deps))
     .route("/", createSessionRoutes(deps))
     .route("/", createComputerUseRoutes(deps))
+    .route("/", createReconstructionRoutes(deps))
 
     .route("/", createIntegrationRoutes(deps))
     .route("/", createAutomationRoutes(deps))

@@ -171,6 +171,12 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   WEBHOOK_NOT_FOUND: 404,
   WEBHOOK_DELIVERY_NOT_FOUND: 404,
   WEBHOOK_URL_DENIED: 422,
+  // Profiles and reconstruction.
+  ARTIFACT_NOT_FOUND: 404,
+  ARTIFACT_TOO_LARGE: 413,
+  HAR_INVALID: 422,
+  PREVIEW_NOT_FOUND: 404,
+  PREVIEW_EXPIRED: 410,
 };
 
 /** The HTTP status an error code is answered with. */

@@ -1,6 +1,7 @@
 import {
   type BrowserHost,
   createBrowserHost,
+  createReconstructionEngine,
   createRunsEngine,
   loadSecretsKey,
   type SessionStates,
@@ -215,6 +216,14 @@ async function main(): Promise<void> {
     browser,
     sessions: lanes.sessions,
     computerUse: lanes.computerUse,
+    reconstruction: createReconstructionEngine({
+      db: database.db,
+      dataDir: config.dataDir,
+      allowedRoots: config.allowedRoots,
+      maxArtifactBytes: config.maxBodyBytes,
+      protectedDomains: config.protectedProviderDomains,
+      runs,
+    }),
     ...fileorgDeps,
     vonage: config.vonage,
     embeddings,

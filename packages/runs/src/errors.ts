@@ -52,6 +52,13 @@ export const RUNS_ERROR_CODES = [
   "WEBHOOK_NOT_FOUND",
   "WEBHOOK_DELIVERY_NOT_FOUND",
   "WEBHOOK_URL_DENIED",
+  // Profiles and reconstruction (see reconstruction-errors.ts).
+  "PATH_OUTSIDE_ROOT",
+  "ARTIFACT_NOT_FOUND",
+  "ARTIFACT_TOO_LARGE",
+  "HAR_INVALID",
+  "PREVIEW_NOT_FOUND",
+  "PREVIEW_EXPIRED",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */

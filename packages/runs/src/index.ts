@@ -160,6 +160,31 @@ export {
   matchProtectedHost,
   parseProtectedDomains,
 } from "./domain/providers.js";
+export {
+  FromArtifactsInput,
+  GenerateInput,
+  GenerateResult,
+  PreviewFlowDraft,
+  PreviewInput,
+  ProfileResolveInput,
+  ProfileResult,
+  ReconstructionArtifacts,
+  ReconstructionPreview,
+} from "./domain/reconstruction/api.js";
+export { Har, harExchanges } from "./domain/reconstruction/har.js";
+export {
+  EXTRACTOR_STRATEGIES,
+  type ExtractorStrategy,
+  UNRESOLVED_BELOW,
+} from "./domain/reconstruction/inputs.js";
+export { buildPreview, PREVIEW_MODES } from "./domain/reconstruction/preview.js";
+export {
+  PROFILE_SIGNALS,
+  type Profile,
+  type ProfileSignal,
+  resolveProfile,
+} from "./domain/reconstruction/profile.js";
+export { isCardNumber, sensitiveKindOf } from "./domain/reconstruction/sensitive.js";
 export { RecordedEvent } from "./domain/recording.js";
 // The template lifecycle, recovery plans and wait guidance (issue 15).
 export {
@@ -365,6 +390,12 @@ export {
   type ReviewModelOptions,
 } from "./engine/proof/proof-engine.js";
 export { GENERATED_LABEL } from "./engine/proof/review-model.js";
+export {
+  createReconstructionEngine,
+  PREVIEW_TTL_MS,
+  type ReconstructionEngine,
+  type ReconstructionEngineOptions,
+} from "./engine/reconstruction/reconstruction-engine.js";
 export { createRedactor, MIN_SUBSTRING_LENGTH, type Redactor } from "./engine/redactor.js";
 export {
   createRunsEngine,
@@ -432,6 +463,13 @@ export {
   SessionNotActiveError,
   SessionStartError,
 } from "./lane-errors.js";
+export {
+  ArtifactNotFoundError,
+  ArtifactTooLargeError,
+  HarInvalidError,
+  PathOutsideRootError,
+  PreviewUnavailableError,
+} from "./reconstruction-errors.js";
 export { DEFAULT_MAX_RESPONSE_BYTES } from "./steps/http-response.js";
 export { STEP_TYPES, stepTypeOf } from "./steps/registry.js";
 export type { StepContext, StepType } from "./steps/step-type.js";

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import {
   type BrowserHostOptions,
   createBrowserHost,
+  createReconstructionEngine,
   createRunsEngine,
   findChromium,
   type RunsEngineOptions,
@@ -127,6 +128,14 @@ export async function createTestApp(
     browser,
     sessions: lanes.sessions,
     computerUse: lanes.computerUse,
+    reconstruction: createReconstructionEngine({
+      db: database.db,
+      dataDir: dir,
+      allowedRoots: [dir],
+      maxArtifactBytes: config.maxBodyBytes ?? 1024 * 1024,
+      protectedDomains: runsOptions.protectedDomains ?? [],
+      runs,
+    }),
     ...fileorgDeps,
     automation,
     // Tests poll quickly; the rate-limit tests set their own limits.

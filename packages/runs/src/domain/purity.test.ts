@@ -4,7 +4,9 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const domainDir = dirname(fileURLToPath(import.meta.url));
-const sources = readdirSync(domainDir).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
+const sources = readdirSync(domainDir, { recursive: true, encoding: "utf8" }).filter(
+  (f) => f.endsWith(".ts") && !f.endsWith(".test.ts"),
+);
 
 /** What a pure domain module may not touch: executors, the engine, the store, Node's I/O, the network, timers. */
 const FORBIDDEN: Array<[string, RegExp]> = [

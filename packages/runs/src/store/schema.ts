@@ -235,3 +235,4 @@ export { cuActions, cuEvidence, cuSessions, sessions } from "./lanes-schema.js";
 export { rumAggregates, rumSamples } from "./telemetry-schema.js";
 export { proofCampaigns } from "./proof-schema.js";
 export { webhookDeliveries, webhookEvents, webhookFeeds, webhooks } from "./webhooks-schema.js";
+export { reconstructionPreviews } from "./reconstruction-schema.js";

@@ -18,7 +18,7 @@ export async function prepareContext(r: SessionsResources, storageState?: Storag
   mkdirSync(dir, { recursive: true });
   const lease = await r.browser.acquire(id, {
     storageState,
-    recordHar: { path: join(dir, "session.har"), content: "omit" },
+    recordHar: { path: join(dir, "session.har"), content: "embed" },
   });
   try {
     const recorder = await attachRecorder(lease.context, lease.page, r.now, () => lease.touch());
