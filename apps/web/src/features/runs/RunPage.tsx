@@ -11,19 +11,55 @@ type RunEvent = components["schemas"]["RunEvent"];
 type Evidence = components["schemas"]["StepEvidence"];
 const FINISHED = new Set(["success", "failed", "cancelled"]);
 
-function Timeline({ runId, evidence }: { runId: string; evidence: Evidence[] }) {
-  if (evidence.length === 0) return <p className="muted">No step has finished yet.</p>;
+/** One step of the timeline: from its step_started/step_finished events, with its evidence if any. */
+interface StepLine {
+  stepId: string;
+  outcome: string;
+  durationMs: number | undefined;
+  evidence: Evidence | undefined;
+}
+
+/** The step timeline from the run's events (durations from start to finish) joined with step evidence. */
+export function stepLines(events: RunEvent[], evidence: Evidence[]): StepLine[] {
+  const lines: StepLine[] = [];
+  const started = new Map<string, number>();
+  for (const e of events) {
+    const stepId = typeof e.data.step_id === "string" ? e.data.step_id : undefined;
+    if (stepId === undefined) continue;
+    if (e.type === "step_started") started.set(stepId, Date.parse(e.at));
+    if (e.type === "step_finished") {
+      const begin = started.get(stepId);
+      const outcome = typeof e.data.outcome === "string" ? e.data.outcome : "finished";
+      const ev = evidence.find((x) => x.step_id === stepId);
+      lines.push({
+        stepId,
+        outcome,
+        durationMs:
+          typeof e.data.duration_ms === "number"
+            ? e.data.duration_ms
+            : begin === undefined
+              ? undefined
+              : Date.parse(e.at) - begin,
+        evidence: ev,
+      });
+    }
+  }
+  return lines;
+}
+
+function Timeline({ runId, lines }: { runId: string; lines: StepLine[] }) {
+  if (lines.length === 0) return <p className="muted">No step has finished yet.</p>;
   return (
-    <ol className="timeline">
-      {evidence.map((e) => (
-        <li key={e.id}>
-          <strong>{e.step_id}</strong> <span className="muted">({e.step_type})</span> — {e.outcome},{" "}
-          {e.duration_ms} ms
-          {e.screenshots.map((s) => (
+    <ol className="timeline" data-testid="timeline">
+      {lines.map((line, n) => (
+        <li key={`${line.stepId}-${n.toString()}`}>
+          <strong>{line.stepId}</strong> — {line.outcome}
+          {line.durationMs === undefined ? "" : `, ${line.durationMs} ms`}
+          {line.evidence?.screenshots.map((s) => (
             <div key={s.name}>
               <img
-                alt={`Screenshot ${s.name} of step ${e.step_id}`}
-                src={`/api/runs/${encodeURIComponent(runId)}/evidence/${encodeURIComponent(e.id)}/screenshots/${encodeURIComponent(s.name)}`}
+                alt={`Screenshot ${s.name} of step ${line.stepId}`}
+                src={`/api/runs/${encodeURIComponent(runId)}/evidence/${encodeURIComponent(line.evidence?.id ?? "")}/screenshots/${encodeURIComponent(s.name)}`}
                 style={{ maxWidth: "32rem", border: "1px solid var(--border)" }}
               />
             </div>
@@ -94,7 +130,7 @@ export function RunPage() {
       <GateForm run={r} />
       <h2>Steps</h2>
       {evidence.isError ? <ErrorState error={evidence.error} /> : null}
-      <Timeline runId={r.id} evidence={evidence.data?.items ?? []} />
+      <Timeline runId={r.id} lines={stepLines(events, evidence.data?.items ?? [])} />
       <h2>Events</h2>
       <ol className="events" data-testid="events">
         {events.map((e) => (
