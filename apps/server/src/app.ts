@@ -1,5 +1,4 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
 import type { FileorgEngine, InboxEngine, Job, PreferencesEngine, ReviewEngine } from "@vetted/fileorg";
 import {
   type AutomationEngine,
@@ -61,6 +60,8 @@ import { createTemplateLifecycleRoutes } from "./routes/template-lifecycle.js";
 import { createTemplateRoutes } from "./routes/templates.js";
 import { createWebhookRoutes } from "./routes/webhooks.js";
 import { validationHook } from "./validation.js";
+import { createWebConsole } from "./web/console.js";
+import { createDocsRoutes } from "./web/docs.js";
 
 /** What the app is built from; `main.ts` assembles it, tests build their own. */
 export interface AppDeps {
@@ -99,6 +100,10 @@ export interface AppDeps {
   proof?: ProofEngine;
   /** Signed webhooks (`/api/webhooks`); its dispatcher is started by `main.ts`. */
   webhooks: WebhooksEngine;
+  /** The built web console (`VETTED_WEB_DIST`); absent = `/` answers a page saying how to build it. */
+  webDist?: string | undefined;
+  /** The comparison document `GET /api/comparison/document` reads (`VETTED_COMPARISON_FILE`). */
+  comparisonFile?: string | undefined;
   /** Idle milliseconds before an event stream sends a heartbeat comment (default 15 s; tests shorten it). */
   sseHeartbeatMs?: number;
   /** Rate limits and alert thresholds (default: {@link HEALTH_DEFAULTS}). */
@@ -210,7 +215,7 @@ function documentApi(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     },
     ...(config.apiToken === undefined ? {} : { security: [{ bearer: [] }] }),
   });
-  app.get("/api/docs", Scalar({ url: "/api/openapi.json", pageTitle: "Vetted API reference" }));
+  app.route("/", createDocsRoutes());
 }
 
 /** The proof engine of an app built without one: over the run engine, its database and browser. */
@@ -257,7 +262,7 @@ export function createApp(deps: AppDeps) {
     .route("/", createEvidenceRoutes(deps))
     .route("/", createMetricsRoutes(deps))
     .route("/", createRegisterRoutes(deps))
-    .route("/", createComparisonRoutes())
+    .route("/", createComparisonRoutes(deps))
     .route("/", createJobRoutes(deps))
     .route("/", createPreferencesRoutes(deps))
     .route("/", createCategoryRoutes(deps))
@@ -277,13 +282,17 @@ export function createApp(deps: AppDeps) {
     .route("/", createProofRoutes({ proof: deps.proof ?? defaultProof(deps) }));
 
   documentApi(app, deps);
+  const web = createWebConsole(deps.webDist);
+  app.route("/", web.routes);
 
-  app.notFound((c) =>
-    errorResponse(
-      c,
-      new ServerError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}.`),
-      (msg, err) => logger.error(msg, { err }),
-    ),
+  app.notFound(
+    async (c) =>
+      (await web.fallback(c)) ??
+      errorResponse(
+        c,
+        new ServerError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}.`),
+        (msg, err) => logger.error(msg, { err }),
+      ),
   );
   app.onError((err, c) => errorResponse(c, err, (msg, e) => logger.error(msg, { err: e })));
   return routes;

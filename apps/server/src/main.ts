@@ -231,6 +231,8 @@ async function main(): Promise<void> {
     health: config.health,
     proof: createServerProof(config, database, runs, browser),
     webhooks,
+    webDist: config.webDist,
+    comparisonFile: config.comparisonFile,
   });
   const server = createHttpServer({
     fetch: app.fetch,

@@ -1,0 +1,107 @@
+import { type FakeShop, GOOD_OTP, startFakeShop } from "../../server/src/tests/fake-shop.js";
+import { expect, expectAccessible, saveScreenshot, type TestServer, test } from "./harness.js";
+
+// The fake shop's payment provider listens on 127.0.0.2: a protected payment domain for this server.
+test.use({ serverEnv: { VETTED_PROTECTED_PROVIDER_DOMAINS: "127.0.0.2" } });
+
+let shop: FakeShop;
+test.beforeAll(async () => {
+  shop = await startFakeShop();
+});
+test.afterAll(async () => {
+  await shop.close();
+});
+
+async function createTemplate(server: TestServer, name: string, steps: unknown[]): Promise<string> {
+  const flow = await server.api<{ id: string }>("POST", "/api/flows", { name, steps });
+  const tpl = await server.api<{ id: string }>("POST", "/api/templates", {
+    name,
+    flow_id: flow.id,
+    params_schema: [{ key: "shop", type: "string", required: true }],
+    policies: { otp: { max_attempts: 3, timeout_seconds: 600 }, gate_timeout_seconds: 3600 },
+  });
+  return tpl.id;
+}
+
+const checkout = [
+  {
+    id: "cart",
+    type: "http",
+    method: "POST",
+    url: "${params.shop}/cart",
+    body: { sku: "A1" },
+    expect: { status: [200] },
+    extract: { cart_id: "$.id" },
+  },
+  { id: "code", type: "otp_gate", prompt: "Enter the code we texted you" },
+  {
+    id: "pay",
+    type: "http",
+    method: "POST",
+    url: "${params.shop}/pay",
+    body: { cart: "${vars.cart_id}", otp: "${gate.otp_code}" },
+    expect: { status: [200] },
+  },
+];
+
+test.describe("runs", () => {
+  test("start from a template, wrong OTP (attempt count shown), right OTP, success", async ({
+    page,
+    server,
+  }) => {
+    const templateId = await createTemplate(server, "checkout", checkout);
+    await page.goto(`/templates/${templateId}`);
+    await page.getByLabel("shop *").fill(shop.shopUrl);
+    await page.getByRole("button", { name: "Start run" }).click();
+    await expect(page).toHaveURL(/\/runs\/[^/]+$/);
+    await expect(page.getByTestId("run-status")).toHaveText("waiting_otp");
+    await expect(page.getByTestId("otp-attempts")).toContainText("Attempts: 0 of 3");
+    await saveScreenshot(page, "run-otp-gate");
+    await expectAccessible(page);
+
+    await page.getByRole("textbox", { name: "One-time code" }).fill("000000");
+    await page.getByRole("button", { name: "Submit code" }).click();
+    await expect(page.getByTestId("otp-attempts")).toContainText("Attempts: 1 of 3");
+    await expect(page.getByText("The last code was rejected.")).toBeVisible();
+
+    await page.getByRole("textbox", { name: "One-time code" }).fill(GOOD_OTP);
+    await page.getByRole("button", { name: "Submit code" }).click();
+    await expect(page.getByTestId("run-status")).toHaveText("success");
+    const runId = page.url().split("/").pop() ?? "";
+    expect(shop.count(runId, "pay")).toBe(2);
+    await expect(page.getByTestId("events")).toContainText("gate_resolved");
+    await expect(page.getByTestId("timeline")).toContainText(/pay — \w+, \d+ ms/);
+  });
+
+  test("the runs list shows waiting runs first; approve a protected payment step", async ({
+    page,
+    server,
+  }) => {
+    const steps = [
+      { id: "charge", type: "http", method: "POST", url: `${shop.providerUrl}/charge`, body: { amount: 5 } },
+    ];
+    const templateId = await createTemplate(server, "pay", steps);
+    const run = await server.api<{ id: string }>("POST", "/api/runs", {
+      template_id: templateId,
+      params: { shop: shop.shopUrl },
+    });
+    await page.goto("/runs");
+    const waiting = page.getByTestId("waiting-run").filter({ hasText: run.id });
+    await expect(waiting).toBeVisible();
+    await expect(waiting).toContainText(/in (59|60) min/);
+    await saveScreenshot(page, "runs-list");
+    await expectAccessible(page);
+
+    await page.getByRole("button", { name: "waiting_user" }).click();
+    await expect(page).toHaveURL(/status=waiting_user/);
+    await page.goBack();
+    await expect(page).toHaveURL(/\/runs$/);
+
+    await waiting.getByRole("link").click();
+    await expect(page.getByTestId("provider-domain")).toHaveText("127.0.0.2");
+    expect(shop.count(run.id, "charge")).toBe(0);
+    await page.getByRole("button", { name: "Approve" }).click();
+    await expect(page.getByTestId("run-status")).toHaveText("success");
+    expect(shop.count(run.id, "charge")).toBe(1);
+  });
+});
