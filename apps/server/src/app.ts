@@ -1,5 +1,4 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
 import type { FileorgEngine, InboxEngine, Job, PreferencesEngine, ReviewEngine } from "@vetted/fileorg";
 import {
   type BrowserHost,
@@ -42,6 +41,8 @@ import { createRunRoutes } from "./routes/runs.js";
 import { createSessionRoutes } from "./routes/sessions.js";
 import { createTemplateRoutes } from "./routes/templates.js";
 import { validationHook } from "./validation.js";
+import { createWebConsole } from "./web/console.js";
+import { createDocsRoutes } from "./web/docs.js";
 
 /** What the app is built from; `main.ts` assembles it, tests build their own. */
 export interface AppDeps {
@@ -72,6 +73,10 @@ export interface AppDeps {
   vonage?: VonageSettings;
   /** The embeddings models (default: the local one alone, loaded on first use). */
   embeddings?: Embeddings;
+  /** The built web console (`VETTED_WEB_DIST`); absent = `/` answers a page saying how to build it. */
+  webDist?: string | undefined;
+  /** The comparison document `GET /api/comparison/document` reads (`VETTED_COMPARISON_FILE`). */
+  comparisonFile?: string | undefined;
   /** Idle milliseconds before an event stream sends a heartbeat comment (default 15 s; tests shorten it). */
   sseHeartbeatMs?: number;
 }
@@ -153,7 +158,7 @@ function documentApi(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     },
     ...(config.apiToken === undefined ? {} : { security: [{ bearer: [] }] }),
   });
-  app.get("/api/docs", Scalar({ url: "/api/openapi.json", pageTitle: "Vetted API reference" }));
+  app.route("/", createDocsRoutes());
 }
 
 /** Builds the Hono app (never listens): middleware, every route family, the OpenAPI document and docs. */
@@ -176,7 +181,7 @@ export function createApp(deps: AppDeps) {
     .route("/", createEvidenceRoutes(deps))
     .route("/", createMetricsRoutes(deps))
     .route("/", createRegisterRoutes(deps))
-    .route("/", createComparisonRoutes())
+    .route("/", createComparisonRoutes(deps))
     .route("/", createJobRoutes(deps))
     .route("/", createPreferencesRoutes(deps))
     .route("/", createCategoryRoutes(deps))
@@ -192,13 +197,17 @@ export function createApp(deps: AppDeps) {
     );
 
   documentApi(app, deps);
+  const web = createWebConsole(deps.webDist);
+  app.route("/", web.routes);
 
-  app.notFound((c) =>
-    errorResponse(
-      c,
-      new ServerError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}.`),
-      (msg, err) => logger.error(msg, { err }),
-    ),
+  app.notFound(
+    async (c) =>
+      (await web.fallback(c)) ??
+      errorResponse(
+        c,
+        new ServerError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}.`),
+        (msg, err) => logger.error(msg, { err }),
+      ),
   );
   app.onError((err, c) => errorResponse(c, err, (msg, e) => logger.error(msg, { err: e })));
   return routes;

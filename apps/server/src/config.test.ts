@@ -33,8 +33,8 @@ describe("loadConfig", () => {
   });
 
   it("reads the run engine's settings with sane defaults", () => {
+    expect(loadConfig({}).frontendUrl).toBeUndefined();
     expect(loadConfig({})).toMatchObject({
-      frontendUrl: "http://127.0.0.1:5173",
       protectedProviderDomains: expect.arrayContaining(["stripe.com", "js.stripe.com"]),
       runsLeaseMs: 30_000,
       runsPollMs: 500,

@@ -1,5 +1,6 @@
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { findChromium, parseHostRules, parseProtectedDomains } from "@vetted/runs";
 import { z } from "zod";
 
@@ -62,9 +63,9 @@ const envSchema = z
       .min(1024, "VETTED_MAX_BODY_BYTES must be at least 1024")
       .default(1024 * 1024),
     VETTED_DB_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
-    VETTED_FRONTEND_URL: z
-      .url({ error: "VETTED_FRONTEND_URL must be an absolute URL" })
-      .default("http://127.0.0.1:5173"),
+    VETTED_FRONTEND_URL: z.url({ error: "VETTED_FRONTEND_URL must be an absolute URL" }).optional(),
+    VETTED_WEB_DIST: z.string().min(1).optional(),
+    VETTED_COMPARISON_FILE: z.string().min(1).optional(),
     VETTED_PROTECTED_PROVIDER_DOMAINS: z.string().optional(),
     VETTED_HTTP_ALLOW: hostList("VETTED_HTTP_ALLOW"),
     VETTED_HTTP_DENY: hostList("VETTED_HTTP_DENY"),
@@ -175,8 +176,12 @@ export interface Config {
   maxBodyBytes: number;
   dbBusyTimeoutMs: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
-  /** Where `GET /register` sends people (the frontend's register page lives at `/register` there). */
-  frontendUrl: string;
+  /** Where `GET /register` sends people (an external frontend's `/register`); unset = the served console. */
+  frontendUrl: string | undefined;
+  /** The built web console served at `/` (VETTED_WEB_DIST; default the workspace's `apps/web/dist`). */
+  webDist: string;
+  /** The comparison document `GET /api/comparison/document` reads (VETTED_COMPARISON_FILE). */
+  comparisonFile: string | undefined;
   /** Payment provider domains whose requests need approval (`VETTED_PROTECTED_PROVIDER_DOMAINS`). */
   protectedProviderDomains: string[];
   /** Hosts and CIDRs `http` steps may reach; empty = any not denied (VETTED_HTTP_ALLOW). */
@@ -263,6 +268,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbBusyTimeoutMs: e.VETTED_DB_BUSY_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     frontendUrl: e.VETTED_FRONTEND_URL,
+    webDist: resolve(e.VETTED_WEB_DIST ?? fileURLToPath(new URL("../../web/dist", import.meta.url))),
+    comparisonFile: e.VETTED_COMPARISON_FILE === undefined ? undefined : resolve(e.VETTED_COMPARISON_FILE),
     protectedProviderDomains: parseProtectedDomains(e.VETTED_PROTECTED_PROVIDER_DOMAINS),
     httpAllow: e.VETTED_HTTP_ALLOW,
     httpDeny: e.VETTED_HTTP_DENY,

@@ -188,6 +188,8 @@ async function main(): Promise<void> {
     ...fileorgDeps,
     vonage: config.vonage,
     embeddings,
+    webDist: config.webDist,
+    comparisonFile: config.comparisonFile,
   });
   const server = createHttpServer({
     fetch: app.fetch,

@@ -1,7 +1,9 @@
-import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { readFile } from "node:fs/promises";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { CheckComparisonInput, ComparisonCheck, checkComparison } from "@vetted/comparison";
-import type { AppEnv } from "../app.js";
-import { bodyOf, errorResponse, jsonResponse } from "./common.js";
+import type { AppDeps, AppEnv } from "../app.js";
+import { ServerError } from "../errors.js";
+import { bodyOf, errorResponse, errorResponses, jsonResponse } from "./common.js";
 
 const validateRoute = createRoute({
   method: "post",
@@ -19,9 +21,61 @@ const validateRoute = createRoute({
   },
 });
 
-/** `POST /api/comparison/validate`: the comparison document checks of `@vetted/comparison` over HTTP. */
-export function createComparisonRoutes() {
-  return new OpenAPIHono<AppEnv>().openapi(validateRoute, (c) =>
-    c.json(checkComparison(c.req.valid("json")), 200),
-  );
+const ConfiguredDocument = z
+  .object({
+    path: z.string().meta({ description: "The file `VETTED_COMPARISON_FILE` names" }),
+    text: z.string().meta({ description: "The file's text, as read" }),
+    document: z
+      .unknown()
+      .meta({ description: "The parsed document when it is valid against the schema, else null" }),
+    check: ComparisonCheck,
+  })
+  .meta({ id: "ConfiguredComparisonDocument" });
+
+const documentRoute = createRoute({
+  method: "get",
+  path: "/api/comparison/document",
+  tags: ["comparison"],
+  summary: "The server's configured comparison document, checked",
+  description:
+    "Reads the file `VETTED_COMPARISON_FILE` names at each call and answers its text, the parsed document " +
+    "(when valid) and its check (issues with line and column). 404 `COMPARISON_NOT_CONFIGURED` when the " +
+    "variable is unset or the file cannot be read.",
+  responses: {
+    200: jsonResponse("The document and its check", ConfiguredDocument),
+    ...errorResponses(404),
+  },
+});
+
+async function readConfigured(path: string | undefined): Promise<{ path: string; text: string }> {
+  if (path === undefined) {
+    throw new ServerError(
+      "COMPARISON_NOT_CONFIGURED",
+      "No comparison document is configured; set VETTED_COMPARISON_FILE to a JSON file and restart the server.",
+    );
+  }
+  try {
+    return { path, text: await readFile(path, "utf8") };
+  } catch (err) {
+    const reason = err instanceof Error && "code" in err ? String(err.code) : "unreadable";
+    throw new ServerError(
+      "COMPARISON_NOT_CONFIGURED",
+      `The comparison document ${path} (VETTED_COMPARISON_FILE) cannot be read (${reason}).`,
+    );
+  }
+}
+
+/**
+ * `POST /api/comparison/validate`: the comparison document checks of `@vetted/comparison` over HTTP;
+ * `GET /api/comparison/document`: the configured document (`VETTED_COMPARISON_FILE`) with its check.
+ */
+export function createComparisonRoutes(deps: Pick<AppDeps, "comparisonFile"> = {}) {
+  return new OpenAPIHono<AppEnv>()
+    .openapi(validateRoute, (c) => c.json(checkComparison(c.req.valid("json")), 200))
+    .openapi(documentRoute, async (c) => {
+      const { path, text } = await readConfigured(deps.comparisonFile);
+      const check = checkComparison({ text });
+      const document: unknown = check.valid ? JSON.parse(text) : null;
+      return c.json({ path, text, document, check }, 200);
+    });
 }

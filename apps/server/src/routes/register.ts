@@ -1,8 +1,12 @@
 import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../app.js";
 
-/** `GET /register`: 307 to the frontend's register page. Plain Hono, so it stays out of the OpenAPI document. */
+/**
+ * `GET /register`: 307 to an external frontend's register page (`VETTED_FRONTEND_URL`), else to the console
+ * this server serves at `/`. Plain Hono, so it stays out of the OpenAPI document.
+ */
 export function createRegisterRoutes(deps: AppDeps) {
-  const target = new URL("/register", deps.config.frontendUrl).toString();
+  const { frontendUrl } = deps.config;
+  const target = frontendUrl === undefined ? "/" : new URL("/register", frontendUrl).toString();
   return new Hono<AppEnv>().get("/register", (c) => c.redirect(target, 307));
 }

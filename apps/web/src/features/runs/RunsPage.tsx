@@ -1,0 +1,140 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link, useNavigate, useSearch } from "@tanstack/react-router";
+import { api, unwrap } from "../../api/client.js";
+import type { components } from "../../api/schema.js";
+import { EmptyState, ErrorState, Loading } from "../../ui/states.js";
+import type { RunStatus } from "./routes.js";
+import { humanDuration, relative } from "./time.js";
+
+type Run = components["schemas"]["Run"];
+const FILTERS: (RunStatus | "all")[] = [
+  "all",
+  "waiting_otp",
+  "waiting_user",
+  "running",
+  "queued",
+  "success",
+  "failed",
+  "cancelled",
+];
+
+function useRuns(status: RunStatus | undefined) {
+  return useQuery({
+    queryKey: ["runs", status ?? "all"],
+    queryFn: () =>
+      unwrap(api.GET("/api/runs", { params: { query: { limit: 100, ...(status ? { status } : {}) } } })),
+    refetchInterval: 5_000,
+  });
+}
+
+/** Waiting runs (OTP or a person) first: how long they have waited and when the gate expires. */
+function WaitingRuns() {
+  const otp = useRuns("waiting_otp");
+  const user = useRuns("waiting_user");
+  const waiting = [...(otp.data?.items ?? []), ...(user.data?.items ?? [])].sort((a, b) =>
+    (a.wait_context?.opened_at ?? "").localeCompare(b.wait_context?.opened_at ?? ""),
+  );
+  if (waiting.length === 0) return null;
+  const now = Date.now();
+  return (
+    <section aria-labelledby="waiting-title">
+      <h2 id="waiting-title">Waiting for you ({waiting.length})</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>Run</th>
+            <th>Gate</th>
+            <th>Waiting for</th>
+            <th>Gate expires</th>
+          </tr>
+        </thead>
+        <tbody>
+          {waiting.map((run) => (
+            <tr key={run.id} data-testid="waiting-run">
+              <td>
+                <Link to="/runs/$runId" params={{ runId: run.id }}>
+                  {run.id}
+                </Link>
+              </td>
+              <td>{run.wait_context?.prompt ?? run.status}</td>
+              <td>{run.wait_context ? humanDuration(now - Date.parse(run.wait_context.opened_at)) : "—"}</td>
+              <td>{run.wait_context ? relative(run.wait_context.expires_at, now) : "—"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function RunRow({ run }: { run: Run }) {
+  return (
+    <tr>
+      <td>
+        <Link to="/runs/$runId" params={{ runId: run.id }}>
+          {run.id}
+        </Link>
+      </td>
+      <td>
+        <span className={`badge badge-${run.status}`}>{run.status}</span>
+      </td>
+      <td>{run.template_id ?? run.flow_id}</td>
+      <td>{new Date(run.created_at).toLocaleString()}</td>
+      <td>{run.reason ?? ""}</td>
+    </tr>
+  );
+}
+
+/** `/runs`: runs with status filters (in the URL), waiting runs first. */
+export function RunsPage() {
+  const search = useSearch({ from: "/runs" });
+  const navigate = useNavigate({ from: "/runs" });
+  const runs = useRuns(search.status);
+  return (
+    <section>
+      <h1>Runs</h1>
+      <p className="toolbar">
+        <Link to="/flows">Flows</Link> · <Link to="/templates">Templates (start a run)</Link>
+      </p>
+      <WaitingRuns />
+      <h2>All runs</h2>
+      <fieldset className="toolbar" aria-label="Status filter">
+        {FILTERS.map((f) => (
+          <button
+            key={f}
+            type="button"
+            aria-pressed={(search.status ?? "all") === f}
+            onClick={() => void navigate({ search: f === "all" ? {} : { status: f } })}
+          >
+            {f}
+          </button>
+        ))}
+      </fieldset>
+      {runs.isPending ? <Loading what="runs" /> : null}
+      {runs.isError ? <ErrorState error={runs.error} /> : null}
+      {runs.data?.items.length === 0 ? (
+        <EmptyState title="No runs">
+          <p>Start one from a template.</p>
+        </EmptyState>
+      ) : null}
+      {runs.data !== undefined && runs.data.items.length > 0 ? (
+        <table>
+          <thead>
+            <tr>
+              <th>Run</th>
+              <th>Status</th>
+              <th>Template / flow</th>
+              <th>Created</th>
+              <th>Reason</th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.data.items.map((run) => (
+              <RunRow key={run.id} run={run} />
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
+  );
+}
