@@ -28,6 +28,7 @@ import {
   PageQuery,
   RowIdParams,
 } from "./common.js";
+import { ManifestSort } from "./manifest-sort.js";
 
 const TAG = ["jobs"];
 
@@ -42,6 +43,7 @@ const ManifestQuery = PageQuery.extend({
     description:
       "A saved view's id: its filter and sort apply; a filter field given here wins over the view's",
   }),
+  sort: ManifestSort.optional(),
 });
 const ResolveResult = z
   .object({ revision: z.number().int(), plan_hash: z.string(), conflicts: z.array(Conflict) })

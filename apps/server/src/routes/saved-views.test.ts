@@ -211,3 +211,24 @@ describe("saving a view", () => {
     expect(list.body.items).toEqual([]);
   });
 });
+
+describe("GET /api/jobs/{job_id}/manifest?sort=", () => {
+  it("sorts by the given keys page by page, wins over a view's sort, and refuses an unknown field", async () => {
+    const jobId = await analyzed();
+    const bySize = await allPages(`/api/jobs/${jobId}/manifest?sort=size:desc`, 2);
+    expect(names(bySize)).toEqual(["big.txt", "u-big.zzz", "mid.txt", "u-small.zzz", "small.txt"]);
+    const view = await saveView({
+      name: "Docs",
+      filter: { category: "documents" },
+      sort: [{ field: "size" }],
+    });
+    const docs = await call<ManifestPage>(
+      "GET",
+      `/api/jobs/${jobId}/manifest?view=${view}&sort=source_path:desc`,
+    );
+    expect(names(docs.body.items)).toEqual(["small.txt", "mid.txt", "big.txt"]);
+    const bad = await call<ErrorEnvelope>("GET", `/api/jobs/${jobId}/manifest?sort=colour:asc`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain("colour:asc");
+  });
+});

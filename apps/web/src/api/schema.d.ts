@@ -1975,6 +1975,8 @@ export interface paths {
                     reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
                     /** @description A saved view's id: its filter and sort apply; a filter field given here wins over the view's */
                     view?: string;
+                    /** @description Sort keys `field:asc|desc`, comma-separated (up to 5); wins over a view's sort */
+                    sort?: string;
                 };
                 header?: never;
                 path: {
@@ -5713,6 +5715,8 @@ export interface components {
             naming_template?: string;
             recursive?: boolean;
             include_hidden?: boolean;
+            /** @description The strategy pack whose categories, rules and threshold apply (default: the active one) */
+            strategy_pack_id?: string;
         };
         FileorgApplyRequest: {
             /** @description The analyze job whose manifest is applied */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { findStrategyPack, STRATEGY_PACKS } from "./strategy-packs.js";
 import {
   FINISHED_JOB_STATUSES,
   JOB_STATUSES,
@@ -35,6 +36,16 @@ export const AnalyzeRequest = z
     naming_template: z.string().min(1).max(512).optional().meta({ example: DEFAULT_NAMING_TEMPLATE }),
     recursive: z.boolean().optional(),
     include_hidden: z.boolean().optional(),
+    strategy_pack_id: z
+      .string()
+      .refine((id) => findStrategyPack(id) !== undefined, {
+        message: `unknown strategy pack; use one of ${STRATEGY_PACKS.map((p) => p.id).join(", ")}`,
+      })
+      .optional()
+      .meta({
+        description:
+          "The strategy pack whose categories, rules and threshold apply (default: the active one)",
+      }),
   })
   .strict()
   .meta({ id: "FileorgAnalyzeRequest" });

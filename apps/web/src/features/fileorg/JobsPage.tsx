@@ -1,40 +1,113 @@
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { useCallback, useMemo, useState } from "react";
 import { api, unwrap } from "../../api/client.js";
+import { useEventStream } from "../../api/sse.js";
 import { EmptyState, ErrorState, Loading } from "../../ui/states.js";
+import { AnalyzeForm } from "./AnalyzeForm.js";
+import { foldJobFrame, isActive, jobsNewestFirst } from "./model/job-stream.js";
+import type { Job } from "./types.js";
 
-/** The file organization jobs, newest first. */
+/** The file organization jobs, newest first, kept live over SSE; start an analyze; cancel or retry. */
 export function JobsPage() {
-  const jobs = useQuery({ queryKey: ["jobs"], queryFn: () => unwrap(api.GET("/api/jobs", {})) });
+  const client = useQueryClient();
+  const jobs = useQuery({ queryKey: ["fileorg", "jobs"], queryFn: () => unwrap(api.GET("/api/jobs", {})) });
+  const [live, setLive] = useState<ReadonlyMap<string, Job>>(new Map());
+  const onFrame = useCallback(
+    (m: { event: string; data: string }) => setLive((prev) => foldJobFrame(prev, m.event, m.data)),
+    [],
+  );
+  useEventStream("/api/jobs/stream", onFrame);
+  const rows = useMemo(() => {
+    let all: ReadonlyMap<string, Job> = new Map((jobs.data?.items ?? []).map((j) => [j.job_id, j]));
+    for (const j of live.values()) all = new Map(all).set(j.job_id, j);
+    return jobsNewestFirst(all);
+  }, [jobs.data, live]);
+  const control = useMutation({
+    mutationFn: ({ id, verb }: { id: string; verb: "cancel" | "retry" }) =>
+      verb === "cancel"
+        ? unwrap(api.POST("/api/jobs/{job_id}/cancel", { params: { path: { job_id: id } } }))
+        : unwrap(api.POST("/api/jobs/{job_id}/retry", { params: { path: { job_id: id } } })),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["fileorg", "jobs"] }),
+  });
   return (
     <section>
       <h1>Files</h1>
+      <nav aria-label="File organization" className="subnav">
+        <Link to="/files/inbox">Inbox</Link> · <Link to="/files/preferences">Preferences</Link>
+      </nav>
+      <AnalyzeForm />
+      <h2>Jobs</h2>
       {jobs.isPending ? <Loading what="jobs" /> : null}
       {jobs.isError ? <ErrorState error={jobs.error} /> : null}
-      {jobs.data !== undefined && jobs.data.items.length === 0 ? (
+      {control.isError ? <ErrorState error={control.error} title="The job could not be changed" /> : null}
+      {jobs.data !== undefined && rows.length === 0 ? (
         <EmptyState title="No jobs yet">
           <p>Start an analyze of a folder inside the allowed roots.</p>
         </EmptyState>
       ) : null}
-      {jobs.data !== undefined && jobs.data.items.length > 0 ? (
-        <table>
+      {rows.length > 0 ? (
+        <table className="jobs-table">
           <thead>
             <tr>
-              <th>Job</th>
-              <th>Status</th>
+              <th scope="col">Job</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Status</th>
+              <th scope="col">Progress</th>
+              <th scope="col">Actions</th>
             </tr>
           </thead>
           <tbody>
-            {jobs.data.items.map((job) => (
-              <tr key={job.job_id}>
-                <td>{job.job_id}</td>
-                <td>
-                  <span className="badge">{job.status}</span>
-                </td>
-              </tr>
+            {rows.map((job) => (
+              <JobRow
+                key={job.job_id}
+                job={job}
+                onVerb={(verb) => control.mutate({ id: job.job_id, verb })}
+              />
             ))}
           </tbody>
         </table>
       ) : null}
     </section>
+  );
+}
+
+function JobRow({ job, onVerb }: { job: Job; onVerb: (verb: "cancel" | "retry") => void }) {
+  const pct = Math.round(job.progress * 100);
+  return (
+    <tr data-job={job.job_id} data-status={job.status}>
+      <td>
+        {job.kind === "analyze" && job.status === "succeeded" ? (
+          <Link to="/files/jobs/$jobId" params={{ jobId: job.job_id }}>
+            {job.job_id}
+          </Link>
+        ) : (
+          <Link to="/files/jobs/$jobId/apply" params={{ jobId: job.manifest_job_id }}>
+            {job.job_id}
+          </Link>
+        )}
+      </td>
+      <td>{job.kind}</td>
+      <td>
+        <span className="badge">{job.status}</span>
+        {job.completed_with_errors ? <span className="badge badge-warn"> with errors</span> : null}
+        {job.error !== null ? <code className="error-code"> {job.error.code}</code> : null}
+      </td>
+      <td>
+        <progress max={100} value={pct} aria-label={`${job.job_id} progress`} /> {pct}% {job.phase}
+      </td>
+      <td>
+        {isActive(job.status) ? (
+          <button type="button" onClick={() => onVerb("cancel")}>
+            Cancel
+          </button>
+        ) : null}
+        {job.status === "failed" || job.status === "cancelled" ? (
+          <button type="button" onClick={() => onVerb("retry")}>
+            Retry
+          </button>
+        ) : null}
+      </td>
+    </tr>
   );
 }

@@ -1,11 +1,33 @@
 import { type AnyRoute, createRoute, lazyRouteComponent } from "@tanstack/react-router";
+import { parseReviewSearch } from "./model/review-search.js";
 
-/** The file organization part of the console (owned by web-b; this registers its pages under the root). */
+/** The file organization part of the console: jobs, the review workbench, apply, inbox and preferences. */
 export function fileorgRoutes<P extends AnyRoute>(parent: P) {
   const jobs = createRoute({
     getParentRoute: () => parent,
     path: "/files",
     component: lazyRouteComponent(() => import("./JobsPage.js"), "JobsPage"),
   });
-  return [jobs] as const;
+  const review = createRoute({
+    getParentRoute: () => parent,
+    path: "/files/jobs/$jobId",
+    validateSearch: (raw: Record<string, unknown>) => parseReviewSearch(raw),
+    component: lazyRouteComponent(() => import("./ReviewRoute.js"), "ReviewRoute"),
+  });
+  const apply = createRoute({
+    getParentRoute: () => parent,
+    path: "/files/jobs/$jobId/apply",
+    component: lazyRouteComponent(() => import("./ApplyRoute.js"), "ApplyRoute"),
+  });
+  const inbox = createRoute({
+    getParentRoute: () => parent,
+    path: "/files/inbox",
+    component: lazyRouteComponent(() => import("./InboxPage.js"), "InboxPage"),
+  });
+  const preferences = createRoute({
+    getParentRoute: () => parent,
+    path: "/files/preferences",
+    component: lazyRouteComponent(() => import("./PreferencesPage.js"), "PreferencesPage"),
+  });
+  return [jobs, review, apply, inbox, preferences] as const;
 }

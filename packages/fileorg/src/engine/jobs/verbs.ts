@@ -10,6 +10,7 @@ import {
   isFinished,
   type Job,
 } from "../../domain/job.js";
+import { findStrategyPack } from "../../domain/strategy-packs.js";
 import { parseTemplate } from "../../domain/template.js";
 import { moveJob } from "../../domain/transitions.js";
 import { FileorgError, JobStateError, NotFoundError } from "../../errors.js";
@@ -83,8 +84,17 @@ export async function createAnalyze(res: FileorgResources, request: AnalyzeReque
     naming_template: namingTemplate,
     recursive: request.recursive ?? true,
     include_hidden: request.include_hidden ?? false,
+    ...packParams(request.strategy_pack_id),
   };
   return createJob(res, "analyze", { params }, actor);
+}
+
+/** The parameters a strategy pack chosen for one analyze sets (its id and review threshold). */
+function packParams(id: string | undefined): Record<string, unknown> {
+  const pack = id === undefined ? undefined : findStrategyPack(id);
+  return pack === undefined
+    ? {}
+    : { strategy_pack_id: pack.id, confidence_threshold: pack.confidence_threshold };
 }
 
 /** Queues an apply of an analyze job's manifest, checked again inside the creating transaction. */

@@ -25,6 +25,8 @@ const ATTENTION_STATUSES: readonly RowStatus[] = ["pending", "failed"];
 /** A manifest listing's query, with an optional saved view. */
 export type ManifestViewQuery = Omit<ListRowsOptions, "sort" | "buckets" | "statuses" | "rowIds"> & {
   view?: string | undefined;
+  /** An explicit sort; it wins over the view's. */
+  sort?: RowSort[] | undefined;
 };
 
 /**
@@ -82,7 +84,10 @@ export async function manifestPage(
   if (viewId === undefined) return res.fileorg.listRows(jobId, explicit);
   await requireManifestJob(res.db, jobId);
   const view = await loadSavedView(res, viewId);
-  const options: ListRowsOptions = { ...overlay(viewFilter(view), explicit), sort: view.sort };
+  const options: ListRowsOptions = {
+    ...overlay(viewFilter(view), explicit),
+    sort: explicit.sort ?? view.sort,
+  };
   return res.fileorg.listRows(jobId, options);
 }
 

@@ -1,0 +1,88 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { api, unwrap } from "../../api/client.js";
+import { ErrorState, Loading } from "../../ui/states.js";
+import { BUCKET_LABELS, formatBytes, labelReason } from "./model/reasons.js";
+import type { ManifestRow } from "./types.js";
+
+/** One row: its preview (text lines, image size, PDF pages), its reasons in words, inline edits. */
+export function SidePanel({ jobId, row, revision }: { jobId: string; row: ManifestRow; revision: number }) {
+  const client = useQueryClient();
+  const preview = useQuery({
+    queryKey: ["fileorg", "preview", jobId, row.row_id],
+    queryFn: () =>
+      unwrap(
+        api.GET("/api/jobs/{job_id}/manifest/{row_id}/preview", {
+          params: { path: { job_id: jobId, row_id: row.row_id } },
+        }),
+      ),
+  });
+  const [category, setCategory] = useState(row.category);
+  const [target, setTarget] = useState(row.target_path);
+  const edit = useMutation({
+    mutationFn: (patch: { category?: string; target_path?: string }) =>
+      unwrap(
+        api.PATCH("/api/jobs/{job_id}/manifest/rows/{row_id}", {
+          params: { path: { job_id: jobId, row_id: row.row_id }, header: { "if-match": String(revision) } },
+          body: patch,
+        }),
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["fileorg", "manifest", jobId] }),
+  });
+  const p = preview.data;
+  return (
+    <aside className="side-panel card" aria-label="Row details">
+      <h2>{row.source_path.slice(row.source_path.lastIndexOf("/") + 1)}</h2>
+      <p>
+        {formatBytes(row.size)} · {row.mime ?? "unknown type"} · confidence {Math.round(row.confidence * 100)}
+        %
+      </p>
+      <p>{BUCKET_LABELS[row.review_bucket] ?? row.review_bucket}</p>
+      <h3>Why</h3>
+      <ul className="reasons">
+        {row.reason_codes.length === 0 ? <li>No reason to look at it: the plan is sure.</li> : null}
+        {row.reason_codes.map((c) => (
+          <li key={c}>{labelReason(c)}</li>
+        ))}
+      </ul>
+      <h3>Preview</h3>
+      {preview.isPending ? <Loading what="the preview" /> : null}
+      {preview.isError ? <ErrorState error={preview.error} /> : null}
+      {p?.kind === "text" ? <pre className="preview-text">{p.text}</pre> : null}
+      {p?.kind === "image" && p.image !== undefined ? (
+        <p>
+          Image {p.image.width} × {p.image.height} {p.image.type ?? ""}
+        </p>
+      ) : null}
+      {p?.kind === "pdf" && p.pdf !== undefined ? <p>PDF, {p.pdf.pages} page(s)</p> : null}
+      {p?.error !== undefined ? (
+        <p>
+          No preview: <code>{p.error.code}</code> {p.error.message}
+        </p>
+      ) : null}
+      <form
+        className="inline-edit"
+        onSubmit={(e) => {
+          e.preventDefault();
+          edit.mutate({
+            ...(category !== row.category ? { category } : {}),
+            ...(target !== row.target_path ? { target_path: target } : {}),
+          });
+        }}
+      >
+        <label>
+          Category
+          <input name="category" value={category} onChange={(e) => setCategory(e.target.value)} />
+        </label>
+        <label>
+          Target
+          <input name="target_path" value={target} onChange={(e) => setTarget(e.target.value)} />
+        </label>
+        <button type="submit" disabled={edit.isPending}>
+          Save edit
+        </button>
+        {edit.isError ? <ErrorState error={edit.error} title="The edit was refused" /> : null}
+      </form>
+    </aside>
+  );
+}

@@ -1,0 +1,9 @@
+import type { components } from "../../api/schema.js";
+
+type S = components["schemas"];
+export type Job = S["FileorgJob"];
+export type ManifestRow = S["FileorgManifestRow"];
+export type ManifestView = S["FileorgManifestView"];
+export type RowPreview = S["FileorgRowPreview"];
+export type Conflict = S["FileorgConflict"];
+export type JobReport = S["FileorgJobReport"];
