@@ -6,8 +6,8 @@ import {
   type ComputerUseEngine,
   createEmbeddings,
   createLocalEmbedder,
-  createTelemetry,
   createProofEngine,
+  createTelemetry,
   type Embeddings,
   type ProofEngine,
   type ReconstructionEngine,
@@ -23,7 +23,12 @@ import { requestId } from "hono/request-id";
 import type { Config, VonageSettings } from "./config.js";
 import type { OpenDatabase } from "./db.js";
 import { ErrorEnvelope, errorResponse, ServerError } from "./errors.js";
-import { HEALTH_DEFAULTS, type HealthSettings, type OperatorLanes } from "./health-report.js";
+import {
+  automationLanes,
+  HEALTH_DEFAULTS,
+  type HealthSettings,
+  type OperatorLanes,
+} from "./health-report.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
 import { requireToken } from "./middleware/auth.js";
@@ -32,10 +37,10 @@ import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js"
 import { limitJsonDepth } from "./middleware/json-depth.js";
 import { rateLimit } from "./middleware/rate-limit.js";
 import { exceptScreenshotUploads, limitScreenshotUploads } from "./middleware/screenshot-uploads.js";
-import { createAutomationRoutes } from "./routes/automation.js";
 import { securityHeaders } from "./middleware/security-headers.js";
 import { traceId } from "./middleware/trace.js";
 import { createOpsMetrics, type OpsMetrics } from "./ops-metrics.js";
+import { createAutomationRoutes } from "./routes/automation.js";
 import { createCategoryRoutes } from "./routes/categories.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
 import { createComputerUseRoutes } from "./routes/computer-use.js";
@@ -249,7 +254,7 @@ export function createApp(deps: AppDeps) {
         ...deps,
         startedAt: Date.now(),
         telemetry,
-        lanes: deps.operatorLanes ?? {},
+        lanes: deps.operatorLanes ?? automationLanes(deps.automation),
         opsMetrics,
         settings: { ...HEALTH_DEFAULTS, ...deps.health },
       }),

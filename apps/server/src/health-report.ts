@@ -137,3 +137,16 @@ export async function diagnosticsReport(s: HealthSources) {
     metrics,
   };
 }
+
+/** The automation lane as the reports' task-counts port. */
+export function automationLanes(automation: {
+  taskCounts(): Promise<Record<string, number>>;
+  finishedSince(since: number): Promise<TaskCounts["finished_in_window"]>;
+}): OperatorLanes {
+  return {
+    taskCounts: async (windowStartMs) => ({
+      by_status: await automation.taskCounts(),
+      finished_in_window: await automation.finishedSince(windowStartMs),
+    }),
+  };
+}

@@ -203,7 +203,10 @@ async function main(): Promise<void> {
   );
   const { fileorg, inbox } = fileorgDeps;
   // A bad commands file stops the start here; tasks a crash left running are recovered once listening.
-  const automation = createAutomationFromConfig(config, database.db, runs, fileorg, logger);
+  // A task's end queues its `task.finished` webhook event in the transaction of the change.
+  const automation = createAutomationFromConfig(config, database.db, runs, fileorg, logger, (tx, { task }) =>
+    webhooks.taskFinishedHook(tx, task).then(() => undefined),
+  );
 
   const app = createApp({
     config,

@@ -138,6 +138,32 @@ describe("signed webhooks over HTTP", { timeout: 90_000 }, () => {
     });
   });
 
+  it("sends task.finished, signed, when an automation task ends, and diagnostics count the task", async () => {
+    await subscribe("/tasks", ["task.finished"]);
+    const src = join(dir, "analyze-me");
+    mkdirSync(src, { recursive: true });
+    writeFileSync(join(src, "a.txt"), "a");
+    const task = await api.post("/api/automation/run", {
+      command_id: "analyze-folder",
+      params: { source_dir: src },
+    });
+    expect(task.status).toBe(202);
+    const taskId = (task.json as { task_id: string }).task_id;
+    const got = await until(
+      () => ofType(receiver, "task.finished").filter((r) => r.body.includes(taskId)),
+      (l) => l.length > 0,
+      30_000,
+    );
+    expect(expectSigned(got[0], SECRET)).toMatchObject({
+      type: "task.finished",
+      data: { task_id: taskId, command_id: "analyze-folder", status: "success" },
+    });
+    const diagnostics = await api.get("/api/health/diagnostics");
+    expect(diagnostics.status).toBe(200);
+    const counts = (diagnostics.json as { tasks?: unknown }).tasks;
+    expect(counts).toMatchObject({ by_status: { success: 1 } });
+  });
+
   it("retries a failing receiver with growing delays, and redelivers on request", async () => {
     const hookId = await subscribe("/fail", ["run.waiting"]);
     const runId = await otpRun();

@@ -75,9 +75,11 @@ export function createAutomationFromConfig(
   runs: RunStarter,
   fileorg: FileorgEngine,
   logger: Logger,
+  onTransition?: AutomationEngineOptions["onTransition"],
 ): AutomationEngine {
   try {
     return createServerAutomation({
+      ...(onTransition === undefined ? {} : { onTransition }),
       db,
       secretsKey: loadSecretsKey({ dataDir: config.dataDir, env: { VETTED_SECRETS_KEY: config.secretsKey } }),
       runs,

@@ -107,6 +107,7 @@ export async function createTestApp(
     },
     env: {},
     logger,
+    onTransition: (tx, { task }) => webhooks.taskFinishedHook(tx, task).then(() => undefined),
   });
   await automation.start();
   const deps: AppDeps = {

@@ -21,6 +21,7 @@ import {
 } from "./resources.js";
 import {
   countTasks,
+  countTasksFinishedSince,
   insertTask,
   listOutput,
   moveTask,
@@ -163,6 +164,8 @@ export function createAutomationEngine(options: AutomationEngineOptions) {
     subscribeOutput: (taskId: string, listener: OutputListener) => r.hub.subscribe(taskId, listener),
     /** How many tasks have each status (for diagnostics and alerts). */
     taskCounts: () => countTasks(r.db),
+    /** How many tasks finished at or after `since` (epoch ms), by outcome (the alerts' failure rate). */
+    finishedSince: (since: number) => countTasksFinishedSince(r.db, since),
     /** Fails (or re-queues, for idempotent commands) running tasks whose process died; how many. */
     recoverInterrupted: () => worker.recover(),
     /** Recovers interrupted tasks, then starts this process's worker. Idempotent. */

@@ -1,5 +1,5 @@
 import { type Clock, type IdGenerator, runTransaction, type Tx } from "@vetted/store";
-import { and, asc, count, eq, gt, lt, lte } from "drizzle-orm";
+import { and, asc, count, eq, gt, gte, lt, lte } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { QueueFullError, TaskNotFoundError } from "../../automation-errors.js";
 import {
@@ -338,4 +338,22 @@ export async function countTasks(db: LibSQLDatabase): Promise<Record<TaskStatus,
   const counts = Object.fromEntries(TASK_STATUSES.map((status) => [status, 0])) as Record<TaskStatus, number>;
   for (const row of rows) counts[row.status] = row.n;
   return counts;
+}
+
+/** How many tasks finished (success, failed, cancelled) at or after `since` (epoch ms). */
+export async function countTasksFinishedSince(
+  db: LibSQLDatabase,
+  since: number,
+): Promise<{ success: number; failed: number; cancelled: number }> {
+  const rows = await db
+    .select({ status: automationTasks.status, n: count() })
+    .from(automationTasks)
+    .where(gte(automationTasks.finishedAt, since))
+    .groupBy(automationTasks.status);
+  const out = { success: 0, failed: 0, cancelled: 0 };
+  for (const row of rows) {
+    if (row.status === "success" || row.status === "failed" || row.status === "cancelled")
+      out[row.status] = row.n;
+  }
+  return out;
 }
