@@ -416,13 +416,13 @@ export {
   type SessionsEngine,
   type SessionsEngineOptions,
 } from "./engine/sessions/sessions-engine.js";
-export { isTemplateExport, type TemplateLifecycleHooks } from "./engine/template-lifecycle.js";
 export {
   createTelemetry,
   type RunHealth,
   type Telemetry,
   type TelemetryOptions,
 } from "./engine/telemetry/index.js";
+export { isTemplateExport, type TemplateLifecycleHooks } from "./engine/template-lifecycle.js";
 export type { FeedEntry, WebhookFeed } from "./engine/webhooks/feeds.js";
 export {
   createTaskFinishedHook,

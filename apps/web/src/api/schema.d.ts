@@ -90,6 +90,133 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health/diagnostics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Uptime, version, storage, counts of runs, tasks and file jobs, leases, browser, metrics
+         * @description Run statuses: queued, running, waiting_otp, waiting_user, success, failed, cancelled. Needs the API token when one is configured.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Diagnostics */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Diagnostics"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Failure rates in the alert window, stuck runs, gates about to expire, and the alerts raised */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The alert state */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Alerts"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/rum": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Browser telemetry ingest: one web-vital sample or a batch of up to 100
+         * @description Open without a token (the web console sends it); rate-limited per client address.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RumIngest"];
+                };
+            };
+            responses: {
+                /** @description Samples stored */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RumAccepted"];
+                    };
+                };
+                /** @description TELEMETRY_INVALID: an unknown metric, a negative value, or a malformed sample */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/flows": {
         parameters: {
             query?: never;
@@ -307,7 +434,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a template over a flow */
+        /** Create a template over a flow, or import an export (a body with `format`) */
         post: {
             parameters: {
                 query?: never;
@@ -317,7 +444,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["TemplateInput"];
+                    "application/json": components["schemas"]["TemplateExport"] | components["schemas"]["TemplateInput"];
                 };
             };
             responses: {
@@ -454,6 +581,469 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/templates/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Promote a successful run (its params become defaults, secrets dropped) or a flow to a new template */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PromoteInput"];
+                };
+            };
+            responses: {
+                /** @description The new template, active, first of its family */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Template"];
+                    };
+                };
+                /** @description Invalid body (both or neither of flow_id and run_id) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description No such run or flow */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description RUN_NOT_PROMOTABLE: the run failed, was cancelled or has not finished */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description TEMPLATE_INVALID */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{template_id}/fork-version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fork a new version in the template's family: draft, or active with `activate: true` */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    template_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ForkInput"];
+                };
+            };
+            responses: {
+                /** @description The new version */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Template"];
+                    };
+                };
+                /** @description No such template (or flow version) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description TEMPLATE_STATUS_CONFLICT: the template is archived */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description TEMPLATE_INVALID */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{template_id}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make this version its family's active one; the previous active version becomes superseded */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    template_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The template */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Template"];
+                    };
+                };
+                /** @description No such template */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description TEMPLATE_STATUS_CONFLICT: the template is archived */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{template_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Archive this version (it stops being recommended; archiving twice answers it unchanged) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    template_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The template */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Template"];
+                    };
+                };
+                /** @description No such template */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description TEMPLATE_STATUS_CONFLICT: the template is archived */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{template_id}/mark-recommended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark this version as its family's recommended one (exactly one per family, atomically) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    template_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The template */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Template"];
+                    };
+                };
+                /** @description No such template */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description TEMPLATE_STATUS_CONFLICT: the template is archived */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{template_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every version of the template's family, oldest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    template_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The family */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TemplateHistory"];
+                    };
+                };
+                /** @description No such template */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{template_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The template as portable JSON (flow steps included, secret-looking defaults masked as ***) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    template_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The export; POST it to /api/templates to import it */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TemplateExport"];
+                    };
+                };
+                /** @description No such template */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/recover-plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a person can do about a waiting, failed or cancelled run, best action first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The recovery plan */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RecoverPlan"];
+                    };
+                };
+                /** @description No such run */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description RUN_NOT_RECOVERABLE: the run is queued, running or succeeded */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/runs": {
@@ -4876,6 +5466,370 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/profiles/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Classify artifacts (a finished session, a HAR, an HTML page) as api-centric or ui-centric
+         * @description Paths must be absolute and lie inside the allowed roots or the data directory (403 PATH_OUTSIDE_ROOT); a HAR that is not HAR 1.2 is 422 HAR_INVALID; a session that is not finished is 409 SESSION_NOT_ACTIVE.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ProfileResolveInput"];
+                };
+            };
+            responses: {
+                /** @description The profile */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProfileResult"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE / ARTIFACT_TOO_LARGE: over VETTED_MAX_BODY_BYTES */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reconstruction/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reconstruct a flow from artifacts (stored 24 h): steps, confidences, Playwright and .http outputs */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReconstructionPreviewInput"];
+                };
+            };
+            responses: {
+                /** @description The stored preview */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReconstructionPreview"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE / ARTIFACT_TOO_LARGE: over VETTED_MAX_BODY_BYTES */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reconstruction/generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store a preview's flow and a template for it (and start a run with create_run)
+         * @description An unknown preview_id is 404 PREVIEW_NOT_FOUND; one older than 24 h is 410 PREVIEW_EXPIRED.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReconstructionGenerateInput"];
+                };
+            };
+            responses: {
+                /** @description The flow, template and run */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReconstructionGenerateResult"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description PREVIEW_EXPIRED */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/from-artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Preview and generate in one call: artifacts → flow + template (+ run) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TemplateFromArtifactsInput"];
+                };
+            };
+            responses: {
+                /** @description The flow, template, run and preview */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReconstructionGenerateResult"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE / ARTIFACT_TOO_LARGE: over VETTED_MAX_BODY_BYTES */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/integrations/vonage/inbound-sms": {
         parameters: {
             query?: never;
@@ -5060,6 +6014,618 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/automation/commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The allowlist of automation commands (built-ins and the operator's) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every command */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AutomationCommandList"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/automation/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a task of an allowlisted command */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Retrying with the same key returns the first answer; another body → 422 */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AutomationRunInput"];
+                };
+            };
+            responses: {
+                /** @description The queued task (or the first answer to this Idempotency-Key) */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AutomationTask"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description QUEUE_FULL: the queue holds VETTED_AUTOMATION_QUEUE_MAX tasks; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/automation/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List tasks, newest first, optionally by status or command */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    /** @description Items per page, 1 to 500 */
+                    limit?: number;
+                    status?: "queued" | "running" | "success" | "failed" | "cancelled";
+                    command_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of tasks */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AutomationTaskPage"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/automation/tasks/{task_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a task */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    task_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The task */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AutomationTask"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/automation/tasks/{task_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a task (a running one's process group gets SIGTERM, then SIGKILL) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    task_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The task after the cancel */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AutomationTask"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/automation/tasks/{task_id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The task's output lines as server-sent events (honours Last-Event-ID; ends with an `end` event) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    task_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/event-stream of `line` events, then one `end` event carrying the task */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhooks, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    /** @description Items per page, 1 to 500 */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of webhooks */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookPage"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Subscribe a URL to events (signed with the secret; the URL must pass the outbound policy) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookInput"];
+                };
+            };
+            responses: {
+                /** @description The webhook (never its secret) */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Webhook"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The webhook */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Webhook"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a webhook and its deliveries */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a webhook's deliveries, newest first, with each attempt */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    /** @description Items per page, 1 to 500 */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of deliveries */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDeliveryPage"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery's event again (a new delivery, due now) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                    delivery_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The new delivery */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/embeddings/batch": {
         parameters: {
             query?: never;
@@ -5136,6 +6702,490 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/proof/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List proof campaigns, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    /** @description Items per page, 1 to 500 */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of campaigns */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CampaignPage"];
+                    };
+                };
+                /** @description CURSOR_INVALID */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a proof campaign over runs; its report is computed now and stored */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CampaignInput"];
+                };
+            };
+            responses: {
+                /** @description The campaign and its report (status failed under strict on any violation) */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CampaignWithReport"];
+                    };
+                };
+                /** @description VALIDATION_FAILED: not a campaign body */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description REQUEST_INVALID: a run id repeated or unknown (details.unknown_run_ids) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/proof/campaigns/{campaign_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a campaign with its stored report */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    campaign_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The campaign and its report */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CampaignWithReport"];
+                    };
+                };
+                /** @description CAMPAIGN_NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/proof/campaigns/{campaign_id}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** This campaign's figures minus another's */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    campaign_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CampaignDiffInput"];
+                };
+            };
+            responses: {
+                /** @description Deltas of run count, valid runs, gate pass rate, evidence coverage, median duration */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CampaignDiff"];
+                    };
+                };
+                /** @description VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description CAMPAIGN_NOT_FOUND (either campaign) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/proof/runs/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Compare two runs: status, gates, per-step durations, checks, a summary */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RunCompareInput"];
+                };
+            };
+            responses: {
+                /** @description The comparison (deltas are right minus left) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunComparison"];
+                    };
+                };
+                /** @description VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description RUN_NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/proof/runs/{run_id}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's deterministic findings, and a generated narrative when a review model is configured
+         * @description The findings never depend on the model. When the model fails or times out the review is still 200: `narrative` is `{status: unavailable, code: UPSTREAM_FAILED | UPSTREAM_TIMEOUT, upstream_status}`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The review */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunReview"];
+                    };
+                };
+                /** @description RUN_NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/proof/runs/{run_id}/release-brief": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A release recommendation for a run: blocked, investigate, review-ready or insufficient-evidence */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A run to compare against */
+                    baseline_run_id?: string;
+                };
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The release brief */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReleaseBrief"];
+                    };
+                };
+                /** @description RUN_NOT_FOUND (the run or the baseline) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/proof/runs/{run_id}/similar-failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Failed or blocked runs whose failure reads most like this run's, with why each matched */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description 1..20, default 5 */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Best first; empty when the run has not failed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SimilarFailures"];
+                    };
+                };
+                /** @description VALIDATION_FAILED: limit out of 1..20 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description RUN_NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/proof/templates/{template_id}/feasibility": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether a template can run against a target URL, what it needs, and hints to move it there */
+        get: {
+            parameters: {
+                query: {
+                    /** @description An absolute http(s) URL */
+                    target: string;
+                };
+                header?: never;
+                path: {
+                    template_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The feasibility */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Feasibility"];
+                    };
+                };
+                /** @description VALIDATION_FAILED: no target */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description TEMPLATE_NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description REQUEST_INVALID: the target is not an absolute http(s) URL */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5176,6 +7226,105 @@ export interface components {
             restarts: number;
             /** @description Why there is no browser, with what to do */
             reason?: string;
+        };
+        Diagnostics: {
+            /** @enum {string} */
+            status: "ok" | "degraded";
+            version: string;
+            uptime_s: number;
+            storage: {
+                /** @enum {string} */
+                backend: "file" | "libsql-remote";
+                ok: boolean;
+                latency_ms: number;
+            };
+            runs: {
+                by_status: {
+                    [key: string]: number;
+                };
+                leases: {
+                    held: number;
+                    expired: number;
+                };
+            };
+            tasks: {
+                by_status: {
+                    [key: string]: number;
+                };
+            } | null;
+            file_jobs: {
+                by_status: {
+                    [key: string]: number;
+                };
+                leases: {
+                    held: number;
+                    expired: number;
+                };
+            };
+            leases_held: {
+                runs: number;
+                file_jobs: number;
+            };
+            browser: components["schemas"]["BrowserStatus"];
+            alerts: ("RUN_FAILURE_RATE" | "TASK_FAILURE_RATE" | "RUNS_STUCK" | "GATES_EXPIRING" | "DATABASE_UNREACHABLE")[];
+            metrics: {
+                http_requests_total: number;
+                http_server_errors_total: number;
+                rate_limited_total: number;
+                runs_timeouts_total: number;
+                runs_lease_expirations_total: number;
+                rum_samples_total: number;
+            };
+        };
+        Alerts: {
+            /** @enum {string} */
+            state: "ok" | "degraded";
+            window_s: number;
+            failure_rate_threshold: number;
+            runs: {
+                success: number;
+                failed: number;
+                cancelled: number;
+                failure_rate: number;
+            };
+            /** @description null until the automation lane is wired */
+            tasks: {
+                success: number;
+                failed: number;
+                cancelled: number;
+                failure_rate: number;
+            } | null;
+            /** @description Runs running past their worker lease */
+            stuck_run_ids: string[];
+            /** @description Waiting runs whose gate expires within 10 min */
+            expiring_gate_run_ids: string[];
+            alerts: components["schemas"]["Alert"][];
+            checked_at: string;
+        };
+        Alert: {
+            /** @enum {string} */
+            code: "RUN_FAILURE_RATE" | "TASK_FAILURE_RATE" | "RUNS_STUCK" | "GATES_EXPIRING" | "DATABASE_UNREACHABLE";
+            /** @enum {string} */
+            severity: "warning" | "critical";
+            message: string;
+        };
+        RumAccepted: {
+            accepted: number;
+            samples_total: number;
+        };
+        RumIngest: components["schemas"]["RumSample"] | {
+            samples: components["schemas"]["RumSample"][];
+        };
+        RumSample: {
+            /** @enum {string} */
+            metric: "LCP" | "INP" | "CLS" | "FCP" | "TTFB" | "TBT";
+            value: number;
+            /** @enum {string} */
+            rating?: "good" | "needs-improvement" | "poor";
+            /** @description The page path; query and fragment are dropped */
+            path?: string;
+            navigation_type?: string;
+            timestamp_ms?: number;
         };
         Flow: {
             id: string;
@@ -5424,17 +7573,30 @@ export interface components {
             };
             policies: components["schemas"]["Policies"];
             version: number;
+            /** @description Every version of one template shares it */
+            template_family_id: string;
+            /** @description The version this one was forked from */
+            parent_template_id: string | null;
+            /** @description 1, 2, … in the order versions were made */
+            family_version: number;
+            /** @enum {string} */
+            status: "draft" | "active" | "superseded" | "archived";
+            /** @description At most one version of a family is recommended */
+            recommended: boolean;
+            change_note: string | null;
             created_at: string;
             updated_at: string;
         };
         ParamSpec: {
             key: string;
             /** @enum {string} */
-            type: "string" | "number" | "boolean" | "secret";
+            type: "string" | "number" | "boolean" | "secret" | "enum" | "regex" | "email";
             /** @default false */
             required: boolean;
             enum?: (string | number | boolean)[];
             pattern?: string;
+            /** @description type enum: the allowed values */
+            enum_values?: string[];
             description?: string;
         };
         Policies: {
@@ -5465,6 +7627,34 @@ export interface components {
             /** @default 0 */
             retries: number;
         };
+        TemplateExport: {
+            /** @enum {string} */
+            format: "vetted.template/v1";
+            name: string;
+            change_note?: string | null;
+            flow: {
+                name: string;
+                steps: {
+                    [key: string]: unknown;
+                }[];
+            };
+            /** @default [] */
+            params_schema: components["schemas"]["ParamSpec"][];
+            /**
+             * @description Secret-looking defaults read "***"
+             * @default {}
+             */
+            defaults: {
+                [key: string]: string | number | boolean;
+            };
+            policies?: components["schemas"]["Policies"];
+            source?: {
+                template_id: string;
+                template_family_id: string;
+                family_version: number;
+                exported_at: string;
+            };
+        };
         TemplateInput: {
             name: string;
             flow_id: string;
@@ -5490,6 +7680,50 @@ export interface components {
             };
             policies?: components["schemas"]["Policies"];
             expected_version?: number;
+        };
+        PromoteInput: {
+            flow_id?: string;
+            run_id?: string;
+            template_name: string;
+            change_note?: string;
+        };
+        ForkInput: {
+            name?: string;
+            flow_version?: number;
+            params_schema?: components["schemas"]["ParamSpec"][];
+            defaults?: {
+                [key: string]: string | number | boolean;
+            };
+            policies?: components["schemas"]["Policies"];
+            change_note?: string;
+            /** @default false */
+            activate: boolean;
+        };
+        TemplateHistory: {
+            template_family_id: string;
+            active_template_id: string | null;
+            recommended_template_id: string | null;
+            items: components["schemas"]["Template"][];
+        };
+        RecoverPlan: {
+            run_id: string;
+            status: string;
+            headline: string;
+            /** @description The wait's reason_code, or the run's end reason */
+            reason_code: string;
+            primary_action: components["schemas"]["RecoveryAction"];
+            /** @description Best first; the first is primary_action */
+            actions: components["schemas"]["RecoveryAction"][];
+        };
+        RecoveryAction: {
+            /** @enum {string} */
+            action_id: "submit_otp" | "continue_manual_gate" | "submit_input" | "resume_from_step" | "replay" | "inspect";
+            label: string;
+            description: string;
+            step_id?: string;
+            requires_input: boolean;
+            /** @enum {string} */
+            safety_level: "safe_suggestion" | "confirm_before_apply" | "manual_only";
         };
         Run: {
             id: string;
@@ -5536,7 +7770,27 @@ export interface components {
                 min_length?: number;
                 max_length?: number;
             };
+            /** @description The step the run paused after; null when the gate step is the first */
+            after_step_id?: string | null;
+            /** @description How to resume, and where the run goes on */
+            resume_hint?: string;
+            /** @description A title for the screen that shows this wait */
+            screen_title?: string;
+            required_actions?: components["schemas"]["RequiredAction"][];
+            evidence_refs?: components["schemas"]["EvidenceRef"][];
         } | null;
+        RequiredAction: {
+            /** @enum {string} */
+            kind: "enter_otp" | "approve" | "enter_input" | "check_far_side" | "complete_challenge";
+            label: string;
+            description: string;
+        };
+        EvidenceRef: {
+            /** @enum {string} */
+            kind: "browser_evidence" | "step_events";
+            step_id: string;
+            description: string;
+        };
         CreateRunInput: {
             template_id?: string;
             flow_id?: string;
@@ -5546,6 +7800,10 @@ export interface components {
             };
             /** @description A finished session whose browser storage state (cookies, localStorage) the run starts with */
             session_id?: string;
+            /** @description Replay from this step of the flow: earlier steps are not executed (listed in the run_created event) */
+            start_at_step_id?: string;
+            /** @description End the run after this step of the flow; with start_at_step_id equal, one step runs */
+            stop_after_step_id?: string;
         };
         RunPage: {
             items: components["schemas"]["Run"][];
@@ -6536,6 +8794,154 @@ export interface components {
             items: components["schemas"]["CuEvidence"][];
             next_cursor: null;
         };
+        ProfileResult: {
+            /** @enum {string} */
+            profile: "api-centric" | "ui-centric";
+            signals: ("captcha" | "otp" | "cloudflare_challenge" | "three_ds" | "login_form" | "script_built_form" | "payment_provider" | "cookie_session" | "json_api" | "form_post")[];
+            har_alignment_score: number;
+            dom_alignment_score: number;
+            recommended_manual_checkpoints: {
+                step_hint: string;
+                /** @enum {string} */
+                reason: "captcha" | "otp" | "cloudflare_challenge" | "three_ds" | "login_form" | "script_built_form" | "payment_provider" | "cookie_session" | "json_api" | "form_post";
+            }[];
+            manual_handoff_required: boolean;
+            unsupported_reason: string | null;
+        };
+        ProfileResolveInput: {
+            artifacts: components["schemas"]["ReconstructionArtifacts"];
+            /**
+             * @description strict: only exact value flows, 0.8 HAR alignment for api-centric; balanced: 0.6; aggressive: 0.4
+             * @default balanced
+             * @enum {string}
+             */
+            extractor_strategy: "strict" | "balanced" | "aggressive";
+        };
+        ReconstructionArtifacts: {
+            /** @description A finished recording session: its HAR and recorded events */
+            session_id?: string;
+            /** @description Absolute path of a HAR 1.2 file inside the allowed roots or the data directory */
+            har_path?: string;
+            /** @description A HAR 1.2 document (JSON text or object); at most VETTED_MAX_BODY_BYTES */
+            har_content?: string | {
+                [key: string]: unknown;
+            };
+            /** @description Absolute path of an HTML file inside the allowed roots */
+            html_path?: string;
+            html_content?: string;
+            /**
+             * Format: uri
+             * @description Where the flow starts (HTML input)
+             */
+            start_url?: string;
+        };
+        ReconstructionPreview: {
+            preview_id: string;
+            profile: components["schemas"]["ProfileResult"];
+            flow_draft: components["schemas"]["PreviewFlowDraft"];
+            reconstructed_flow_quality: {
+                score: number;
+                /** @enum {string} */
+                level: "high" | "medium" | "low";
+                step_count: number;
+            };
+            step_confidence: {
+                step_id: string;
+                confidence: number;
+            }[];
+            /** @description Steps with confidence below 0.78 */
+            unresolved_segments: {
+                step_id: string;
+                confidence: number;
+                reasons: string[];
+            }[];
+            manual_handoff_required: boolean;
+            generator_outputs: {
+                /** @description A playwright-core script (ES module) of the flow */
+                playwright_spec: string;
+                /** @description The flow as a .http file (VS Code REST Client) */
+                http_spec: string;
+            };
+            created_at: string;
+            expires_at: string;
+        };
+        PreviewFlowDraft: {
+            /** @enum {string} */
+            kind: "http" | "browser";
+            name: string;
+            start_url: string;
+            steps: components["schemas"]["Step"][];
+            /** @description Secret params a run needs (${secrets.x}) */
+            secrets: string[];
+            params: {
+                key: string;
+                default?: string;
+            }[];
+            /** @description Steps to protected payment providers: the run pauses there for approval */
+            approvals: {
+                step_id: string;
+                provider_domain: string;
+            }[];
+            dropped: {
+                url: string;
+                reason: string;
+            }[];
+        };
+        ReconstructionPreviewInput: {
+            artifacts: components["schemas"]["ReconstructionArtifacts"];
+            /**
+             * @description strict: only exact value flows, 0.8 HAR alignment for api-centric; balanced: 0.6; aggressive: 0.4
+             * @default balanced
+             * @enum {string}
+             */
+            extractor_strategy: "strict" | "balanced" | "aggressive";
+            /**
+             * @description auto: http steps for an api-centric profile, browser steps otherwise
+             * @default auto
+             * @enum {string}
+             */
+            mode: "auto" | "http" | "browser";
+        };
+        ReconstructionGenerateResult: {
+            flow_id: string;
+            template_id: string;
+            run_id?: string;
+            preview_id?: string;
+        };
+        ReconstructionGenerateInput: {
+            preview_id?: string;
+            preview?: {
+                flow_draft: components["schemas"]["PreviewFlowDraft"];
+            };
+            template_name: string;
+            /** @default false */
+            create_run: boolean;
+            /** @description Params (secrets included) of the run create_run starts */
+            run_params?: {
+                [key: string]: string | number | boolean;
+            };
+        };
+        TemplateFromArtifactsInput: {
+            artifacts: components["schemas"]["ReconstructionArtifacts"];
+            /**
+             * @description strict: only exact value flows, 0.8 HAR alignment for api-centric; balanced: 0.6; aggressive: 0.4
+             * @default balanced
+             * @enum {string}
+             */
+            extractor_strategy: "strict" | "balanced" | "aggressive";
+            /**
+             * @default auto
+             * @enum {string}
+             */
+            mode: "auto" | "http" | "browser";
+            template_name: string;
+            /** @default false */
+            create_run: boolean;
+            /** @description Params (secrets included) of the run create_run starts */
+            run_params?: {
+                [key: string]: string | number | boolean;
+            };
+        };
         InboundSmsReceipt: {
             /** @enum {boolean} */
             ok: true;
@@ -6562,6 +8968,102 @@ export interface components {
             run_id: string | null;
             received_at: string;
         };
+        AutomationCommandList: {
+            items: components["schemas"]["AutomationCommand"][];
+            next_cursor: string | null;
+        };
+        AutomationCommand: {
+            command_id: string;
+            title: string;
+            description: string;
+            params_schema: {
+                [key: string]: unknown;
+            };
+            tags: string[];
+            high_risk: boolean;
+            idempotent: boolean;
+            timeout_s: number;
+            max_attempts: number;
+        };
+        AutomationTask: {
+            task_id: string;
+            command_id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "success" | "failed" | "cancelled";
+            /** @description Attempts started so far (0 while first queued) */
+            attempt: number;
+            max_attempts: number;
+            exit_code: number | null;
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+            /** @description The last 200 lines, secrets redacted */
+            output_tail: string[];
+            message: string | null;
+            /** @enum {string|null} */
+            reason: "EXIT_NONZERO" | "TIMEOUT" | "INTERRUPTED" | "CANCELLED" | "SPAWN_FAILED" | "COMMAND_FAILED" | "COMMAND_UNKNOWN" | null;
+            cancel_requested: boolean;
+        };
+        AutomationRunInput: {
+            command_id: string;
+            /** @default {} */
+            params: {
+                [key: string]: unknown;
+            };
+            /** @description Required (true) for a command marked high-risk */
+            confirm?: boolean;
+        };
+        AutomationTaskPage: {
+            items: components["schemas"]["AutomationTask"][];
+            next_cursor: string | null;
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            events: ("run.waiting" | "run.finished" | "task.finished" | "job.finished")[];
+            description: string | null;
+            created_at: string;
+        };
+        WebhookInput: {
+            /** @description Where deliveries are POSTed; checked against the outbound policy */
+            url: string;
+            /** @description The event types this webhook receives */
+            events: ("run.waiting" | "run.finished" | "task.finished" | "job.finished")[];
+            /** @description The HMAC-SHA256 key of X-Vetted-Signature; stored encrypted, never returned */
+            secret: string;
+            description?: string;
+        };
+        WebhookPage: {
+            items: components["schemas"]["Webhook"][];
+            next_cursor: string | null;
+        };
+        WebhookDeliveryPage: {
+            items: components["schemas"]["WebhookDelivery"][];
+            next_cursor: string | null;
+        };
+        WebhookDelivery: {
+            /** @description Sent as X-Vetted-Delivery */
+            id: string;
+            webhook_id: string;
+            event_id: string;
+            /** @enum {string} */
+            event_type: "run.waiting" | "run.finished" | "task.finished" | "job.finished";
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            next_attempt_at: string | null;
+            last_status_code: number | null;
+            last_error: string | null;
+            attempt_log: {
+                at: string;
+                status_code: number | null;
+                error: string | null;
+                duration_ms: number;
+            }[];
+            redelivery_of: string | null;
+            created_at: string;
+            delivered_at: string | null;
+        };
         EmbeddingsBatchResponse: {
             model: string;
             vector_count: number;
@@ -6573,6 +9075,245 @@ export interface components {
             texts: string[];
             /** @description Default: local */
             model?: string;
+        };
+        CampaignWithReport: {
+            campaign: components["schemas"]["Campaign"];
+            report: components["schemas"]["CampaignReport"];
+        };
+        Campaign: {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            policy: "standard" | "strict";
+            run_ids: string[];
+            /** @enum {string} */
+            status: "passed" | "failed";
+            created_at: string;
+        };
+        CampaignReport: {
+            run_count: number;
+            runs_by_status: {
+                queued?: number;
+                running?: number;
+                waiting_otp?: number;
+                waiting_user?: number;
+                success?: number;
+                failed?: number;
+                cancelled?: number;
+            };
+            /** @description Runs that ended in success */
+            valid_runs: number;
+            gates: {
+                opened: number;
+                passed: number;
+                expired: number;
+                /** @description passed / opened; null when none opened */
+                pass_rate: number | null;
+            };
+            steps_failed_by_reason: {
+                [key: string]: number;
+            };
+            evidence: {
+                /** @description Executed browser steps (secret-typing steps excluded) */
+                steps: number;
+                with_before_after: number;
+                /** @description with_before_after / steps; null when none */
+                coverage: number | null;
+                critical_missing: number;
+            };
+            /** @description Of the runs that ended */
+            median_duration_ms: number | null;
+            /** @enum {string} */
+            status: "passed" | "failed";
+            /** @description strict: any fails the campaign; standard: warnings (it fails only with no valid run) */
+            violations: components["schemas"]["ProofViolation"][];
+        };
+        ProofViolation: {
+            /** @enum {string} */
+            code: "RUN_NOT_FINISHED" | "RUN_FAILED" | "RUN_CANCELLED" | "CRITICAL_EVIDENCE_MISSING" | "NO_VALID_RUN";
+            run_id: string | null;
+            step_id: string | null;
+            message: string;
+        };
+        CampaignInput: {
+            name: string;
+            description?: string;
+            run_ids: string[];
+            /** @enum {string} */
+            policy: "standard" | "strict";
+        };
+        CampaignPage: {
+            items: components["schemas"]["Campaign"][];
+            next_cursor: string | null;
+        };
+        CampaignDiff: {
+            campaign_id: string;
+            other_campaign_id: string;
+            run_count: {
+                this: number | null;
+                other: number | null;
+                delta: number | null;
+            };
+            valid_runs: {
+                this: number | null;
+                other: number | null;
+                delta: number | null;
+            };
+            gate_pass_rate: {
+                this: number | null;
+                other: number | null;
+                delta: number | null;
+            };
+            evidence_coverage: {
+                this: number | null;
+                other: number | null;
+                delta: number | null;
+            };
+            median_duration_ms: {
+                this: number | null;
+                other: number | null;
+                delta: number | null;
+            };
+        };
+        CampaignDiffInput: {
+            other_campaign_id: string;
+        };
+        RunComparison: {
+            left: {
+                run_id: string;
+                /** @enum {string} */
+                status: "queued" | "running" | "waiting_otp" | "waiting_user" | "success" | "failed" | "cancelled";
+                reason: string | null;
+                gates: {
+                    opened: number;
+                    passed: number;
+                    expired: number;
+                };
+                /** @enum {string} */
+                gate_outcome: "none" | "passed" | "expired" | "rejected" | "open";
+                duration_ms: number | null;
+            };
+            right: {
+                run_id: string;
+                /** @enum {string} */
+                status: "queued" | "running" | "waiting_otp" | "waiting_user" | "success" | "failed" | "cancelled";
+                reason: string | null;
+                gates: {
+                    opened: number;
+                    passed: number;
+                    expired: number;
+                };
+                /** @enum {string} */
+                gate_outcome: "none" | "passed" | "expired" | "rejected" | "open";
+                duration_ms: number | null;
+            };
+            steps: {
+                step_id: string;
+                left_ms: number | null;
+                right_ms: number | null;
+                /** @description right - left */
+                delta_ms: number | null;
+            }[];
+            checks: {
+                added: string[];
+                removed: string[];
+                failing_on_both: string[];
+            };
+            summary: string;
+        };
+        RunCompareInput: {
+            left_run_id: string;
+            right_run_id: string;
+        };
+        RunReview: {
+            run_id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "waiting_otp" | "waiting_user" | "success" | "failed" | "cancelled";
+            findings: components["schemas"]["ReviewFinding"][];
+            /** @description null: no review model configured */
+            narrative: {
+                /** @enum {string} */
+                status: "generated";
+                label: string;
+                model: string;
+                text: string;
+            } | {
+                /** @enum {string} */
+                status: "unavailable";
+                /** @enum {string} */
+                code: "UPSTREAM_FAILED" | "UPSTREAM_TIMEOUT";
+                message: string;
+                upstream_status: number | null;
+            } | null;
+        };
+        ReviewFinding: {
+            /** @enum {string} */
+            kind: "failed_assertion" | "failed_step" | "slow_step" | "gate_expired" | "retry" | "protected_provider_pause";
+            /** @enum {string} */
+            severity: "high" | "medium" | "low" | "info";
+            step_id: string | null;
+            message: string;
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        ReleaseBrief: {
+            run_id: string;
+            baseline_run_id: string | null;
+            /** @enum {string} */
+            recommendation: "blocked" | "investigate" | "review-ready" | "insufficient-evidence";
+            reasons: string[];
+            observed: {
+                /** @enum {string} */
+                status: "queued" | "running" | "waiting_otp" | "waiting_user" | "success" | "failed" | "cancelled";
+                reason: string | null;
+                duration_ms: number | null;
+                steps_finished: number;
+                steps_failed: number;
+                gates: {
+                    opened: number;
+                    passed: number;
+                    expired: number;
+                };
+                findings_by_severity: {
+                    high?: number;
+                    medium?: number;
+                    low?: number;
+                    info?: number;
+                };
+            };
+            evidence_snapshot: {
+                steps: number;
+                with_before_after: number;
+                critical_missing: string[];
+                screenshots: number;
+            };
+            open_questions: string[];
+            next_step: string;
+        };
+        SimilarFailures: {
+            items: components["schemas"]["SimilarFailureMatch"][];
+        };
+        SimilarFailureMatch: {
+            run_id: string;
+            similarity: number;
+            reason_codes: string[];
+            shared_reason_codes: string[];
+            failure_text: string;
+            why_matched: string;
+        };
+        Feasibility: {
+            template_id: string;
+            target: string;
+            supported: boolean;
+            blocked_reasons: {
+                /** @enum {string} */
+                code: "BROWSER_UNAVAILABLE" | "TARGET_DENIED" | "TARGET_UNRESOLVED" | "STEP_HOST_DENIED";
+                message: string;
+            }[];
+            required_capabilities: ("browser" | "outbound_http" | "otp_source" | "approval" | "human_input" | "protected_provider_approval")[];
+            migration_hints: string[];
         };
     };
     responses: never;

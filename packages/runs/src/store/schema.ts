@@ -232,7 +232,7 @@ export const evidence = sqliteTable(
 );
 export { automationOutput, automationTasks } from "./automation-schema.js";
 export { cuActions, cuEvidence, cuSessions, sessions } from "./lanes-schema.js";
-export { rumAggregates, rumSamples } from "./telemetry-schema.js";
 export { proofCampaigns } from "./proof-schema.js";
-export { webhookDeliveries, webhookEvents, webhookFeeds, webhooks } from "./webhooks-schema.js";
 export { reconstructionPreviews } from "./reconstruction-schema.js";
+export { rumAggregates, rumSamples } from "./telemetry-schema.js";
+export { webhookDeliveries, webhookEvents, webhookFeeds, webhooks } from "./webhooks-schema.js";
