@@ -56,7 +56,11 @@ beforeAll(async () => {
   );
   ids.run_id = await created("POST", "/api/runs", { flow_id: ids.flow_id }, "id");
   ids.step_id = "code";
-  const hook = { url: "http://127.0.0.1:9/hook", events: ["run.finished"], secret: "whsec_cursor_walk_0123456789" };
+  const hook = {
+    url: "http://127.0.0.1:9/hook",
+    events: ["run.finished"],
+    secret: "whsec_cursor_walk_0123456789",
+  };
   ids.webhook_id = await created("POST", "/api/webhooks", hook, "id");
 }, 30_000);
 
