@@ -55,8 +55,8 @@ async function settled(runId: string, timeoutMs = 60_000): Promise<Run> {
   return api.waitForRun(runId, (r) => r.status !== "queued" && r.status !== "running", timeoutMs);
 }
 
-async function planOf(runId: string): Promise<RecoverPlan> {
-  const res = await api.get(`/api/runs/${runId}/recover-plan`);
+async function planOf(runId: string, client = api): Promise<RecoverPlan> {
+  const res = await client.get(`/api/runs/${runId}/recover-plan`);
   expect(res.status, JSON.stringify(res.json)).toBe(200);
   return res.json as RecoverPlan;
 }
@@ -151,7 +151,9 @@ describe("wait_context guidance and recovery plans of waiting runs", { timeout: 
   });
 
   it("a request whose outcome is unknown after a SIGKILL: inspect first, manual only", async () => {
-    const second = await startServerProcess(env(), 60_000);
+    // Its own database: the suite's server must not claim the run (only the killed one sends the request).
+    const own = { ...env(), VETTED_DATA_DIR: mkdtempSync(join(tmpdir(), "vetted-recover-kill-")) };
+    const second = await startServerProcess(own, 60_000);
     extra.push(second);
     const api2 = apiClient(second.url);
     const flow = await api2.post("/api/flows", {
@@ -163,14 +165,17 @@ describe("wait_context guidance and recovery plans of waiting runs", { timeout: 
     while (!shop.paths.includes("/slow") && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 25));
     await second.kill();
-    // The first server re-claims the run once the killed process's lease expires.
-    const run = await api.waitForRun(created.run.id, (r) => r.status === "waiting_user", 60_000);
+    // A new server on that database re-claims the run once the killed process's lease expires.
+    const third = await startServerProcess(own, 60_000);
+    extra.push(third);
+    const api3 = apiClient(third.url);
+    const run = await api3.waitForRun(created.run.id, (r) => r.status === "waiting_user", 60_000);
     expect(run.wait_context).toMatchObject({
       reason_code: "step_outcome_unknown",
       required_actions: [{ kind: "check_far_side" }, { kind: "approve" }],
       evidence_refs: [{ kind: "step_events", step_id: "charge" }],
     });
-    const plan = await planOf(run.id);
+    const plan = await planOf(run.id, api3);
     expect(plan.primary_action).toMatchObject({
       action_id: "inspect",
       step_id: "charge",
