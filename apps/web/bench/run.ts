@@ -119,7 +119,15 @@ async function main(): Promise<void> {
     const baseNav = await timeToSelector(basePage, empty, "h1");
     const page = await (await browser.newContext()).newPage();
     await page.setViewportSize({ width: 1280, height: 900 });
+    const apiTimes: string[] = [];
+    page.on("requestfinished", (req) => {
+      const t = req.timing();
+      if (req.url().includes("/api/")) {
+        apiTimes.push(`${(t.responseEnd - t.requestStart).toFixed(0)} ms ${new URL(req.url()).pathname}`);
+      }
+    });
     const firstRows = await timeToSelector(page, review, "[data-row]");
+    console.log(`API calls of the first review page load:\n  ${apiTimes.join("\n  ")}`);
     const scroll = await maxRowsWhileScrolling(page, 60);
     const baseRows = await page.evaluate(() => document.querySelectorAll("[data-row]").length);
     const filter = await filterRepaint(page, "file-0001");
