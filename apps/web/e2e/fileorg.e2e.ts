@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { analyzeOverHttp } from "../bench/seed.js";
 import { expect, expectAccessible, saveScreenshot, test, writeFile } from "./harness.js";
 
 /**
@@ -116,4 +117,62 @@ test("inbox and preferences pages show validation messages next to the fields", 
   );
   await expectAccessible(page);
   await saveScreenshot(page, "fileorg-inbox");
+});
+
+test("learned suggestions are accepted with one click; saved views are saved and picked", async ({
+  page,
+  server,
+}) => {
+  // Two edits of "invoice" files to spreadsheets teach a token:invoice → category suggestion.
+  const first = join(server.root, "learn-1");
+  writeFile(join(first, "invoice-1.txt"), "one");
+  writeFile(join(first, "invoice-2.txt"), "two");
+  const firstJob = await analyzeOverHttp(server.url, first, join(server.root, "learn-1-out"));
+  const firstRows = await server.api<{ items: Array<{ row_id: string }> }>(
+    "GET",
+    `/api/jobs/${firstJob}/manifest`,
+  );
+  await server.api("POST", `/api/jobs/${firstJob}/review-queue/batch-triage`, {
+    action: "set_category",
+    value: "spreadsheets",
+    row_ids: firstRows.items.map((r) => r.row_id),
+  });
+  // A new invoice lands in review with the learned suggestion (its plan says documents).
+  const second = join(server.root, "learn-2");
+  writeFile(join(second, "invoice-3.txt"), "three");
+  writeFile(join(second, "letter.txt"), "dear");
+  const job = await analyzeOverHttp(server.url, second, join(server.root, "learn-2-out"));
+
+  await page.goto(`/files/jobs/${job}`);
+  const rows = page.locator("[data-row]");
+  await expect(rows).toHaveCount(2);
+  await rows.filter({ hasText: "invoice-3" }).getByRole("checkbox").check();
+  const panel = page.getByRole("region", { name: "Learned suggestions" });
+  await expect(panel).toContainText("Learned suggestions for this row");
+  await expectAccessible(page);
+  await saveScreenshot(page, "fileorg-suggestions");
+  await panel.getByRole("button", { name: "Accept category spreadsheets" }).click();
+  await expect(panel).toHaveCount(0);
+  const after = await server.api<{ items: Array<{ source_path: string; category: string }> }>(
+    "GET",
+    `/api/jobs/${job}/manifest?text=invoice-3`,
+  );
+  expect(after.items.map((r) => r.category)).toEqual(["spreadsheets"]);
+
+  // Save the current text filter as a view; the picker selects it and the URL carries ?view=.
+  await page.getByLabel("Text").fill("letter");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(rows).toHaveCount(1);
+  await page.getByLabel("New view name").fill("Letters");
+  await page.getByRole("button", { name: "Save as view" }).click();
+  await expect(page).toHaveURL(/view=/);
+  await expect(page).not.toHaveURL(/q=letter/);
+  await expect(page.getByRole("combobox", { name: "Saved view" })).toHaveValue(/.+/);
+  await expect(rows).toHaveCount(1);
+  await page.getByRole("combobox", { name: "Saved view" }).selectOption({ label: "None" });
+  await expect(page).not.toHaveURL(/view=/);
+  await expect(rows).toHaveCount(2);
+  await page.getByRole("combobox", { name: "Saved view" }).selectOption({ label: "Letters" });
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText("letter");
 });

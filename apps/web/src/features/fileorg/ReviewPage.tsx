@@ -7,6 +7,7 @@ import { ConflictsPanel } from "./ConflictsPanel.js";
 import { FolderTree } from "./FolderTree.js";
 import { isTableKey, reviewKey, selectRange } from "./model/review-keys.js";
 import { BUCKETS, manifestQuery, type ReviewSearch, SORT_FIELDS } from "./model/review-search.js";
+import { LearnedSuggestions, SavedViews } from "./ReviewExtras.js";
 import { RowTable } from "./RowTable.js";
 import { RuleDraft } from "./RuleDraft.js";
 import { SidePanel } from "./SidePanel.js";
@@ -91,6 +92,7 @@ export function ReviewPage({ jobId, search }: { jobId: string; search: ReviewSea
         </Link>
       </nav>
       <Filters search={search} setSearch={setSearch} categories={Object.keys(view.data?.by_category ?? {})} />
+      <SavedViews search={search} setSearch={setSearch} />
       <div className="selection-bar" aria-live="polite">
         {selected.size} selected · {rows.length} rows loaded{pages.hasNextPage ? " (more on scroll)" : ""} ·
         keys: j/k move, x select, a approve, s skip
@@ -152,6 +154,11 @@ export function ReviewPage({ jobId, search }: { jobId: string; search: ReviewSea
           <SidePanel key={current.row_id} jobId={jobId} row={current} revision={revision} />
         ) : null}
       </div>
+      <LearnedSuggestions
+        jobId={jobId}
+        rowIds={selected.size > 0 ? [...selected] : current !== undefined ? [current.row_id] : []}
+        revision={revision}
+      />
       <RuleDraft jobId={jobId} rowIds={[...selected]} revision={revision} />
       <ConflictsPanel jobId={jobId} revision={revision} />
     </section>
