@@ -78,7 +78,7 @@ describe("/api/command-tower", { timeout: 120_000 }, () => {
       expect((await call("GET", `${T}/${path}?session_id=${sessionId}`)).status).toBe(200);
       expect(await call("GET", `${T}/${path}?session_id=`)).toMatchObject({
         status: 400,
-        json: { error: { code: "REQUEST_INVALID" } },
+        json: { error: { code: "SESSION_ID_INVALID" } },
       });
       expect((await call("GET", `${T}/${path}?session_id=no%20such!`)).status).toBe(400);
       expect(await call("GET", `${T}/${path}?session_id=ss_unknown`)).toMatchObject({

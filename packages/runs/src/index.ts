@@ -490,5 +490,5 @@ export { DEFAULT_MAX_RESPONSE_BYTES } from "./steps/http-response.js";
 export { STEP_TYPES, stepTypeOf } from "./steps/registry.js";
 export type { StepContext, StepType } from "./steps/step-type.js";
 export { migrate } from "./store/migrate.js";
-export { DraftStepNotFoundError } from "./tower-errors.js";
+export { DraftStepNotFoundError, SessionIdInvalidError } from "./tower-errors.js";
 export { WebhookNotFoundError, WebhookUrlDeniedError } from "./webhook-errors.js";

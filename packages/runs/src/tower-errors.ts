@@ -13,3 +13,11 @@ export class DraftStepNotFoundError extends RunsError {
     );
   }
 }
+
+/** A tower query's `session_id` is empty or not a session id (omit it, or say `none`, for the latest). */
+export class SessionIdInvalidError extends RunsError {
+  override readonly name = "SessionIdInvalidError";
+  constructor(message: string) {
+    super("SESSION_ID_INVALID", message, { field: "session_id" });
+  }
+}

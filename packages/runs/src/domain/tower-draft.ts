@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Selector } from "./browser-steps.js";
 import type { DraftStep } from "./flow-draft.js";
+import type { RecordedEvent } from "./recording.js";
 
 /*
  * The command tower's draft edits, as data: reorder, delete, change a step's selector or value. Pure (no
@@ -102,4 +103,23 @@ export function applyDraftEdits(steps: readonly DraftStep[], edits: readonly Tow
     current = next.steps;
   }
   return { ok: true, steps: current };
+}
+
+/**
+ * The page each draft step acted on: the URL of the recorded event that made the step (a replay from a step
+ * opens it first). Steps the draft was given no event for (none) are absent.
+ */
+export function stepPageUrls(
+  events: readonly RecordedEvent[],
+  build: (events: readonly RecordedEvent[]) => { steps: readonly { id: string }[] },
+): Record<string, string> {
+  const urls: Record<string, string> = {};
+  let known = 0;
+  for (let i = 1; i <= events.length; i++) {
+    const { steps } = build(events.slice(0, i));
+    const event = events[i - 1];
+    for (const step of steps.slice(known)) if (event !== undefined) urls[step.id] = event.url;
+    known = steps.length;
+  }
+  return urls;
 }

@@ -4,7 +4,7 @@ import { applyDraftEdits, TowerDraftPatch } from "../../domain/tower-draft.js";
 import { InvalidInputError, SessionNotFoundError, VersionConflictError } from "../../errors.js";
 import { sessions } from "../../store/lanes-schema.js";
 import { towerDrafts } from "../../store/tower-schema.js";
-import { DraftStepNotFoundError } from "../../tower-errors.js";
+import { DraftStepNotFoundError, SessionIdInvalidError } from "../../tower-errors.js";
 import type { TowerResources } from "./resources.js";
 
 /** What a session id query may say: omitted, `null` or `none` mean the latest finished session. */
@@ -30,22 +30,12 @@ export interface TowerDraft {
  */
 export async function pickSession(r: TowerResources, sessionId: string | undefined) {
   if (sessionId === "")
-    throw new InvalidInputError(
-      "REQUEST_INVALID",
-      "session_id is empty: omit it (or say none) for the latest.",
-      {
-        field: "session_id",
-      },
+    throw new SessionIdInvalidError(
+      "session_id is empty: omit it (or say none) for the latest finished session.",
     );
   const latest = sessionId === undefined || LATEST.has(sessionId);
   if (!latest && !SESSION_ID.test(sessionId))
-    throw new InvalidInputError(
-      "REQUEST_INVALID",
-      `session_id ${JSON.stringify(sessionId)} is not a session id (ss_…).`,
-      {
-        field: "session_id",
-      },
-    );
+    throw new SessionIdInvalidError(`session_id ${JSON.stringify(sessionId)} is not a session id (ss_…).`);
   const [row] = await r.db
     .select()
     .from(sessions)

@@ -1,10 +1,11 @@
 import { z } from "zod";
-import type { DraftStep } from "../../domain/flow-draft.js";
+import { buildFlowDraft, type DraftStep } from "../../domain/flow-draft.js";
 import type { Run } from "../../domain/run.js";
+import { stepPageUrls } from "../../domain/tower-draft.js";
 import { InvalidInputError } from "../../errors.js";
 import { towerReplays } from "../../store/tower-schema.js";
 import { DraftStepNotFoundError } from "../../tower-errors.js";
-import { getTowerDraft, type TowerDraft } from "./drafts.js";
+import { getTowerDraft, pickSession, type TowerDraft } from "./drafts.js";
 import type { TowerResources } from "./resources.js";
 
 const Params = z.record(z.string(), z.unknown()).optional().meta({
@@ -21,7 +22,7 @@ export const ReplayPreconditions = z
     }),
     navigate: z.boolean().default(true).meta({
       description:
-        "First open the page the step acted on (the last navigate before it, else the start URL) as a step pre_<step_id>; default true, ignored for a navigate step",
+        "First open the page the step acted on (as recorded; else the last navigate before it) as a step pre_<step_id>; default true, ignored for a navigate step",
     }),
   })
   .strict()
@@ -57,14 +58,19 @@ function parse<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
 }
 
 /** The steps with a navigate to the step's page put before it (when it needs one), and where to start. */
-function withPrecondition(draft: TowerDraft, stepId: string, navigate: boolean) {
+function withPrecondition(
+  draft: TowerDraft,
+  stepId: string,
+  navigate: boolean,
+  pageUrls: Record<string, string>,
+) {
   const at = draft.steps.findIndex((s) => s.id === stepId);
   const step = draft.steps[at];
   if (step === undefined)
     throw new DraftStepNotFoundError(draft.session_id, `The latest flow has no step ${stepId}.`);
   if (!navigate || step.type === "navigate") return { steps: draft.steps, start: stepId };
   const lastNav = draft.steps.slice(0, at).findLast((s) => s.type === "navigate");
-  const url = lastNav?.type === "navigate" ? lastNav.url : draft.start_url;
+  const url = pageUrls[stepId] ?? (lastNav?.type === "navigate" ? lastNav.url : draft.start_url);
   let id = `pre_${stepId}`.slice(0, 64);
   while (draft.steps.some((s) => s.id === id)) id = `p${id}`.slice(0, 64);
   const pre: DraftStep = { id, type: "navigate", url };
@@ -126,7 +132,9 @@ export async function replayLatestFrom(
   const input = parse(TowerStepReplayInput, body);
   const pre = input.replay_preconditions ?? { session_state: true, navigate: true };
   const draft = await getTowerDraft(r, sessionId);
-  const { steps, start } = withPrecondition(draft, input.step_id, pre.navigate);
+  const session = await pickSession(r, draft.session_id);
+  const pageUrls = stepPageUrls(session.events, (events) => buildFlowDraft(draft.start_url, events));
+  const { steps, start } = withPrecondition(draft, input.step_id, pre.navigate, pageUrls);
   return startReplay(r, draft, {
     steps,
     start,
