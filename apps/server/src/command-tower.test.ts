@@ -138,26 +138,39 @@ describe("/api/command-tower", { timeout: 120_000 }, () => {
     ).toBe(404);
     expect((await call("GET", `${T}/latest-flow-draft`)).json.version).toBe(1);
 
-    // Two connections to the same database file edit at version 1 at once: exactly one wins.
-    const second: OpenDatabase = await openDatabase({
-      databaseUrl: `file:${join(t.dir, "test.db")}`,
-      databaseAuthToken: undefined,
-      databaseIsFile: true,
-      dbBusyTimeoutMs: 5000,
-    });
+    // Two connections to the same database file edit at version 1 at once (both read it before either
+    // writes): exactly one wins, the other answers VERSION_MISMATCH.
+    const open = () =>
+      openDatabase({
+        databaseUrl: `file:${join(t.dir, "test.db")}`,
+        databaseAuthToken: undefined,
+        databaseIsFile: true,
+        dbBusyTimeoutMs: 5000,
+      });
+    const connections: OpenDatabase[] = [await open(), await open()];
     try {
-      const other = createTowerEngine({ db: second.db, runs: t.deps.runs });
+      let arrived = 0;
+      let release: () => void = () => undefined;
+      const bothRead = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const barrier = async () => {
+        arrived += 1;
+        if (arrived === 2) release();
+        await bothRead;
+      };
+      const engines = connections.map((c) =>
+        createTowerEngine({ db: c.db, runs: t.deps.runs, raceHooks: { beforeDraftWrite: barrier } }),
+      );
       const back = { expected_version: 1, edits: [{ op: "move", step_id: "type_3", to_index: 2 }] };
-      const results = await Promise.allSettled([
-        call("PATCH", `${T}/latest-flow-draft`, back).then((r) => {
-          if (r.status !== 200) throw new Error(String(r.status));
-          return r;
-        }),
-        other.patchDraft(undefined, back),
-      ]);
+      const results = await Promise.allSettled(engines.map((e) => e.patchDraft(undefined, back)));
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      const lost = results.find((r) => r.status === "rejected");
+      expect(lost?.status === "rejected" ? (lost.reason as { code: string }).code : "").toBe(
+        "VERSION_MISMATCH",
+      );
     } finally {
-      second.close();
+      for (const c of connections) c.close();
     }
     const now = await call("GET", `${T}/latest-flow-draft`);
     expect(now.json.version).toBe(2);

@@ -89,6 +89,7 @@ export async function patchTowerDraft(r: TowerResources, sessionId: string | und
     throw result.reason === "step_not_found"
       ? new DraftStepNotFoundError(draft.session_id, result.message)
       : new InvalidInputError("REQUEST_INVALID", result.message);
+  await r.raceHooks.beforeDraftWrite?.(draft.session_id);
   const at = r.now();
   const next = { version: expected + 1, steps: result.steps, updatedAt: at };
   const written =

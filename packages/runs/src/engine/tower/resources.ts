@@ -17,6 +17,8 @@ export interface TowerEngineOptions {
   runs: TowerRuns;
   /** Milliseconds since the epoch; default `Date.now`. */
   now?: () => number;
+  /** Test seams for races: awaited between reading the draft and writing an edit. */
+  raceHooks?: { beforeDraftWrite?(sessionId: string): Promise<void> };
 }
 
 /** The tower's resources, as its verbs receive them. */
@@ -24,4 +26,5 @@ export interface TowerResources {
   db: LibSQLDatabase;
   runs: TowerRuns;
   now: () => number;
+  raceHooks: { beforeDraftWrite?(sessionId: string): Promise<void> };
 }

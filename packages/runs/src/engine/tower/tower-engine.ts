@@ -11,7 +11,12 @@ import type { TowerEngineOptions, TowerResources } from "./resources.js";
  * finished session; empty or malformed → REQUEST_INVALID; unknown → SESSION_NOT_FOUND.
  */
 export function createTowerEngine(options: TowerEngineOptions) {
-  const r: TowerResources = { db: options.db, runs: options.runs, now: options.now ?? (() => Date.now()) };
+  const r: TowerResources = {
+    db: options.db,
+    runs: options.runs,
+    now: options.now ?? (() => Date.now()),
+    raceHooks: options.raceHooks ?? {},
+  };
   return {
     latestFlow: (sessionId?: string) => latestFlow(r, sessionId),
     getDraft: (sessionId?: string) => getTowerDraft(r, sessionId),
