@@ -41,6 +41,7 @@ import { securityHeaders } from "./middleware/security-headers.js";
 import { traceId } from "./middleware/trace.js";
 import { createOpsMetrics, type OpsMetrics } from "./ops-metrics.js";
 import { createAutomationRoutes } from "./routes/automation.js";
+import { createCommandTowerRoutes } from "./routes/command-tower.js";
 import { createCategoryRoutes } from "./routes/categories.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
 import { createComputerUseRoutes } from "./routes/computer-use.js";
@@ -276,6 +277,7 @@ export function createApp(deps: AppDeps) {
     .route("/", createSessionRoutes(deps))
     .route("/", createComputerUseRoutes(deps))
     .route("/", createReconstructionRoutes(deps))
+    .route("/", createCommandTowerRoutes(deps))
 
     .route("/", createIntegrationRoutes(deps))
     .route("/", createAutomationRoutes(deps))

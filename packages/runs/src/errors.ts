@@ -19,6 +19,7 @@ export const RUNS_ERROR_CODES = [
   "BROWSER_CRASHED",
   "SESSION_NOT_FOUND",
   "STEP_NOT_FOUND",
+  "SESSION_ID_INVALID",
   // Sessions and computer use (see lane-errors.ts).
   "SESSION_NOT_ACTIVE",
   "START_URL_INVALID",

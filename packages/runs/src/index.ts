@@ -286,6 +286,8 @@ export {
   TEMPLATE_TRANSITIONS,
   type TemplateStatus,
 } from "./domain/template-status.js";
+// The command tower (issue 17).
+export { applyDraftEdits, TowerDraftEdit, TowerDraftPatch } from "./domain/tower-draft.js";
 export {
   type GateValues,
   REDACTED,
@@ -423,6 +425,20 @@ export {
   type TelemetryOptions,
 } from "./engine/telemetry/index.js";
 export { isTemplateExport, type TemplateLifecycleHooks } from "./engine/template-lifecycle.js";
+export {
+  createTowerEngine,
+  LatestFlow,
+  ReplayPreconditions,
+  type TowerDraft,
+  type TowerEngine,
+  type TowerEngineOptions,
+  type TowerEvidence,
+  TowerEvidenceSchema,
+  type TowerReplay,
+  TowerReplayInput,
+  type TowerRuns,
+  TowerStepReplayInput,
+} from "./engine/tower/tower-engine.js";
 export type { FeedEntry, WebhookFeed } from "./engine/webhooks/feeds.js";
 export {
   createTaskFinishedHook,
@@ -474,4 +490,5 @@ export { DEFAULT_MAX_RESPONSE_BYTES } from "./steps/http-response.js";
 export { STEP_TYPES, stepTypeOf } from "./steps/registry.js";
 export type { StepContext, StepType } from "./steps/step-type.js";
 export { migrate } from "./store/migrate.js";
+export { DraftStepNotFoundError, SessionIdInvalidError } from "./tower-errors.js";
 export { WebhookNotFoundError, WebhookUrlDeniedError } from "./webhook-errors.js";

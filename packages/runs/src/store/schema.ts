@@ -235,4 +235,5 @@ export { cuActions, cuEvidence, cuSessions, sessions } from "./lanes-schema.js";
 export { proofCampaigns } from "./proof-schema.js";
 export { reconstructionPreviews } from "./reconstruction-schema.js";
 export { rumAggregates, rumSamples } from "./telemetry-schema.js";
+export { towerDrafts, towerReplays } from "./tower-schema.js";
 export { webhookDeliveries, webhookEvents, webhookFeeds, webhooks } from "./webhooks-schema.js";
