@@ -5830,6 +5830,506 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/command-tower/latest-flow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest finished session's flow (as edited in the draft), step by step
+         * @description The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND. */
+                    session_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The latest flow */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LatestFlow"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/command-tower/latest-flow-draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest flow's editable draft, with its version
+         * @description The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND. */
+                    session_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The draft */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TowerDraft"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit the latest flow's draft: reorder (move), delete, change a step's selectors or value
+         * @description All edits apply or none. expected_version must be the draft's version: a stale one → 409 VERSION_MISMATCH (of two concurrent edits at one version, one wins). An edit naming no step of the draft → 404 STEP_NOT_FOUND. The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND.
+         */
+        patch: {
+            parameters: {
+                query?: {
+                    /** @description The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND. */
+                    session_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TowerDraftPatch"];
+                };
+            };
+            responses: {
+                /** @description The edited draft */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TowerDraft"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/command-tower/replay-latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay the latest flow (as edited) as a new run
+         * @description Params (and secrets such as ${secrets.password}) go in `params`. The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND. */
+                    session_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TowerReplayInput"];
+                };
+            };
+            responses: {
+                /** @description The queued run, and the flow (and template) it runs */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TowerReplay"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/command-tower/replay-latest-from-step": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay the latest flow from a step: the run starts there (start_at_step_id), earlier steps do not run
+         * @description replay_preconditions: start with the session's saved login (session_state) and first open the step's page (navigate). A step_id not in the flow → 404 STEP_NOT_FOUND. The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND. */
+                    session_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TowerStepReplayInput"];
+                };
+            };
+            responses: {
+                /** @description The queued run, and the flow (and template) it runs */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TowerReplay"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/command-tower/replay-latest-step": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay one step of the latest flow (start_at_step_id = stop_after_step_id = step_id)
+         * @description Preconditions as for replay-latest-from-step. A step_id not in the flow → 404 STEP_NOT_FOUND. The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND. */
+                    session_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TowerStepReplayInput"];
+                };
+            };
+            responses: {
+                /** @description The queued run, and the flow (and template) it runs */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TowerReplay"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/command-tower/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A step's latest evidence from the tower's replays: ok, detail, duration, matched selector, screenshots
+         * @description step_id is required (400 without it) and must be a step of the flow (404 STEP_NOT_FOUND otherwise); evidence is null before a replay ran the step. The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND. */
+                    session_id?: string;
+                    /** @description A step of the latest flow (required) */
+                    step_id: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The step's latest evidence */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            session_id: string;
+                            step_id: string;
+                            evidence: components["schemas"]["TowerEvidence"];
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/command-tower/evidence-timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The evidence of the tower's replays of the latest flow, newest first
+         * @description The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND. */
+                    session_id?: string;
+                    /** @description 1–200, default 50 */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The timeline */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            session_id: string;
+                            items: components["schemas"]["TowerEvidence"][];
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/integrations/vonage/inbound-sms": {
         parameters: {
             query?: never;
@@ -8942,6 +9442,149 @@ export interface components {
                 [key: string]: string | number | boolean;
             };
         };
+        LatestFlow: {
+            session_id: string;
+            start_url: string;
+            generated_at: string;
+            source_event_count: number;
+            step_count: number;
+            draft_version: number;
+            steps: {
+                step_id: string;
+                action: string;
+                /** @description A navigate step's URL */
+                url: string | null;
+                /** @description What a type step types (secrets as ${secrets.name}) or a select step's option */
+                value_ref: string | null;
+                /** @description The first selector candidate */
+                selector: {
+                    [key: string]: unknown;
+                } | null;
+            }[];
+        };
+        TowerDraft: {
+            session_id: string;
+            name: string;
+            start_url: string;
+            /** @description 0 until the first edit; PATCH with expected_version */
+            version: number;
+            steps: ({
+                id: string;
+                /** @enum {string} */
+                type: "navigate";
+                url: string;
+            } | {
+                id: string;
+                /** @enum {string} */
+                type: "click";
+                target: {
+                    selectors: components["schemas"]["Selector"][];
+                };
+            } | {
+                id: string;
+                /** @enum {string} */
+                type: "type";
+                target: {
+                    selectors: components["schemas"]["Selector"][];
+                };
+                value: string;
+            } | {
+                id: string;
+                /** @enum {string} */
+                type: "select";
+                target: {
+                    selectors: components["schemas"]["Selector"][];
+                };
+                option: string;
+            })[];
+            secrets: string[];
+            event_count: number;
+            generated_at: string;
+            updated_at: string;
+        };
+        TowerDraftPatch: {
+            /** @description The draft's version as read (GET latest-flow-draft); a stale one → 409 VERSION_MISMATCH */
+            expected_version: number;
+            edits: ({
+                /** @enum {string} */
+                op: "move";
+                step_id: string;
+                to_index: number;
+            } | {
+                /** @enum {string} */
+                op: "delete";
+                step_id: string;
+            } | {
+                /** @enum {string} */
+                op: "set_selectors";
+                step_id: string;
+                selectors: components["schemas"]["Selector"][];
+            } | {
+                /** @enum {string} */
+                op: "set_value";
+                step_id: string;
+                value: string;
+            })[];
+        };
+        TowerReplay: {
+            session_id: string;
+            flow_id: string;
+            template_id: string | null;
+            start_at_step_id: string | null;
+            stop_after_step_id: string | null;
+            run: components["schemas"]["Run"];
+        };
+        TowerReplayInput: {
+            /** @description Values of the flow's ${params.x} and ${secrets.x} (a recorded password is ${secrets.password}); with any, the run goes through a template promoted from the replayed flow, so secrets stay sealed */
+            params?: {
+                [key: string]: unknown;
+            };
+        };
+        TowerStepReplayInput: {
+            step_id: string;
+            /** @description Values of the flow's ${params.x} and ${secrets.x} (a recorded password is ${secrets.password}); with any, the run goes through a template promoted from the replayed flow, so secrets stay sealed */
+            params?: {
+                [key: string]: unknown;
+            };
+            replay_preconditions?: components["schemas"]["ReplayPreconditions"];
+        };
+        ReplayPreconditions: {
+            /**
+             * @description Start with the recorded session's saved cookies and localStorage (its login); default true
+             * @default true
+             */
+            session_state: boolean;
+            /**
+             * @description First open the page the step acted on (as recorded; else the last navigate before it) as a step pre_<step_id>; default true, ignored for a navigate step
+             * @default true
+             */
+            navigate: boolean;
+        };
+        TowerEvidence: {
+            evidence_id: string;
+            run_id: string;
+            step_id: string;
+            step_type: string;
+            ok: boolean;
+            outcome: string;
+            detail: {
+                [key: string]: unknown;
+            };
+            started_at: string;
+            duration_ms: number;
+            /** @description The selector that found the element */
+            matched_selector: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Its position among the step's selectors (0 = first) */
+            matched_index: number | null;
+            /** @description Each selector tried, in order, and what it found */
+            fallback_trail: {
+                [key: string]: unknown;
+            }[];
+            before_screenshot_url: string | null;
+            after_screenshot_url: string | null;
+        } | null;
         InboundSmsReceipt: {
             /** @enum {boolean} */
             ok: true;
