@@ -43,6 +43,7 @@ import { createOpsMetrics, type OpsMetrics } from "./ops-metrics.js";
 import { createAutomationRoutes } from "./routes/automation.js";
 import { createCategoryRoutes } from "./routes/categories.js";
 import { createCommandTowerRoutes } from "./routes/command-tower.js";
+import { createCommandTowerOverviewRoutes } from "./routes/command-tower-overview.js";
 import { createComparisonRoutes } from "./routes/comparison.js";
 import { createComputerUseRoutes } from "./routes/computer-use.js";
 import { createEmbeddingRoutes } from "./routes/embeddings.js";
@@ -278,6 +279,17 @@ export function createApp(deps: AppDeps) {
     .route("/", createComputerUseRoutes(deps))
     .route("/", createReconstructionRoutes(deps))
     .route("/", createCommandTowerRoutes(deps))
+    .route(
+      "/",
+      createCommandTowerOverviewRoutes({
+        ...deps,
+        startedAt: Date.now(),
+        telemetry,
+        lanes: deps.operatorLanes ?? automationLanes(deps.automation),
+        opsMetrics,
+        settings: { ...HEALTH_DEFAULTS, ...deps.health },
+      }),
+    )
 
     .route("/", createIntegrationRoutes(deps))
     .route("/", createAutomationRoutes(deps))

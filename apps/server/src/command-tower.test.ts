@@ -72,6 +72,15 @@ describe("/api/command-tower", { timeout: 120_000 }, () => {
     expect(steps.map((s) => s.action)).toEqual(["navigate", "type", "type", "click", "click"]);
     expect(steps[2]?.value_ref).toBe("${secrets.password}");
     expect(flow.json.step_count).toBe(5);
+    const overview = await call("GET", `${T}/overview`);
+    expect(overview.status).toBe(200);
+    expect(overview.json).toMatchObject({
+      status: expect.stringMatching(/^(ok|degraded)$/),
+      diagnostics: { storage: { backend: "file" } },
+      alerts: { state: expect.stringMatching(/^(ok|degraded)$/) },
+      latest_flow: { session_id: sessionId, step_count: 5 },
+    });
+    expect(overview.json.diagnostics).not.toHaveProperty("metrics");
     for (const path of ["latest-flow", "latest-flow-draft", "evidence-timeline"]) {
       for (const latest of ["none", "null"])
         expect((await call("GET", `${T}/${path}?session_id=${latest}`)).json.session_id).toBe(sessionId);
