@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/testing.ts"],
+  entry: ["src/index.ts", "src/browser.ts", "src/testing.ts"],
   format: ["esm"],
   dts: true,
   clean: true,

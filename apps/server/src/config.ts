@@ -1,241 +1,10 @@
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { findChromium, parseHostRules, parseProtectedDomains } from "@vetted/runs";
-import { z } from "zod";
+import { findChromium, parseProtectedDomains } from "@vetted/runs";
+import { envSchema, type ServerEnv } from "./config-env.js";
 
-/** Hostnames that only this machine can reach. */
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
-
-/** True when `host` names the loopback interface (127.0.0.0/8, ::1 or localhost). */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return LOOPBACK_HOSTS.has(bare) || /^127(\.\d{1,3}){3}$/.test(bare);
-}
-
-const commaList = z
-  .string()
-  .optional()
-  .transform((value) =>
-    (value ?? "")
-      .split(",")
-      .map((part) => part.trim())
-      .filter((part) => part.length > 0),
-  );
-
-/** A comma-separated list of hosts and CIDRs, each checked to parse. */
-function hostList(name: string) {
-  return commaList.superRefine((entries, ctx) => {
-    try {
-      parseHostRules(entries);
-    } catch (err) {
-      ctx.addIssue({
-        code: "custom",
-        message: `${name}: ${err instanceof Error ? err.message : String(err)}; give comma-separated host names, IP addresses or CIDR ranges (e.g. api.example.com,10.0.0.0/8)`,
-      });
-    }
-  });
-}
-
-const envSchema = z
-  .object({
-    HOST: z.string().min(1, "HOST must not be empty").default("127.0.0.1"),
-    PORT: z.coerce
-      .number({ error: "PORT must be a number" })
-      .int("PORT must be a whole number")
-      .min(0, "PORT must be between 0 and 65535")
-      .max(65535, "PORT must be between 0 and 65535")
-      .default(8787),
-    VETTED_DATA_DIR: z.string().min(1).optional(),
-    DATABASE_URL: z
-      .string()
-      .regex(/^(file:|libsql:\/\/|https?:\/\/|wss?:\/\/)/, {
-        error: "DATABASE_URL must start with file:, libsql://, http(s):// or ws(s)://",
-      })
-      .optional(),
-    DATABASE_AUTH_TOKEN: z.string().min(1).optional(),
-    VETTED_API_TOKEN: z.string().min(16, "VETTED_API_TOKEN must be at least 16 characters").optional(),
-    VETTED_ALLOWED_HOSTS: commaList,
-    VETTED_CORS_ORIGINS: commaList,
-    VETTED_MAX_BODY_BYTES: z.coerce
-      .number({ error: "VETTED_MAX_BODY_BYTES must be a number" })
-      .int()
-      .min(1024, "VETTED_MAX_BODY_BYTES must be at least 1024")
-      .default(1024 * 1024),
-    VETTED_DB_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
-    VETTED_FRONTEND_URL: z.url({ error: "VETTED_FRONTEND_URL must be an absolute URL" }).optional(),
-    VETTED_WEB_DIST: z.string().min(1).optional(),
-    VETTED_COMPARISON_FILE: z.string().min(1).optional(),
-    VETTED_PROTECTED_PROVIDER_DOMAINS: z.string().optional(),
-    VETTED_HTTP_ALLOW: hostList("VETTED_HTTP_ALLOW"),
-    VETTED_HTTP_DENY: hostList("VETTED_HTTP_DENY"),
-    VETTED_RUNS_LEASE_MS: z.coerce
-      .number()
-      .int()
-      .min(100, "VETTED_RUNS_LEASE_MS must be at least 100")
-      .default(30_000),
-    VETTED_RUNS_POLL_MS: z.coerce
-      .number()
-      .int()
-      .min(10, "VETTED_RUNS_POLL_MS must be at least 10")
-      .default(500),
-    VETTED_RUNS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
-    VETTED_CHROMIUM_PATH: z.string().optional(),
-    VETTED_BROWSER_MAX_CONTEXTS: z.coerce
-      .number({ error: "VETTED_BROWSER_MAX_CONTEXTS must be a number" })
-      .int()
-      .min(1, "VETTED_BROWSER_MAX_CONTEXTS must be at least 1")
-      .max(64, "VETTED_BROWSER_MAX_CONTEXTS must be at most 64")
-      .default(4),
-    VETTED_BROWSER_IDLE_MS: z.coerce
-      .number({ error: "VETTED_BROWSER_IDLE_MS must be a number" })
-      .int()
-      .min(1000, "VETTED_BROWSER_IDLE_MS must be at least 1000")
-      .default(300_000),
-    VETTED_CU_PLANNER_URL: z
-      .url({ error: "VETTED_CU_PLANNER_URL must be an absolute http(s) URL" })
-      .refine((u) => /^https?:/i.test(u), "VETTED_CU_PLANNER_URL must be an http(s) URL")
-      .optional(),
-    VETTED_CU_PLANNER_MODEL: z.string().min(1).optional(),
-    VETTED_CU_PLANNER_API_KEY: z.string().min(1).optional(),
-    LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-    VETTED_ALLOWED_ROOTS: commaList,
-    VETTED_JOURNAL_KEY: z.string().min(16, "VETTED_JOURNAL_KEY must be at least 16 characters").optional(),
-    VETTED_SECRETS_KEY: z.string().min(16, "VETTED_SECRETS_KEY must be at least 16 characters").optional(),
-    VETTED_FILEORG_LEASE_MS: z.coerce
-      .number()
-      .int()
-      .min(100, "VETTED_FILEORG_LEASE_MS must be at least 100")
-      .default(30_000),
-    VETTED_HEADERS_TIMEOUT_MS: z.coerce
-      .number({ error: "VETTED_HEADERS_TIMEOUT_MS must be a number" })
-      .int("VETTED_HEADERS_TIMEOUT_MS must be a whole number")
-      .min(100, "VETTED_HEADERS_TIMEOUT_MS must be at least 100")
-      .max(600_000, "VETTED_HEADERS_TIMEOUT_MS must be at most 600000")
-      .default(15_000),
-    VETTED_REQUEST_TIMEOUT_MS: z.coerce
-      .number({ error: "VETTED_REQUEST_TIMEOUT_MS must be a number" })
-      .int("VETTED_REQUEST_TIMEOUT_MS must be a whole number")
-      .min(100, "VETTED_REQUEST_TIMEOUT_MS must be at least 100")
-      .max(3_600_000, "VETTED_REQUEST_TIMEOUT_MS must be at most 3600000")
-      .default(60_000),
-    VETTED_VONAGE_INBOUND_TOKEN: z
-      .string()
-      .min(16, "VETTED_VONAGE_INBOUND_TOKEN must be at least 16 characters")
-      .optional(),
-    VETTED_VONAGE_SIGNATURE_SECRET: z
-      .string()
-      .min(16, "VETTED_VONAGE_SIGNATURE_SECRET must be at least 16 characters")
-      .optional(),
-    VETTED_VONAGE_MAX_SKEW_S: z.coerce
-      .number({ error: "VETTED_VONAGE_MAX_SKEW_S must be a number" })
-      .int("VETTED_VONAGE_MAX_SKEW_S must be a whole number")
-      .min(1, "VETTED_VONAGE_MAX_SKEW_S must be at least 1")
-      .max(86_400, "VETTED_VONAGE_MAX_SKEW_S must be at most 86400")
-      .default(600),
-    VETTED_EMBEDDINGS_URL: z.url({ error: "VETTED_EMBEDDINGS_URL must be an absolute URL" }).optional(),
-    VETTED_EMBEDDINGS_MODEL: z.string().min(1).max(200).optional(),
-    VETTED_EMBEDDINGS_API_KEY: z.string().min(1).optional(),
-    VETTED_AUTOMATION_COMMANDS: z.string().min(1).optional(),
-    VETTED_AUTOMATION_MAX_PARALLEL: z.coerce
-      .number({ error: "VETTED_AUTOMATION_MAX_PARALLEL must be a number" })
-      .int()
-      .min(1, "VETTED_AUTOMATION_MAX_PARALLEL must be at least 1")
-      .max(64, "VETTED_AUTOMATION_MAX_PARALLEL must be at most 64")
-      .default(2),
-    VETTED_AUTOMATION_QUEUE_MAX: z.coerce
-      .number({ error: "VETTED_AUTOMATION_QUEUE_MAX must be a number" })
-      .int()
-      .min(1, "VETTED_AUTOMATION_QUEUE_MAX must be at least 1")
-      .max(100_000, "VETTED_AUTOMATION_QUEUE_MAX must be at most 100000")
-      .default(100),
-    VETTED_AUTOMATION_LEASE_MS: z.coerce
-      .number({ error: "VETTED_AUTOMATION_LEASE_MS must be a number" })
-      .int()
-      .min(300, "VETTED_AUTOMATION_LEASE_MS must be at least 300")
-      .default(30_000),
-    VETTED_AUTOMATION_KILL_GRACE_MS: z.coerce
-      .number({ error: "VETTED_AUTOMATION_KILL_GRACE_MS must be a number" })
-      .int()
-      .min(0, "VETTED_AUTOMATION_KILL_GRACE_MS must be at least 0")
-      .max(600_000, "VETTED_AUTOMATION_KILL_GRACE_MS must be at most 600000")
-      .default(5_000),
-    VETTED_AUTOMATION_RETRY_BASE_MS: z.coerce
-      .number({ error: "VETTED_AUTOMATION_RETRY_BASE_MS must be a number" })
-      .int()
-      .min(10, "VETTED_AUTOMATION_RETRY_BASE_MS must be at least 10")
-      .default(1_000),
-    VETTED_RATE_LIMIT_PER_MINUTE: z.coerce
-      .number({ error: "VETTED_RATE_LIMIT_PER_MINUTE must be a number" })
-      .int("VETTED_RATE_LIMIT_PER_MINUTE must be a whole number")
-      .min(1, "VETTED_RATE_LIMIT_PER_MINUTE must be at least 1")
-      .default(600),
-    VETTED_RATE_LIMIT_ANON_PER_MINUTE: z.coerce
-      .number({ error: "VETTED_RATE_LIMIT_ANON_PER_MINUTE must be a number" })
-      .int("VETTED_RATE_LIMIT_ANON_PER_MINUTE must be a whole number")
-      .min(1, "VETTED_RATE_LIMIT_ANON_PER_MINUTE must be at least 1")
-      .default(120),
-    VETTED_ALERT_WINDOW_S: z.coerce
-      .number({ error: "VETTED_ALERT_WINDOW_S must be a number" })
-      .int("VETTED_ALERT_WINDOW_S must be a whole number")
-      .min(1, "VETTED_ALERT_WINDOW_S must be at least 1")
-      .max(30 * 86_400, "VETTED_ALERT_WINDOW_S must be at most 2592000 (30 days)")
-      .default(3600),
-    VETTED_ALERT_FAILURE_RATE: z.coerce
-      .number({ error: "VETTED_ALERT_FAILURE_RATE must be a number" })
-      .gt(0, "VETTED_ALERT_FAILURE_RATE must be above 0")
-      .max(1, "VETTED_ALERT_FAILURE_RATE must be at most 1")
-      .default(0.2),
-    VETTED_REVIEW_MODEL_URL: z.url({ error: "VETTED_REVIEW_MODEL_URL must be an absolute URL" }).optional(),
-    VETTED_REVIEW_MODEL: z.string().min(1).max(200).optional(),
-    VETTED_REVIEW_MODEL_API_KEY: z.string().min(1).optional(),
-    VETTED_WEBHOOK_POLL_MS: z.coerce
-      .number({ error: "VETTED_WEBHOOK_POLL_MS must be a number" })
-      .int("VETTED_WEBHOOK_POLL_MS must be a whole number")
-      .min(10, "VETTED_WEBHOOK_POLL_MS must be at least 10")
-      .default(1000),
-    VETTED_WEBHOOK_RETRY_BASE_MS: z.coerce
-      .number({ error: "VETTED_WEBHOOK_RETRY_BASE_MS must be a number" })
-      .int("VETTED_WEBHOOK_RETRY_BASE_MS must be a whole number")
-      .min(10, "VETTED_WEBHOOK_RETRY_BASE_MS must be at least 10")
-      .default(10_000),
-    VETTED_WEBHOOK_TIMEOUT_MS: z.coerce
-      .number({ error: "VETTED_WEBHOOK_TIMEOUT_MS must be a number" })
-      .int("VETTED_WEBHOOK_TIMEOUT_MS must be a whole number")
-      .min(100, "VETTED_WEBHOOK_TIMEOUT_MS must be at least 100")
-      .max(120_000, "VETTED_WEBHOOK_TIMEOUT_MS must be at most 120000")
-      .default(10_000),
-  })
-  .superRefine((env, ctx) => {
-    if (env.VETTED_REVIEW_MODEL_URL !== undefined && env.VETTED_REVIEW_MODEL === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["VETTED_REVIEW_MODEL"],
-        message: "VETTED_REVIEW_MODEL_URL is set: name the model to call with VETTED_REVIEW_MODEL",
-      });
-    }
-    if (env.VETTED_EMBEDDINGS_URL !== undefined && env.VETTED_EMBEDDINGS_MODEL === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["VETTED_EMBEDDINGS_MODEL"],
-        message: "VETTED_EMBEDDINGS_URL is set: name the model to call with VETTED_EMBEDDINGS_MODEL",
-      });
-    }
-    if (env.VETTED_HEADERS_TIMEOUT_MS > env.VETTED_REQUEST_TIMEOUT_MS) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["VETTED_HEADERS_TIMEOUT_MS"],
-        message: "VETTED_HEADERS_TIMEOUT_MS must not exceed VETTED_REQUEST_TIMEOUT_MS",
-      });
-    }
-    if (!isLoopbackHost(env.HOST) && env.VETTED_API_TOKEN === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["VETTED_API_TOKEN"],
-        message: `HOST=${env.HOST} is reachable from other machines: set VETTED_API_TOKEN (at least 16 characters) or bind to 127.0.0.1`,
-      });
-    }
-  });
+export { isLoopbackHost } from "./config-env.js";
 
 /** The server's validated configuration. */
 export interface Config {
@@ -345,20 +114,82 @@ function defaultDataDir(env: NodeJS.ProcessEnv): string {
   return xdg ? join(xdg, "vetted") : join(homedir(), ".local", "share", "vetted");
 }
 
-/**
- * Reads the server configuration from environment variables.
- * @throws ConfigError listing every bad variable with what to do about it.
- */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** Validates the environment against `envSchema`; every issue becomes one line of a `ConfigError`. */
+function parseEnv(env: NodeJS.ProcessEnv): ServerEnv {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`),
     );
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+/** The data directory and the database it holds (unless DATABASE_URL names another). */
+function storage(e: ServerEnv, env: NodeJS.ProcessEnv): Pick<Config, "dataDir" | "databaseUrl"> {
   const dataDir = resolve(e.VETTED_DATA_DIR ?? defaultDataDir(env));
-  const databaseUrl = e.DATABASE_URL ?? `file:${join(dataDir, "vetted.db")}`;
+  return { dataDir, databaseUrl: e.DATABASE_URL ?? `file:${join(dataDir, "vetted.db")}` };
+}
+
+/** The Chromium to drive (or why there is none), the context pool and the computer-use planner. */
+function browserSettings(
+  e: ServerEnv,
+): Pick<
+  Config,
+  "chromiumPath" | "chromiumMissingReason" | "browserMaxContexts" | "browserIdleMs" | "cuPlanner"
+> {
+  return {
+    chromiumPath: findChromium({ VETTED_CHROMIUM_PATH: e.VETTED_CHROMIUM_PATH }),
+    chromiumMissingReason:
+      e.VETTED_CHROMIUM_PATH === undefined || e.VETTED_CHROMIUM_PATH.trim() === ""
+        ? "no Chromium found in the usual places"
+        : `VETTED_CHROMIUM_PATH=${e.VETTED_CHROMIUM_PATH} is not an executable file`,
+    browserMaxContexts: e.VETTED_BROWSER_MAX_CONTEXTS,
+    browserIdleMs: e.VETTED_BROWSER_IDLE_MS,
+    cuPlanner: {
+      url: e.VETTED_CU_PLANNER_URL,
+      model: e.VETTED_CU_PLANNER_MODEL,
+      apiKey: e.VETTED_CU_PLANNER_API_KEY,
+    },
+  };
+}
+
+/** An optional OpenAI-compatible model: on only when both its URL and its model name are set. */
+function remoteModel(
+  url: string | undefined,
+  model: string | undefined,
+  apiKey: string | undefined,
+): { url: string; model: string; apiKey: string | undefined } | undefined {
+  return url === undefined || model === undefined ? undefined : { url, model, apiKey };
+}
+
+function automationSettings(e: ServerEnv): AutomationSettings {
+  return {
+    commandsFile: e.VETTED_AUTOMATION_COMMANDS,
+    maxParallel: e.VETTED_AUTOMATION_MAX_PARALLEL,
+    queueMax: e.VETTED_AUTOMATION_QUEUE_MAX,
+    leaseMs: e.VETTED_AUTOMATION_LEASE_MS,
+    killGraceMs: e.VETTED_AUTOMATION_KILL_GRACE_MS,
+    retryBaseMs: e.VETTED_AUTOMATION_RETRY_BASE_MS,
+  };
+}
+
+function healthSettings(e: ServerEnv): Config["health"] {
+  return {
+    rateLimitPerMinute: e.VETTED_RATE_LIMIT_PER_MINUTE,
+    rateLimitAnonPerMinute: e.VETTED_RATE_LIMIT_ANON_PER_MINUTE,
+    alertWindowS: e.VETTED_ALERT_WINDOW_S,
+    alertFailureRate: e.VETTED_ALERT_FAILURE_RATE,
+  };
+}
+
+/**
+ * Reads the server configuration from environment variables.
+ * @throws ConfigError listing every bad variable with what to do about it.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const e = parseEnv(env);
+  const { dataDir, databaseUrl } = storage(e, env);
   return {
     host: e.HOST,
     port: e.PORT,
@@ -381,18 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runsLeaseMs: e.VETTED_RUNS_LEASE_MS,
     runsPollMs: e.VETTED_RUNS_POLL_MS,
     runsConcurrency: e.VETTED_RUNS_CONCURRENCY,
-    chromiumPath: findChromium({ VETTED_CHROMIUM_PATH: e.VETTED_CHROMIUM_PATH }),
-    chromiumMissingReason:
-      e.VETTED_CHROMIUM_PATH === undefined || e.VETTED_CHROMIUM_PATH.trim() === ""
-        ? "no Chromium found in the usual places"
-        : `VETTED_CHROMIUM_PATH=${e.VETTED_CHROMIUM_PATH} is not an executable file`,
-    browserMaxContexts: e.VETTED_BROWSER_MAX_CONTEXTS,
-    browserIdleMs: e.VETTED_BROWSER_IDLE_MS,
-    cuPlanner: {
-      url: e.VETTED_CU_PLANNER_URL,
-      model: e.VETTED_CU_PLANNER_MODEL,
-      apiKey: e.VETTED_CU_PLANNER_API_KEY,
-    },
+    ...browserSettings(e),
     allowedRoots:
       e.VETTED_ALLOWED_ROOTS.length > 0
         ? e.VETTED_ALLOWED_ROOTS.map((root) => resolve(root))
@@ -412,35 +232,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signatureSecret: e.VETTED_VONAGE_SIGNATURE_SECRET,
       maxSkewS: e.VETTED_VONAGE_MAX_SKEW_S,
     },
-    embeddingsRemote:
-      e.VETTED_EMBEDDINGS_URL === undefined || e.VETTED_EMBEDDINGS_MODEL === undefined
-        ? undefined
-        : {
-            url: e.VETTED_EMBEDDINGS_URL,
-            model: e.VETTED_EMBEDDINGS_MODEL,
-            apiKey: e.VETTED_EMBEDDINGS_API_KEY,
-          },
-    automation: {
-      commandsFile: e.VETTED_AUTOMATION_COMMANDS,
-      maxParallel: e.VETTED_AUTOMATION_MAX_PARALLEL,
-      queueMax: e.VETTED_AUTOMATION_QUEUE_MAX,
-      leaseMs: e.VETTED_AUTOMATION_LEASE_MS,
-      killGraceMs: e.VETTED_AUTOMATION_KILL_GRACE_MS,
-      retryBaseMs: e.VETTED_AUTOMATION_RETRY_BASE_MS,
-    },
-    health: {
-      rateLimitPerMinute: e.VETTED_RATE_LIMIT_PER_MINUTE,
-      rateLimitAnonPerMinute: e.VETTED_RATE_LIMIT_ANON_PER_MINUTE,
-      alertWindowS: e.VETTED_ALERT_WINDOW_S,
-      alertFailureRate: e.VETTED_ALERT_FAILURE_RATE,
-    },
-    reviewModel:
-      e.VETTED_REVIEW_MODEL_URL === undefined || e.VETTED_REVIEW_MODEL === undefined
-        ? undefined
-        : {
-            url: e.VETTED_REVIEW_MODEL_URL,
-            model: e.VETTED_REVIEW_MODEL,
-            apiKey: e.VETTED_REVIEW_MODEL_API_KEY,
-          },
+    embeddingsRemote: remoteModel(
+      e.VETTED_EMBEDDINGS_URL,
+      e.VETTED_EMBEDDINGS_MODEL,
+      e.VETTED_EMBEDDINGS_API_KEY,
+    ),
+    automation: automationSettings(e),
+    health: healthSettings(e),
+    reviewModel: remoteModel(e.VETTED_REVIEW_MODEL_URL, e.VETTED_REVIEW_MODEL, e.VETTED_REVIEW_MODEL_API_KEY),
   };
 }

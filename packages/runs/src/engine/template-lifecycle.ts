@@ -3,7 +3,7 @@ import { and, asc, desc, eq, ne } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { z } from "zod";
 import { FlowInput } from "../domain/flow.js";
-import { type Template, TemplateInput } from "../domain/template.js";
+import type { Template } from "../domain/template.js";
 import {
   exportTemplate,
   ForkInput,
@@ -14,8 +14,8 @@ import {
   TemplateExport,
   type TemplateHistory,
 } from "../domain/template-lifecycle.js";
-import { canMoveTemplate, type TemplateStatus } from "../domain/template-status.js";
-import { assertParamPatterns, assertStepPatterns } from "../domain/user-patterns.js";
+import { canMoveTemplate } from "../domain/template-status.js";
+import { assertStepPatterns } from "../domain/user-patterns.js";
 import {
   FlowNotFoundError,
   RunNotPromotableError,
@@ -26,10 +26,8 @@ import { flows, flowVersions, templates } from "../store/schema.js";
 import { flowAt } from "./flows.js";
 import { loadRun, parseInput } from "./persist.js";
 import type { RunsResources } from "./resources.js";
+import { checkTemplate, insertTemplate, type TemplateLineage, type TemplateRow } from "./template-rows.js";
 import { toTemplate } from "./views.js";
-
-type TemplateRow = typeof templates.$inferSelect;
-type ParsedTemplate = z.output<typeof TemplateInput>;
 
 /** Race-simulation hooks for tests: called between the steps of a multi-statement verb. */
 export interface TemplateLifecycleHooks {
@@ -45,44 +43,6 @@ async function templateRow(tx: Tx | LibSQLDatabase, templateId: string): Promise
 
 function familyOf(row: TemplateRow): string {
   return row.familyId === "" ? row.id : row.familyId;
-}
-
-function checkTemplate(input: unknown): ParsedTemplate {
-  assertJsonDepth(input, "The template");
-  const t = parseInput(TemplateInput, input, "TEMPLATE_INVALID", "The template");
-  assertParamPatterns(t.params_schema);
-  return t;
-}
-
-interface Lineage {
-  familyId: string;
-  parentTemplateId: string | null;
-  familyVersion: number;
-  status: TemplateStatus;
-  changeNote: string | null;
-}
-
-async function insertTemplate(r: RunsResources, tx: Tx, id: string, t: ParsedTemplate, line: Lineage) {
-  const at = r.now();
-  const [row] = await tx
-    .insert(templates)
-    .values({
-      id,
-      name: t.name,
-      flowId: t.flow_id,
-      flowVersion: t.flow_version ?? null,
-      paramsSchema: t.params_schema,
-      defaults: t.defaults,
-      policies: t.policies,
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
-      ...line,
-      recommended: false,
-    })
-    .returning();
-  if (row === undefined) throw new TemplateNotFoundError(id);
-  return row;
 }
 
 /**
@@ -152,7 +112,9 @@ export async function promoteTemplate(r: RunsResources, input: PromoteInput): Pr
   return r.write(async (tx) => {
     const t = checkTemplate(await promotionOf(tx, p));
     const line = { familyId: id, parentTemplateId: null, familyVersion: 1, status: "active" as const };
-    return toTemplate(await insertTemplate(r, tx, id, t, { ...line, changeNote: p.change_note ?? null }));
+    return toTemplate(
+      await insertTemplate(tx, id, t, { ...line, changeNote: p.change_note ?? null }, r.now()),
+    );
   });
 }
 
@@ -193,14 +155,14 @@ export async function forkTemplateVersion(
       .where(eq(templates.familyId, family))
       .orderBy(desc(templates.familyVersion))
       .limit(1);
-    const line: Lineage = {
+    const line: TemplateLineage = {
       familyId: family,
       parentTemplateId: parent.id,
       familyVersion: (last?.v ?? 0) + 1,
       status: "draft",
       changeNote: f.change_note ?? null,
     };
-    const row = await insertTemplate(r, tx, id, t, line);
+    const row = await insertTemplate(tx, id, t, line, r.now());
     return toTemplate(f.activate ? await activateRow(r, tx, row) : row);
   });
 }
@@ -318,14 +280,14 @@ export async function importTemplate(r: RunsResources, input: TemplateExport): P
     await tx
       .insert(flowVersions)
       .values({ flowId, version: 1, name: flow.name, steps: flow.steps, createdAt: at });
-    const line: Lineage = {
+    const line: TemplateLineage = {
       familyId: id,
       parentTemplateId: null,
       familyVersion: 1,
       status: "active",
       changeNote: e.change_note ?? null,
     };
-    return toTemplate(await insertTemplate(r, tx, id, t, line));
+    return toTemplate(await insertTemplate(tx, id, t, line, r.now()));
   });
 }
 

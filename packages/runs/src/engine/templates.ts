@@ -9,9 +9,8 @@ import { flowAt } from "./flows.js";
 import { type ListQuery, newestFirstAfter, newestFirstPage, pageLimit } from "./lists.js";
 import { parseInput } from "./persist.js";
 import type { RunsResources } from "./resources.js";
+import { checkTemplate, insertTemplate, type TemplateRow } from "./template-rows.js";
 import { toTemplate } from "./views.js";
-
-type TemplateRow = typeof templates.$inferSelect;
 
 /** A patch applied over a stored template, checked again as a whole. @throws TEMPLATE_INVALID */
 function mergePatch(row: TemplateRow, p: z.output<typeof TemplatePatch>): z.output<typeof TemplateInput> {
@@ -33,31 +32,20 @@ function mergePatch(row: TemplateRow, p: z.output<typeof TemplatePatch>): z.outp
 
 /** Stores a template over an existing flow (and version, when pinned). @throws TEMPLATE_INVALID, FLOW_NOT_FOUND */
 export async function createTemplate(r: RunsResources, input: TemplateInput): Promise<Template> {
-  assertJsonDepth(input, "The template");
-  const t = parseInput(TemplateInput, input, "TEMPLATE_INVALID", "The template");
-  assertParamPatterns(t.params_schema);
+  const t = checkTemplate(input);
   const at = r.now();
   const id = r.newId("tpl");
   return r.write(async (tx) => {
     await flowAt(tx, t.flow_id, t.flow_version ?? null);
-    const [row] = await tx
-      .insert(templates)
-      .values({
-        id,
-        name: t.name,
-        flowId: t.flow_id,
-        flowVersion: t.flow_version ?? null,
-        paramsSchema: t.params_schema,
-        defaults: t.defaults,
-        policies: t.policies,
-        version: 1,
-        createdAt: at,
-        updatedAt: at,
-        familyId: id,
-      })
-      .returning();
-    if (row === undefined) throw new TemplateNotFoundError(id);
-    return toTemplate(row);
+    // A new family of one: the column defaults a lifecycle-less insert got, spelled out.
+    const line = {
+      familyId: id,
+      parentTemplateId: null,
+      familyVersion: 1,
+      status: "active",
+      changeNote: null,
+    } as const;
+    return toTemplate(await insertTemplate(tx, id, t, line, at));
   });
 }
 

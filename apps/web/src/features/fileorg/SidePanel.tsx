@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { BUCKET_LABELS, labelReason } from "@vetted/fileorg/browser";
 import { useState } from "react";
 import { api, unwrap } from "../../api/client.js";
 import { ErrorState, Loading } from "../../ui/states.js";
-import { BUCKET_LABELS, formatBytes, labelReason } from "./model/reasons.js";
+import { formatBytes } from "./model/format-bytes.js";
 import type { ManifestRow } from "./types.js";
 
 /** One row: its preview (text lines, image size, PDF pages), its reasons in words, inline edits. */

@@ -1,6 +1,11 @@
-/** Reason codes and review buckets in words (the server's `REVIEW_REASON_LABELS` and `BUCKET_LABELS`). */
+/**
+ * Reason codes and review buckets in words. No imports but types, so `@vetted/fileorg/browser` serves the
+ * same labels to the web console.
+ */
+import type { ReviewBucket } from "./manifest.js";
 
-export const REASON_LABELS: Readonly<Record<string, string>> = {
+/** The human label of every reason code review knows (analyze's, the bucket function's, review's). */
+export const REVIEW_REASON_LABELS: Readonly<Record<string, string>> = {
   BLOCKED: "Blocked: the row cannot be applied as it is",
   UNREADABLE: "The file could not be read",
   SYMLINK: "A symlink: listed, never followed or moved",
@@ -25,30 +30,18 @@ export const REASON_LABELS: Readonly<Record<string, string>> = {
   SKIP_CHOSEN: "Skipped by a rule, a triage or a conflict resolution",
 };
 
-export const BUCKET_LABELS: Readonly<Record<string, string>> = {
-  blocked: "Blocked: cannot be applied as it is",
-  conflict: "Conflict: must be resolved before apply",
-  needs_review: "Needs review",
-  auto_safe: "Safe to apply",
-};
-
-/** A reason code in words; unknown codes are spelled from their words (as the server does). */
+/** The human label of a reason code; unknown codes are labelled from their words. */
 export function labelReason(code: string): string {
-  const known = REASON_LABELS[code] ?? REASON_LABELS[code.toUpperCase()];
+  const known = REVIEW_REASON_LABELS[code] ?? REVIEW_REASON_LABELS[code.toUpperCase()];
   if (known !== undefined) return known;
   const words = code.toLowerCase().replaceAll(/[_-]+/g, " ").trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** A byte count for people. */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
-}
+/** Human labels of the buckets. */
+export const BUCKET_LABELS: Readonly<Record<ReviewBucket, string>> = {
+  blocked: "Blocked: cannot be applied as it is",
+  conflict: "Conflict: must be resolved before apply",
+  needs_review: "Needs review",
+  auto_safe: "Safe to apply",
+};

@@ -1,0 +1,127 @@
+// The run engine itself: flows, templates, runs and their state machine, steps and the step registry,
+// gates, the outbound policy, errors and migrations. Re-exported by `src/index.ts`, like every lane.
+
+/** The engines' ports and pages, from `@vetted/store`. */
+export type { Clock, IdGenerator, KeysetPage, KeysetPage as Page } from "@vetted/store";
+export { Flow, FlowInput, FlowPatch } from "../domain/flow.js";
+export {
+  type CanonicalHost,
+  canonicalAddress,
+  canonicalHost,
+  type HostRule,
+  parseHostRule,
+  parseHostRules,
+} from "../domain/host.js";
+export { type Interpolated, interpolate, references, type Scope } from "../domain/interpolate.js";
+export {
+  DEFAULT_PROTECTED_PROVIDER_DOMAINS,
+  matchProtectedDomain,
+  matchProtectedHost,
+  parseProtectedDomains,
+} from "../domain/providers.js";
+export {
+  CreateRunInput,
+  EVENT_TYPES,
+  type EventType,
+  ResumeRequest,
+  Run,
+  RunEvent,
+  RunOtpSubmitRequest,
+  WaitContext,
+} from "../domain/run.js";
+export {
+  canTransition,
+  END_REASONS,
+  type EndReason,
+  isTerminal,
+  isWaiting,
+  REASON_CODES,
+  RESUME_KINDS,
+  type ReasonCode,
+  type ResumeKind,
+  RUN_STATUSES,
+  type RunStatus,
+  TERMINAL_STATUSES,
+  WAITING_STATUSES,
+} from "../domain/status.js";
+export {
+  ApprovalGateStep,
+  AssertStep,
+  type GateRequest,
+  HttpStep,
+  InputGateStep,
+  type InputSchema,
+  OtpGateStep,
+  SetStep,
+  Step,
+  type StepOutcome,
+  WaitStep,
+} from "../domain/steps.js";
+export {
+  DEFAULT_POLICIES,
+  PARAM_TYPES,
+  type ParamIssue,
+  ParamSpec,
+  type ParamsResult,
+  Policies,
+  Template,
+  TemplateInput,
+  TemplatePatch,
+  validateParams,
+} from "../domain/template.js";
+export {
+  type GateValues,
+  REDACTED,
+  type RunState,
+  type Transition,
+} from "../domain/transitions.js";
+export { StepEvidence } from "../engine/evidence.js";
+export type { EventHub, EventListener } from "../engine/hub.js";
+export {
+  createOutboundPolicy,
+  DEFAULT_DENIED_HOSTS,
+  type HostLookup,
+  type OutboundDecision,
+  type OutboundPolicy,
+  type OutboundPolicyOptions,
+} from "../engine/outbound.js";
+export { createRedactor, MIN_SUBSTRING_LENGTH, type Redactor } from "../engine/redactor.js";
+export {
+  createRunsEngine,
+  type EventListQuery,
+  type EvidenceQuery,
+  type IdempotencyOptions,
+  type ListQuery,
+  type RunListQuery,
+  type RunsEngine,
+  type RunsEngineOptions,
+  type RunsObserver,
+  type SessionStates,
+} from "../engine/runs-engine.js";
+export { loadSecretsKey, SECRETS_KEY_FILE } from "../engine/secret-box.js";
+export {
+  BrowserCrashedError,
+  BrowserUnavailableError,
+  CampaignNotFoundError,
+  FlowNotFoundError,
+  IdempotencyKeyReusedError,
+  InvalidInputError,
+  OtpUnavailableError,
+  ResumeRefusedError,
+  RUNS_ERROR_CODES,
+  RunNotFoundError,
+  RunNotPromotableError,
+  RunNotRecoverableError,
+  RunStateError,
+  RunsError,
+  type RunsErrorCode,
+  SessionNotFoundError,
+  StepNotFoundError,
+  TemplateNotFoundError,
+  TemplateStatusError,
+  VersionConflictError,
+} from "../errors.js";
+export { DEFAULT_MAX_RESPONSE_BYTES } from "../steps/http-response.js";
+export { STEP_TYPES, stepTypeOf } from "../steps/registry.js";
+export type { StepContext, StepType } from "../steps/step-type.js";
+export { migrate } from "../store/migrate.js";
