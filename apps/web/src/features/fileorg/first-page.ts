@@ -3,7 +3,7 @@ import { manifestQuery, type ReviewSearch } from "./model/review-search.js";
 
 /** Rows per page of the review table. */
 export const REVIEW_PAGE_SIZE = 200;
-/** How long a page fetched ahead of the review page waits to be taken (a hover's preload, say). */
+/** How long a page fetched ahead of the review page waits to be taken (the page mounts right after). */
 const EARLY_PAGE_TTL_MS = 5_000;
 
 /** The query of the review table's pages for these search params. */

@@ -13,9 +13,12 @@ export function fileorgRoutes<P extends AnyRoute>(parent: P) {
     getParentRoute: () => parent,
     path: "/files/jobs/$jobId",
     validateSearch: (raw: Record<string, unknown>) => parseReviewSearch(raw),
-    // The first rows are asked for while the page's code loads; the loader never waits for them.
+    // The first rows are asked for while the page's code loads (on a real navigation, never on a hover's
+    // preload: a page fetched early is only good for the load right after); the loader never waits for them.
     loaderDeps: ({ search }) => search,
-    loader: ({ params, deps }) => fetchFirstPageEarly(params.jobId, deps),
+    loader: ({ params, deps, preload }) => {
+      if (!preload) fetchFirstPageEarly(params.jobId, deps);
+    },
     component: lazyRouteComponent(() => import("./ReviewRoute.js"), "ReviewRoute"),
   });
   const apply = createRoute({
