@@ -119,15 +119,21 @@ async function main(): Promise<void> {
     const baseNav = await timeToSelector(basePage, empty, "h1");
     const page = await (await browser.newContext()).newPage();
     await page.setViewportSize({ width: 1280, height: 900 });
-    const apiTimes: string[] = [];
+    const apiTimes: Array<{ start: number; took: number; path: string }> = [];
     page.on("requestfinished", (req) => {
       const t = req.timing();
       if (req.url().includes("/api/")) {
-        apiTimes.push(`${(t.responseEnd - t.requestStart).toFixed(0)} ms ${new URL(req.url()).pathname}`);
+        const path = new URL(req.url()).pathname;
+        apiTimes.push({ start: t.startTime + t.requestStart, took: t.responseEnd - t.requestStart, path });
       }
     });
     const firstRows = await timeToSelector(page, review, "[data-row]");
-    console.log(`API calls of the first review page load:\n  ${apiTimes.join("\n  ")}`);
+    // When each call left (ms after navigation start) and how long the server took to answer it.
+    const origin = await page.evaluate(() => performance.timeOrigin);
+    const calls = apiTimes.map(
+      (a) => `sent at ${(a.start - origin).toFixed(0)} ms, answered in ${a.took.toFixed(0)} ms: ${a.path}`,
+    );
+    console.log(`API calls of the first review page load:\n  ${calls.join("\n  ")}`);
     const scroll = await maxRowsWhileScrolling(page, 60);
     const baseRows = await page.evaluate(() => document.querySelectorAll("[data-row]").length);
     const filter = await filterRepaint(page, "file-0001");

@@ -1,4 +1,5 @@
-// The fileorg benchmark: `pnpm --filter @vetted/fileorg bench [--files N]` (default 100,000 small files).
+// The fileorg benchmark: `pnpm --filter @vetted/fileorg bench [--files N] [--analyze-only | --no-apply]`
+// (default 100,000 small files).
 // Every figure is printed as a ratio against a baseline measured in the same run, plus the absolute figures.
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -16,6 +17,8 @@ const FILES = argFiles > 0 ? Number(process.argv[argFiles + 1]) : 100_000;
 const CONCURRENCY = 8;
 // `--analyze-only`: the analyze figures alone (no manifest pages, no apply), for quick runs.
 const ANALYZE_ONLY = process.argv.includes("--analyze-only");
+// `--no-apply`: the analyze and manifest figures (first page, grouped view, pages), without the apply run.
+const NO_APPLY = process.argv.includes("--no-apply");
 const EXTS = ["txt", "md", "csv", "json", "py", "html", "log", "js", "xml", "yaml"];
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-bench-")));
@@ -134,6 +137,17 @@ async function main(): Promise<void> {
     latencies.push(performance.now() - s);
   }
 
+  await firstPageAndView(client, engine, job.job_id);
+  if (NO_APPLY) {
+    console.log(
+      `manifest page of 200 rows at ${FILES} rows: p95 ${fmt(quantile(latencies, 0.95))} ms (target ≤ 50 ms)`,
+    );
+    await engine.stop();
+    client.close();
+    rmSync(root, { recursive: true, force: true });
+    return;
+  }
+
   // The baseline of apply: bare fs.rename of the same files to the same targets (folders created as needed).
   const targets: Array<[string, string]> = [];
   let cursor: string | undefined;
@@ -186,6 +200,39 @@ async function main(): Promise<void> {
   await engine.stop();
   client.close();
   rmSync(root, { recursive: true, force: true });
+}
+
+/** The best of `n` timings of `run` (ms), each including the JSON the API would send. */
+async function bestOf(n: number, run: () => Promise<unknown>): Promise<number> {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < n; i++) {
+    const s = performance.now();
+    JSON.stringify(await run());
+    best = Math.min(best, performance.now() - s);
+  }
+  return best;
+}
+
+/**
+ * What the review page's first load asks the server for: the first manifest page (100 rows, no cursor, no
+ * filter) and the grouped view, against a bare `SELECT * … LIMIT 100` of the same table in the same run.
+ */
+async function firstPageAndView(
+  client: ReturnType<typeof createClient>,
+  engine: ReturnType<typeof createFileorgEngine>,
+  jobId: string,
+): Promise<void> {
+  const bare = await bestOf(20, () =>
+    client.execute({ sql: "SELECT * FROM fileorg_rows WHERE job_id = ? LIMIT 100", args: [jobId] }),
+  );
+  const first = await bestOf(20, () => engine.listRows(jobId, { limit: 100 }));
+  const view = await bestOf(5, () => engine.viewManifest(jobId));
+  console.log(
+    `first manifest page (100 rows) ÷ bare SELECT … LIMIT 100 at ${FILES} rows: ${fmt(first / bare)} — page ${fmt(first)} ms, bare ${fmt(bare)} ms`,
+  );
+  console.log(
+    `grouped view (folder tree + counts) ÷ bare SELECT … LIMIT 100 at ${FILES} rows: ${fmt(view / bare)} — view ${fmt(view)} ms, bare ${fmt(bare)} ms`,
+  );
 }
 
 main().catch((err: unknown) => {

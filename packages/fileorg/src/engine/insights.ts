@@ -1,12 +1,11 @@
 import { close, read } from "node:fs";
-import { posix } from "node:path";
 import { promisify } from "node:util";
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { imageSize } from "image-size";
 import { z } from "zod";
+import { buildFolderTree, type PlaceGroup, placeDirOf } from "../domain/folder-view.js";
 import type { JobReport } from "../domain/job.js";
 import { ManifestRow, RowError } from "../domain/manifest.js";
-import { isInside } from "../domain/template.js";
 import { NotFoundError } from "../errors.js";
 import { conflicts, jobs, journal, rows } from "../store/schema.js";
 import { confinedFs } from "./confined-fs.js";
@@ -62,67 +61,78 @@ async function countBy(
   return Object.fromEntries(found.map((r) => [String(r.key), Number(r.n)]));
 }
 
-/** Builds the grouped view of a manifest (rows that will not move are counted where they are). */
+/** Where a row's file will be (the path the schema's `place_dir` is the folder of). */
+const placeOf = sql`(CASE WHEN ${rows.action} = 'move' THEN ${rows.targetPath} ELSE ${rows.sourcePath} END)`;
+
+/** Rows of one action counted by the folder their files will be directly in. */
+type ActionGroup = PlaceGroup & { action: string };
+
+/**
+ * Builds the grouped view of a manifest (rows that will not move are counted where they are). The rows
+ * are counted by (action, folder) in SQLite over the covering `fileorg_rows_place_idx` (no row is read),
+ * so the view is computed afresh on every call — never stale — in one ordered pass over the index.
+ */
 export async function viewManifest(ctx: EngineContext, jobId: string): Promise<ManifestView> {
   const job = await requireManifestJob(ctx.db, jobId);
   const outputDir = String(job.params.output_dir ?? "");
-  const folders = new Map<string, { files: number; total: number; bytes: number }>();
-  const bump = (path: string, direct: boolean, size: number) => {
-    const f = folders.get(path) ?? { files: 0, total: 0, bytes: 0 };
-    if (direct) f.files++;
-    f.total++;
-    f.bytes += size;
-    folders.set(path, f);
-  };
-  let outside = 0;
-  let after = 0;
-  for (;;) {
-    const page = await ctx.db
-      .select({
-        seq: rows.seq,
-        target: rows.targetPath,
-        source: rows.sourcePath,
-        action: rows.action,
-        size: rows.size,
-      })
-      .from(rows)
-      .where(and(eq(rows.jobId, jobId), gt(rows.seq, after)))
-      .orderBy(asc(rows.seq))
-      .limit(5000);
-    if (page.length === 0) break;
-    after = page[page.length - 1]?.seq ?? after;
-    for (const r of page) {
-      const where = r.action === "move" ? r.target : r.source;
-      if (!isInside(outputDir, where)) {
-        outside++;
-        continue;
-      }
-      const rel = posix.dirname(posix.relative(outputDir, where));
-      const parts = rel === "." ? [] : rel.split("/");
-      bump("", parts.length === 0, r.size);
-      for (let i = 1; i <= parts.length; i++) bump(parts.slice(0, i).join("/"), i === parts.length, r.size);
-    }
-  }
+  const groups = await countByPlace(ctx, jobId);
+  const byAction: Record<string, number> = {};
+  for (const g of groups) byAction[g.action] = (byAction[g.action] ?? 0) + g.files;
+  groups.push(...(await rowsAtOutputDir(ctx, jobId, outputDir, groups)));
   return {
     job_id: jobId,
     revision: job.revision ?? 0,
     plan_hash: planHashOfJob(job) ?? "",
     output_dir: outputDir,
-    folders: [...folders.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([path, f]) => ({
-        path,
-        depth: path === "" ? 0 : path.split("/").length,
-        files: f.files,
-        total_files: f.total,
-        total_bytes: f.bytes,
-      })),
-    outside,
+    ...buildFolderTree(outputDir, groups),
     by_bucket: await countBy(ctx, jobId, rows.reviewBucket),
     by_category: await countBy(ctx, jobId, rows.category),
     by_status: await countBy(ctx, jobId, rows.status),
-    by_action: await countBy(ctx, jobId, rows.action),
+    by_action: byAction,
   };
+}
+
+async function countByPlace(ctx: EngineContext, jobId: string, where: SQL[] = []): Promise<ActionGroup[]> {
+  const found = await ctx.db
+    .select({
+      action: rows.action,
+      dir: rows.placeDir,
+      files: sql<number>`count(*)`,
+      bytes: sql<number>`coalesce(sum(${rows.size}), 0)`,
+    })
+    .from(rows)
+    .where(and(eq(rows.jobId, jobId), ...where))
+    .groupBy(rows.jobId, rows.action, rows.placeDir);
+  return found.map((g) => ({
+    action: g.action,
+    dir: g.dir ?? "",
+    files: Number(g.files),
+    bytes: Number(g.bytes),
+  }));
+}
+
+/**
+ * Rows whose file will be at the output directory's own path count directly in it, not in its parent
+ * folder where `place_dir` groups them: takes them out of those groups (changed in place) and answers
+ * them as groups of the output directory. An index lookup, only when that parent folder has rows.
+ */
+async function rowsAtOutputDir(
+  ctx: EngineContext,
+  jobId: string,
+  outputDir: string,
+  groups: ActionGroup[],
+): Promise<ActionGroup[]> {
+  const parent = placeDirOf(outputDir);
+  if (!groups.some((g) => g.dir === parent)) return [];
+  const exact = await countByPlace(ctx, jobId, [eq(rows.placeDir, parent), sql`${placeOf} = ${outputDir}`]);
+  for (const e of exact) {
+    const holder = groups.find((g) => g.action === e.action && g.dir === parent);
+    if (holder === undefined) continue;
+    holder.files -= e.files;
+    holder.bytes -= e.bytes;
+  }
+  const root = outputDir.endsWith("/") ? outputDir : `${outputDir}/`;
+  return exact.map((e) => ({ ...e, dir: root }));
 }
 
 /** A row's metadata and a safe, cheap preview of its file. */

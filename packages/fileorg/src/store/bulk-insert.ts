@@ -17,10 +17,10 @@ interface BulkColumn {
 export function createBulkInserter<T extends SQLiteTable>(
   table: T,
 ): (rows: readonly T["$inferInsert"][]) => SQL | undefined {
-  const columns: BulkColumn[] = Object.entries(getTableColumns(table)).map(([key, column]) => ({
-    key,
-    column: column as SQLiteColumn,
-  }));
+  // A generated column is SQLite's to compute: it is never written.
+  const columns: BulkColumn[] = Object.entries(getTableColumns(table))
+    .filter(([, column]) => column.generated === undefined)
+    .map(([key, column]) => ({ key, column: column as SQLiteColumn }));
   const names = columns.map((c) => `"${c.column.name}"`).join(", ");
   const picks = columns.map((_, i) => `r ->> ${i}`).join(", ");
   // Each record's text is materialized once, so the column picks of one record reuse its parse (SQLite's

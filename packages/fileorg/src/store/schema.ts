@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { CONFLICT_KINDS, CONFLICT_STATUSES } from "../domain/conflict.js";
 import { DATE_SOURCES } from "../domain/content-date.js";
@@ -41,6 +42,9 @@ export const jobs = sqliteTable(
   ],
 );
 
+/** Where a row's file will be once applied: its target when it moves, else its source. */
+const PLACE = "(CASE WHEN action = 'move' THEN target_path ELSE source_path END)";
+
 /** Manifest rows, owned by an analyze job. */
 export const rows = sqliteTable(
   "fileorg_rows",
@@ -81,6 +85,13 @@ export const rows = sqliteTable(
     /** The file's best date (ms; a wall-clock date read as UTC) and where it came from; null on older rows (mtime). */
     date: integer("date"),
     dateSource: text("date_source", { enum: DATE_SOURCES }),
+    /**
+     * The folder of where the file will be (`PLACE`), with its trailing `/`: computed by SQLite (a virtual
+     * column, never written), indexed so the grouped view counts folders without reading the rows.
+     */
+    placeDir: text("place_dir").generatedAlwaysAs(sql.raw(`rtrim(${PLACE}, replace(${PLACE}, '/', ''))`), {
+      mode: "virtual",
+    }),
   },
   (t) => [
     uniqueIndex("fileorg_rows_job_seq_idx").on(t.jobId, t.seq),
@@ -89,6 +100,8 @@ export const rows = sqliteTable(
     index("fileorg_rows_category_idx").on(t.jobId, t.category, t.seq),
     index("fileorg_rows_target_key_idx").on(t.jobId, t.targetKey),
     index("fileorg_rows_sha_idx").on(t.jobId, t.sha256),
+    // Covers the grouped view: folders and action counts in one ordered pass over the index.
+    index("fileorg_rows_place_idx").on(t.jobId, t.action, t.placeDir, t.size),
   ],
 );
 

@@ -30,7 +30,9 @@ function fileName(path: string): string {
 export function LearnedSuggestions(props: { jobId: string; rowIds: readonly string[]; revision: number }) {
   const { jobId, rowIds, revision } = props;
   const client = useQueryClient();
+  // Asked for once there is a row to suggest for: never part of the review page's first load.
   const queue = useQuery({
+    enabled: rowIds.length > 0,
     queryKey: ["fileorg", "manifest", jobId, "queue"],
     queryFn: () =>
       unwrap(

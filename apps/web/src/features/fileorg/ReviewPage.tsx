@@ -5,14 +5,13 @@ import { api, unwrap } from "../../api/client.js";
 import { ErrorState, Loading } from "../../ui/states.js";
 import { ConflictsPanel } from "./ConflictsPanel.js";
 import { FolderTree } from "./FolderTree.js";
+import { fetchManifestPage, reviewPageQuery, takeEarlyFirstPage } from "./first-page.js";
 import { isTableKey, reviewKey, selectRange } from "./model/review-keys.js";
-import { BUCKETS, manifestQuery, type ReviewSearch, SORT_FIELDS } from "./model/review-search.js";
+import { BUCKETS, type ReviewSearch, SORT_FIELDS } from "./model/review-search.js";
 import { LearnedSuggestions, SavedViews } from "./ReviewExtras.js";
 import { RowTable } from "./RowTable.js";
 import { RuleDraft } from "./RuleDraft.js";
 import { SidePanel } from "./SidePanel.js";
-
-const PAGE = 200;
 
 /** The review workbench of one analyze job: folder tree, virtual table, side panel, triage, conflicts. */
 export function ReviewPage({ jobId, search }: { jobId: string; search: ReviewSearch }) {
@@ -28,25 +27,23 @@ export function ReviewPage({ jobId, search }: { jobId: string; search: ReviewSea
       }),
     [navigate, jobId, search],
   );
+  // The rows first (the page's one essential call; its first page may already be on its way, asked for by
+  // the route's loader), then the folder tree beside them: neither waits for the other.
+  const query = reviewPageQuery(search);
+  const pages = useInfiniteQuery({
+    queryKey: ["fileorg", "manifest", jobId, "rows", query],
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam, queryKey }) => {
+      const firstLoad = pageParam === undefined && client.getQueryData(queryKey) === undefined;
+      const early = firstLoad ? takeEarlyFirstPage(jobId, query) : undefined;
+      return early ?? fetchManifestPage(jobId, query, pageParam);
+    },
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+  });
   const view = useQuery({
     queryKey: ["fileorg", "manifest", jobId, "view"],
     queryFn: () =>
       unwrap(api.GET("/api/jobs/{job_id}/manifest/view", { params: { path: { job_id: jobId } } })),
-  });
-  const query = manifestQuery(search, PAGE);
-  const pages = useInfiniteQuery({
-    queryKey: ["fileorg", "manifest", jobId, "rows", query],
-    initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) =>
-      unwrap(
-        api.GET("/api/jobs/{job_id}/manifest", {
-          params: {
-            path: { job_id: jobId },
-            query: { ...query, ...(pageParam === undefined ? {} : { cursor: pageParam }) } as never,
-          },
-        }),
-      ),
-    getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
   const rows = useMemo(() => pages.data?.pages.flatMap((p) => p.items) ?? [], [pages.data]);
   const revision = pages.data?.pages[0]?.revision ?? 0;

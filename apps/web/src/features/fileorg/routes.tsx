@@ -1,4 +1,5 @@
 import { type AnyRoute, createRoute, lazyRouteComponent } from "@tanstack/react-router";
+import { fetchFirstPageEarly } from "./first-page.js";
 import { parseReviewSearch } from "./model/review-search.js";
 
 /** The file organization part of the console: jobs, the review workbench, apply, inbox and preferences. */
@@ -12,6 +13,12 @@ export function fileorgRoutes<P extends AnyRoute>(parent: P) {
     getParentRoute: () => parent,
     path: "/files/jobs/$jobId",
     validateSearch: (raw: Record<string, unknown>) => parseReviewSearch(raw),
+    // The first rows are asked for while the page's code loads (on a real navigation, never on a hover's
+    // preload: a page fetched early is only good for the load right after); the loader never waits for them.
+    loaderDeps: ({ search }) => search,
+    loader: ({ params, deps, preload }) => {
+      if (!preload) fetchFirstPageEarly(params.jobId, deps);
+    },
     component: lazyRouteComponent(() => import("./ReviewRoute.js"), "ReviewRoute"),
   });
   const apply = createRoute({

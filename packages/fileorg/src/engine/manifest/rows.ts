@@ -14,8 +14,8 @@ import { rows } from "../../store/schema.js";
 import { chunk, type Queryable } from "../db.js";
 import { findJob, type JobRecord } from "../records.js";
 
-/** A manifest row as stored. */
-export type RowRecord = typeof rows.$inferSelect;
+/** A manifest row as stored (without `place_dir`, which SQLite derives for the grouped view's index). */
+export type RowRecord = Omit<typeof rows.$inferSelect, "placeDir">;
 
 /** Maps a stored row to its public shape. */
 export function toManifestRow(r: RowRecord): ManifestRow {

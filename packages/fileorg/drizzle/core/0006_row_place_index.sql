@@ -1,0 +1,2 @@
+ALTER TABLE `fileorg_rows` ADD `place_dir` text GENERATED ALWAYS AS (rtrim((CASE WHEN action = 'move' THEN target_path ELSE source_path END), replace((CASE WHEN action = 'move' THEN target_path ELSE source_path END), '/', ''))) VIRTUAL;--> statement-breakpoint
+CREATE INDEX `fileorg_rows_place_idx` ON `fileorg_rows` (`job_id`,`action`,`place_dir`,`size`);
