@@ -38,6 +38,11 @@ export interface RunsEngineOptions {
   otpSource?: OtpSource;
   /** Embeds the failure texts of failed or blocked runs for `similarFailures`; none = nothing is embedded. */
   embedder?: Embedder | undefined;
+  /**
+   * Whether `similarFailures` searches through libSQL's vector index when the database has one (default
+   * true); false: always the brute-force scan of an in-memory copy of the stored vectors.
+   */
+  vectorIndex?: boolean;
   /** How long a claimed run stays leased without a heartbeat (default 30 000 ms). */
   leaseMs?: number;
   /** How often the worker looks for work and expired gates (default 500 ms). */

@@ -1,0 +1,142 @@
+import type { Tx } from "@vetted/store";
+import { type SQL, sql } from "drizzle-orm";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+
+/**
+ * libSQL's vector index over stored failure embeddings: one mirror table a dimension,
+ * `runs_run_vectors_<dimension>` (`run_id`, `vector F32_BLOB(<dimension>)`), with a cosine
+ * `libsql_vector_idx`. The tables are created on demand, once the engine has found the database has the
+ * vector functions (a database without them still migrates and is searched by scan), and filled from
+ * `runs_run_embeddings` by rowid (a backfill on first use; rows other processes stored later on).
+ */
+export interface FailureVectors {
+  /** Whether the database has libSQL's vector functions: found out once per engine. */
+  support: Promise<boolean> | undefined;
+  /** The dimensions whose mirror table this engine has made sure of (false: it could not be made). */
+  readonly mirrors: Map<number, Promise<boolean>>;
+  /** The last `runs_run_embeddings` rowid copied into the mirrors. */
+  upTo: number;
+}
+
+/** One of the nearest stored vectors, with what the search needs of its row. */
+export interface VectorCandidate {
+  runId: string | null;
+  model: string | null;
+  vector: ArrayBuffer | Uint8Array | null;
+  reasonCodes: string | null;
+  failureText: string | null;
+  /** 1 when its run is still failed or blocked. */
+  live: number;
+}
+
+type Queryable = Pick<LibSQLDatabase, "all" | "run">;
+
+/** No vector index known yet. */
+export function createFailureVectors(): FailureVectors {
+  return { support: undefined, mirrors: new Map(), upTo: 0 };
+}
+
+/** The mirror table of `dimension` (a whole number, so safe to name in SQL). */
+export function mirrorTable(dimension: number): string {
+  if (!Number.isInteger(dimension) || dimension < 1 || dimension > 65_536) {
+    throw new RangeError(`no vector table for dimension ${dimension}`);
+  }
+  return `runs_run_vectors_${dimension}`;
+}
+
+async function detect(db: Queryable): Promise<boolean> {
+  try {
+    await db.all(sql`SELECT vector_distance_cos(vector32('[1,0]'), vector32('[0,1]')) AS d`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function createMirror(db: Queryable, dimension: number): Promise<boolean> {
+  const table = mirrorTable(dimension);
+  try {
+    await db.run(
+      sql.raw(
+        `CREATE TABLE IF NOT EXISTS ${table} (run_id TEXT PRIMARY KEY NOT NULL, vector F32_BLOB(${dimension}) NOT NULL)`,
+      ),
+    );
+    await db.run(
+      sql.raw(
+        `CREATE INDEX IF NOT EXISTS ${table}_idx ON ${table} (libsql_vector_idx(vector, 'metric=cosine'))`,
+      ),
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether `dimension` can be searched through the vector index: detects support once, then creates the
+ * mirror table and its index once (idempotent across processes). Never throws: false means scan.
+ */
+export function vectorIndexReady(db: Queryable, state: FailureVectors, dimension: number): Promise<boolean> {
+  state.support ??= detect(db);
+  let ready = state.mirrors.get(dimension);
+  if (ready === undefined) {
+    const support = state.support;
+    ready = support.then((yes) => (yes ? createMirror(db, dimension) : false));
+    state.mirrors.set(dimension, ready);
+  }
+  return ready;
+}
+
+/**
+ * Copies stored embeddings not mirrored yet into the mirror tables this engine uses: the rows past the last
+ * rowid copied (all of them the first time, a backfill; afterwards those stored by other processes or by
+ * engines that do not mirror). One read of the highest rowid when nothing is new.
+ */
+export async function catchUpMirrors(db: Queryable, state: FailureVectors): Promise<void> {
+  const [top] = await db.all<{ m: number | null }>(sql`SELECT max(rowid) AS m FROM runs_run_embeddings`);
+  const upTo = top?.m ?? 0;
+  if (upTo <= state.upTo) return;
+  for (const [dimension, ready] of state.mirrors) {
+    if (!(await ready)) continue;
+    await db.run(
+      sql`INSERT OR IGNORE INTO ${sql.raw(mirrorTable(dimension))} (run_id, vector)
+        SELECT run_id, vector FROM runs_run_embeddings
+        WHERE rowid > ${state.upTo} AND rowid <= ${upTo} AND dimension = ${dimension}`,
+    );
+  }
+  state.upTo = upTo;
+}
+
+/** Mirrors the embeddings of `runIds` just stored in `tx` (the same transaction), into `dimension`'s table. */
+export async function mirrorStored(tx: Tx, dimension: number, runIds: readonly string[]): Promise<void> {
+  if (runIds.length === 0) return;
+  await tx.run(
+    sql`INSERT OR IGNORE INTO ${sql.raw(mirrorTable(dimension))} (run_id, vector)
+      SELECT run_id, vector FROM runs_run_embeddings
+      WHERE dimension = ${dimension} AND run_id IN (${sql.join(
+        runIds.map((id) => sql`${id}`),
+        sql`, `,
+      )})`,
+  );
+}
+
+/**
+ * The `k` stored vectors of `query`'s dimension nearest to it by the index (approximate, DiskANN), each with
+ * its embedding row and whether `live` (an SQL condition on `runs_runs`) holds for its run.
+ */
+export async function nearestVectors(
+  db: Queryable,
+  query: Float32Array,
+  k: number,
+  live: SQL | undefined,
+): Promise<VectorCandidate[]> {
+  const table = mirrorTable(query.length);
+  const blob = Buffer.from(query.buffer, query.byteOffset, query.byteLength);
+  return db.all<VectorCandidate>(sql`
+    SELECT e.run_id AS runId, e.model AS model, e.vector AS vector, e.reason_codes AS reasonCodes,
+      e.failure_text AS failureText, CASE WHEN ${live ?? sql`1`} THEN 1 ELSE 0 END AS live
+    FROM vector_top_k(${`${table}_idx`}, ${blob}, ${k}) AS k
+    JOIN ${sql.raw(table)} AS m ON m.rowid = k.id
+    LEFT JOIN runs_run_embeddings AS e ON e.run_id = m.run_id
+    LEFT JOIN runs_runs ON runs_runs.id = m.run_id`);
+}
