@@ -191,8 +191,12 @@ async function similarFailures(ctx: EmbeddingsContext, runId: string, limit = 5)
   if (own === undefined) return [];
   if (ctx.useIndex && (await vectorIndexReady(ctx.r.db, ctx.vectors, own.vector.length))) {
     const found = await searchByIndex(ctx, runId, own, limit);
-    if (found !== undefined) return found;
+    if (found !== undefined) {
+      ctx.r.observer.failureSearch?.("index");
+      return found;
+    }
   }
+  ctx.r.observer.failureSearch?.("scan");
   return searchByScan(ctx, runId, own, limit);
 }
 

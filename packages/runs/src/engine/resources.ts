@@ -20,6 +20,8 @@ export interface RunsObserver {
   leaseExpired?(): void;
   /** An unexpected error in background work (logged by the host, never thrown). */
   error?(message: string, err: unknown): void;
+  /** Which path answered a similar-failure search: libSQL's vector index, or the brute-force scan. */
+  failureSearch?(path: "index" | "scan"): void;
 }
 
 /** What {@link createRunsEngine} is built from. */
