@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import { dot, type Embedder } from "../embeddings/embedder.js";
 import { InvalidInputError } from "../errors.js";
 import { runEmbeddings, runs } from "../store/schema.js";
@@ -9,6 +9,7 @@ import {
   type FailureVectors,
   mirrorStored,
   nearestVectors,
+  runsWithVectors,
   vectorIndexReady,
 } from "./failure-vectors.js";
 import { loadRun } from "./persist.js";
@@ -218,10 +219,11 @@ function similarFailure(
 }
 
 /**
- * The index path: the `limit × OVER_FETCH` nearest vectors by libSQL's index, filtered (same model, not the
- * run itself, still failed or blocked) and ranked by the exact similarity. Undefined (so: scan) when the
- * over-fetch could not settle the answer: fewer than `limit` runs left after filtering, or the last one
- * kept tied with the farthest fetched (a run not fetched could tie it and come first by run id).
+ * The index path: the `limit × OVER_FETCH` nearest distinct vectors by libSQL's index, then the stored
+ * failures with them that count (same model, not the run itself, still failed or blocked), ranked by the exact
+ * similarity. Undefined (so: scan) when the over-fetch could not settle the answer: fewer than `limit` runs
+ * left after filtering, or the last one kept no nearer than the farthest vector fetched (a vector not fetched
+ * could tie it, and its runs come first by run id).
  */
 async function searchByIndex(
   ctx: EmbeddingsContext,
@@ -229,24 +231,33 @@ async function searchByIndex(
   own: OwnEmbedding,
   limit: number,
 ): Promise<SimilarFailure[] | undefined> {
+  const { db } = ctx.r;
   const k = Math.max(limit * OVER_FETCH, MIN_FETCH);
-  await catchUpMirrors(ctx.r.db, ctx.vectors);
-  const rows = await nearestVectors(ctx.r.db, own.vector, k, failedOrBlocked);
-  let floor = Number.POSITIVE_INFINITY;
-  const kept: SimilarFailure[] = [];
-  for (const row of rows) {
-    if (row.vector === null || row.runId === null) continue;
-    const similarity = dot(own.vector, fromBlob(row.vector));
-    floor = Math.min(floor, similarity);
-    if (row.live !== 1 || row.model !== own.model || row.runId === runId) continue;
-    const codes = JSON.parse(row.reasonCodes ?? "[]") as string[];
-    kept.push(similarFailure(own, row.runId, similarity, codes, row.failureText ?? ""));
-  }
-  kept.sort(
-    (a, b) => b.similarity - a.similarity || (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0),
+  await catchUpMirrors(db, ctx.vectors);
+  const near = await nearestVectors(db, own.vector, k);
+  const similarity = new Map(near.map((v) => [v.id, dot(own.vector, fromBlob(v.vector))]));
+  const floor = Math.min(...similarity.values());
+  const where = and(eq(runEmbeddings.model, own.model), ne(runEmbeddings.runId, runId), failedOrBlocked);
+  const rows = await runsWithVectors(
+    db,
+    own.vector.length,
+    near.map((v) => v.id),
+    where ?? sql`1`,
+    limit,
   );
-  const found = kept.slice(0, limit);
-  if (rows.length < k) return found;
+  const found = rows
+    .map((row) =>
+      similarFailure(
+        own,
+        row.runId,
+        similarity.get(row.vectorId) ?? Number.NEGATIVE_INFINITY,
+        JSON.parse(row.reasonCodes) as string[],
+        row.failureText,
+      ),
+    )
+    .sort((a, b) => b.similarity - a.similarity || (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0))
+    .slice(0, limit);
+  if (near.length < k) return found;
   const last = found[limit - 1];
   if (last === undefined || last.similarity <= floor + TIE_EPSILON) return undefined;
   return found;

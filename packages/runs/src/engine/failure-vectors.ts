@@ -3,30 +3,37 @@ import { type SQL, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 
 /**
- * libSQL's vector index over stored failure embeddings: one mirror table a dimension,
- * `runs_run_vectors_<dimension>` (`run_id`, `vector F32_BLOB(<dimension>)`), with a cosine
- * `libsql_vector_idx`. The tables are created on demand, once the engine has found the database has the
- * vector functions (a database without them still migrates and is searched by scan), and filled from
- * `runs_run_embeddings` by rowid (a backfill on first use; rows other processes stored later on).
+ * libSQL's vector index over stored failure embeddings: one table a dimension, `runs_run_vectors_<dimension>`,
+ * holding each distinct stored vector once (`vector F32_BLOB(<dimension>) UNIQUE`) under a cosine
+ * `libsql_vector_idx`; runs are found from a vector by `runs_run_embeddings_vector_idx`. Distinct vectors
+ * because failures repeat word for word and libSQL's DiskANN graph keeps only one of several equal vectors
+ * reachable: runs failing the same way would go missing. The tables are created on demand, once the engine
+ * has found that the database has the vector functions (a database without them still migrates, and is
+ * searched by scan), and filled from `runs_run_embeddings` by rowid (all rows on first use, a backfill;
+ * afterwards rows other processes stored).
  */
 export interface FailureVectors {
   /** Whether the database has libSQL's vector functions: found out once per engine. */
   support: Promise<boolean> | undefined;
-  /** The dimensions whose mirror table this engine has made sure of (false: it could not be made). */
+  /** The dimensions whose table this engine has made sure of (false: it could not be made). */
   readonly mirrors: Map<number, Promise<boolean>>;
-  /** The last `runs_run_embeddings` rowid copied into the mirrors. */
+  /** The last `runs_run_embeddings` rowid copied into the tables. */
   upTo: number;
 }
 
-/** One of the nearest stored vectors, with what the search needs of its row. */
-export interface VectorCandidate {
-  runId: string | null;
-  model: string | null;
-  vector: ArrayBuffer | Uint8Array | null;
-  reasonCodes: string | null;
-  failureText: string | null;
-  /** 1 when its run is still failed or blocked. */
-  live: number;
+/** One of the nearest distinct stored vectors. */
+export interface NearVector {
+  id: number;
+  vector: ArrayBuffer | Uint8Array;
+}
+
+/** A stored failure with one of the nearest vectors. */
+export interface NearRun {
+  /** The {@link NearVector} id. */
+  vectorId: number;
+  runId: string;
+  reasonCodes: string;
+  failureText: string;
 }
 
 type Queryable = Pick<LibSQLDatabase, "all" | "run">;
@@ -57,9 +64,7 @@ async function createMirror(db: Queryable, dimension: number): Promise<boolean> 
   const table = mirrorTable(dimension);
   try {
     await db.run(
-      sql.raw(
-        `CREATE TABLE IF NOT EXISTS ${table} (run_id TEXT PRIMARY KEY NOT NULL, vector F32_BLOB(${dimension}) NOT NULL)`,
-      ),
+      sql.raw(`CREATE TABLE IF NOT EXISTS ${table} (vector F32_BLOB(${dimension}) NOT NULL UNIQUE)`),
     );
     await db.run(
       sql.raw(
@@ -99,8 +104,8 @@ export async function catchUpMirrors(db: Queryable, state: FailureVectors): Prom
   for (const [dimension, ready] of state.mirrors) {
     if (!(await ready)) continue;
     await db.run(
-      sql`INSERT OR IGNORE INTO ${sql.raw(mirrorTable(dimension))} (run_id, vector)
-        SELECT run_id, vector FROM runs_run_embeddings
+      sql`INSERT OR IGNORE INTO ${sql.raw(mirrorTable(dimension))} (vector)
+        SELECT vector FROM runs_run_embeddings
         WHERE rowid > ${state.upTo} AND rowid <= ${upTo} AND dimension = ${dimension}`,
     );
   }
@@ -111,8 +116,8 @@ export async function catchUpMirrors(db: Queryable, state: FailureVectors): Prom
 export async function mirrorStored(tx: Tx, dimension: number, runIds: readonly string[]): Promise<void> {
   if (runIds.length === 0) return;
   await tx.run(
-    sql`INSERT OR IGNORE INTO ${sql.raw(mirrorTable(dimension))} (run_id, vector)
-      SELECT run_id, vector FROM runs_run_embeddings
+    sql`INSERT OR IGNORE INTO ${sql.raw(mirrorTable(dimension))} (vector)
+      SELECT vector FROM runs_run_embeddings
       WHERE dimension = ${dimension} AND run_id IN (${sql.join(
         runIds.map((id) => sql`${id}`),
         sql`, `,
@@ -120,23 +125,39 @@ export async function mirrorStored(tx: Tx, dimension: number, runIds: readonly s
   );
 }
 
-/**
- * The `k` stored vectors of `query`'s dimension nearest to it by the index (approximate, DiskANN), each with
- * its embedding row and whether `live` (an SQL condition on `runs_runs`) holds for its run.
- */
-export async function nearestVectors(
-  db: Queryable,
-  query: Float32Array,
-  k: number,
-  live: SQL | undefined,
-): Promise<VectorCandidate[]> {
+/** The `k` distinct stored vectors of `query`'s dimension nearest to it by the index (approximate: DiskANN). */
+export async function nearestVectors(db: Queryable, query: Float32Array, k: number): Promise<NearVector[]> {
   const table = mirrorTable(query.length);
   const blob = Buffer.from(query.buffer, query.byteOffset, query.byteLength);
-  return db.all<VectorCandidate>(sql`
-    SELECT e.run_id AS runId, e.model AS model, e.vector AS vector, e.reason_codes AS reasonCodes,
-      e.failure_text AS failureText, CASE WHEN ${live ?? sql`1`} THEN 1 ELSE 0 END AS live
+  return db.all<NearVector>(sql`
+    SELECT m.rowid AS id, m.vector AS vector
     FROM vector_top_k(${`${table}_idx`}, ${blob}, ${k}) AS k
-    JOIN ${sql.raw(table)} AS m ON m.rowid = k.id
-    LEFT JOIN runs_run_embeddings AS e ON e.run_id = m.run_id
-    LEFT JOIN runs_runs ON runs_runs.id = m.run_id`);
+    JOIN ${sql.raw(table)} AS m ON m.rowid = k.id`);
+}
+
+/**
+ * The stored failures with the vectors `ids` (of `dimension`) that `where` (an SQL condition on
+ * `runs_run_embeddings` and `runs_runs`) keeps: at most `perVector` a vector, the lowest run ids.
+ */
+export async function runsWithVectors(
+  db: Queryable,
+  dimension: number,
+  ids: readonly number[],
+  where: SQL,
+  perVector: number,
+): Promise<NearRun[]> {
+  if (ids.length === 0) return [];
+  const table = mirrorTable(dimension);
+  return db.all<NearRun>(sql`
+    SELECT vectorId, runId, reasonCodes, failureText FROM (
+      SELECT m.rowid AS vectorId, runs_run_embeddings.run_id AS runId, runs_run_embeddings.reason_codes AS reasonCodes,
+        runs_run_embeddings.failure_text AS failureText, row_number() OVER (PARTITION BY m.rowid ORDER BY runs_run_embeddings.run_id) AS n
+      FROM ${sql.raw(table)} AS m
+      JOIN runs_run_embeddings ON runs_run_embeddings.vector = m.vector
+      JOIN runs_runs ON runs_runs.id = runs_run_embeddings.run_id
+      WHERE m.rowid IN (${sql.join(
+        ids.map((id) => sql`${id}`),
+        sql`, `,
+      )}) AND ${where}
+    ) WHERE n <= ${perVector}`);
 }

@@ -116,11 +116,14 @@ describe("similar failures through libSQL's vector index", () => {
       }
     }
     expect(t.paths.filter((p) => p === "index").length).toBeGreaterThan(0);
+    // Each distinct vector once.
+    const distinct = new Set(rows.map((r) => Buffer.from(r.vector.buffer).toString("hex")));
     const mirror = await t.client.execute("SELECT count(*) AS n FROM runs_run_vectors_100");
-    expect(mirror.rows[0]?.n).toBe(240);
+    expect(mirror.rows[0]?.n).toBe(distinct.size);
+    expect(distinct.size).toBeLessThan(rows.length);
   });
 
-  it("falls back to the exact scan when the nearest runs are filtered out or tie past the over-fetch", async () => {
+  it("falls back to the exact scan when the nearest runs are filtered out; finds runs failing word for word", async () => {
     const t = await openPair();
     const next = randoms(7);
     const near = unit(Float32Array.from({ length: DIM }, () => next() - 0.5));
@@ -138,22 +141,44 @@ describe("similar failures through libSQL's vector index", () => {
     expect(farthest).toHaveLength(5);
     expect(farthest).toEqual(await t.scan.similarFailures("run_query", 5));
     expect(t.paths).toEqual(["scan"]);
-    // 30 runs tie exactly with the query, the lowest run ids stored last.
-    const ties: Planted[] = Array.from({ length: 30 }, (_, i) => ({
-      id: `run_tie${String(29 - i).padStart(2, "0")}`,
+    // 30 runs fail exactly like the query: one vector, found through the index, lowest run ids first.
+    const same: Planted[] = Array.from({ length: 30 }, (_, i) => ({
+      id: `run_same${String(29 - i).padStart(2, "0")}`,
       vector: near,
     }));
-    await plant(t.client, t.seedId, ties);
+    await plant(t.client, t.seedId, same);
     const byIndex = await t.engine.similarFailures("run_query", 5);
     expect(byIndex.map((x) => x.run_id)).toEqual([
+      "run_same00",
+      "run_same01",
+      "run_same02",
+      "run_same03",
+      "run_same04",
+    ]);
+    expect(byIndex).toEqual(await t.scan.similarFailures("run_query", 5));
+    expect(t.paths).toEqual(["scan", "index"]);
+  });
+
+  it("falls back to the exact scan when distinct vectors tie with the farthest one fetched", async () => {
+    const t = await openPair();
+    const axis = (i: number) => Float32Array.from({ length: DIM }, (_, d) => (d === i ? 1 : 0));
+    // 40 distinct vectors, each as near the query (axis 0) as the others: the 20 fetched cannot settle which
+    // come first by run id. The lowest run ids are stored last.
+    const ties: Planted[] = Array.from({ length: 40 }, (_, i) => ({
+      id: `run_tie${String(39 - i).padStart(2, "0")}`,
+      vector: unit(axis(0).map((x, d) => x + (d === i + 1 ? 0.5 : 0))),
+    }));
+    await plant(t.client, t.seedId, [{ id: "run_query", vector: axis(0) }, ...ties]);
+    const found = await t.engine.similarFailures("run_query", 5);
+    expect(found.map((x) => x.run_id)).toEqual([
       "run_tie00",
       "run_tie01",
       "run_tie02",
       "run_tie03",
       "run_tie04",
     ]);
-    expect(byIndex).toEqual(await t.scan.similarFailures("run_query", 5));
-    expect(t.paths).toEqual(["scan", "scan"]);
+    expect(found).toEqual(await t.scan.similarFailures("run_query", 5));
+    expect(t.paths).toEqual(["scan"]);
   });
 
   it("finds a run another connection stored after the index was built", async () => {
