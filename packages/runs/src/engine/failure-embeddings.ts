@@ -234,29 +234,35 @@ async function searchByIndex(
   const { db } = ctx.r;
   const k = Math.max(limit * OVER_FETCH, MIN_FETCH);
   await catchUpMirrors(db, ctx.vectors);
-  const near = await nearestVectors(db, own.vector, k);
-  const similarity = new Map(near.map((v) => [v.id, dot(own.vector, fromBlob(v.vector))]));
-  const floor = Math.min(...similarity.values());
+  const near = (await nearestVectors(db, own.vector, k))
+    .map((v) => ({ ...v, similarity: dot(own.vector, fromBlob(v.vector)) }))
+    .sort((a, b) => b.similarity - a.similarity || a.id - b.id);
+  const floor = near.at(-1)?.similarity ?? Number.NEGATIVE_INFINITY;
   const where = and(eq(runEmbeddings.model, own.model), ne(runEmbeddings.runId, runId), failedOrBlocked);
-  const rows = await runsWithVectors(
-    db,
-    own.vector.length,
-    near.map((v) => v.id),
-    where ?? sql`1`,
-    limit,
-  );
-  const found = rows
-    .map((row) =>
-      similarFailure(
-        own,
-        row.runId,
-        similarity.get(row.vectorId) ?? Number.NEGATIVE_INFINITY,
-        JSON.parse(row.reasonCodes) as string[],
-        row.failureText,
-      ),
-    )
-    .sort((a, b) => b.similarity - a.similarity || (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0))
-    .slice(0, limit);
+  let found: SimilarFailure[] = [];
+  // The nearest vectors a batch at a time, until no vector left can change the best `limit`.
+  for (let at = 0; at < near.length; at += limit) {
+    const next = near[at];
+    const last = found[limit - 1];
+    if (next === undefined || (last !== undefined && next.similarity < last.similarity - TIE_EPSILON)) break;
+    const batch = near.slice(at, at + limit);
+    const similarity = new Map(batch.map((v) => [v.id, v.similarity]));
+    const rows = await runsWithVectors(db, batch, where ?? sql`1`, limit);
+    found = found
+      .concat(
+        rows.map((row) =>
+          similarFailure(
+            own,
+            row.runId,
+            similarity.get(row.vectorId) ?? Number.NEGATIVE_INFINITY,
+            JSON.parse(row.reasonCodes) as string[],
+            row.failureText,
+          ),
+        ),
+      )
+      .sort((a, b) => b.similarity - a.similarity || (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0))
+      .slice(0, limit);
+  }
   if (near.length < k) return found;
   const last = found[limit - 1];
   if (last === undefined || last.similarity <= floor + TIE_EPSILON) return undefined;

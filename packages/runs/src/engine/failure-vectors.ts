@@ -136,28 +136,25 @@ export async function nearestVectors(db: Queryable, query: Float32Array, k: numb
 }
 
 /**
- * The stored failures with the vectors `ids` (of `dimension`) that `where` (an SQL condition on
- * `runs_run_embeddings` and `runs_runs`) keeps: at most `perVector` a vector, the lowest run ids.
+ * The stored failures with the vectors `near` that `where` (an SQL condition on `runs_run_embeddings` and
+ * `runs_runs`) keeps: at most `perVector` a vector, the lowest run ids (one ordered index range a vector,
+ * `runs_run_embeddings_vector_idx`, so a failure repeated thousands of times costs no more than `perVector`).
  */
 export async function runsWithVectors(
   db: Queryable,
-  dimension: number,
-  ids: readonly number[],
+  near: readonly NearVector[],
   where: SQL,
   perVector: number,
 ): Promise<NearRun[]> {
-  if (ids.length === 0) return [];
-  const table = mirrorTable(dimension);
-  return db.all<NearRun>(sql`
-    SELECT vectorId, runId, reasonCodes, failureText FROM (
-      SELECT m.rowid AS vectorId, runs_run_embeddings.run_id AS runId, runs_run_embeddings.reason_codes AS reasonCodes,
-        runs_run_embeddings.failure_text AS failureText, row_number() OVER (PARTITION BY m.rowid ORDER BY runs_run_embeddings.run_id) AS n
-      FROM ${sql.raw(table)} AS m
-      JOIN runs_run_embeddings ON runs_run_embeddings.vector = m.vector
-      JOIN runs_runs ON runs_runs.id = runs_run_embeddings.run_id
-      WHERE m.rowid IN (${sql.join(
-        ids.map((id) => sql`${id}`),
-        sql`, `,
-      )}) AND ${where}
-    ) WHERE n <= ${perVector}`);
+  if (near.length === 0) return [];
+  const arms = near.map(
+    (v) => sql`SELECT * FROM (
+      SELECT ${v.id} AS vectorId, runs_run_embeddings.run_id AS runId, runs_run_embeddings.reason_codes AS reasonCodes,
+        runs_run_embeddings.failure_text AS failureText
+      FROM runs_run_embeddings CROSS JOIN runs_runs ON runs_runs.id = runs_run_embeddings.run_id
+      WHERE runs_run_embeddings.vector = ${Buffer.from(v.vector instanceof Uint8Array ? v.vector : new Uint8Array(v.vector))}
+        AND ${where}
+      ORDER BY runs_run_embeddings.run_id LIMIT ${perVector})`,
+  );
+  return db.all<NearRun>(sql.join(arms, sql` UNION ALL `));
 }

@@ -195,8 +195,8 @@ export const runEmbeddings = sqliteTable(
   },
   (t) => [
     index("runs_run_embeddings_model_idx").on(t.model),
-    /** Finds the runs with a vector (the distinct vectors of libSQL's vector index, see `failure-vectors.ts`). */
-    index("runs_run_embeddings_vector_idx").on(t.vector),
+    /** The runs with a vector, by run id (from the distinct vectors of libSQL's vector index: `failure-vectors.ts`). */
+    index("runs_run_embeddings_vector_idx").on(t.vector, t.runId),
   ],
 );
 
