@@ -4,7 +4,7 @@ import { InvalidInputError } from "../errors.js";
 import { runEmbeddings, runs } from "../store/schema.js";
 import { addToIndex, createFailureIndex, type FailureIndex, scoreIndex, takeBest } from "./failure-index.js";
 import {
-  catchUpMirrors,
+  catchUpMirror,
   createFailureVectors,
   type FailureVectors,
   mirrorStored,
@@ -24,6 +24,10 @@ const OVER_FETCH = 4;
 const MIN_FETCH = 20;
 /** Similarities this close count as a tie (the index ranks by float32 distances, the search by float64). */
 const TIE_EPSILON = 1e-6;
+/** Stored rows a search copies into the index table itself; more wait for the worker's rounds. */
+const INLINE_CATCH_UP = 64;
+/** Stored rows a worker round copies into the index table. */
+const ROUND_CATCH_UP = 256;
 
 /** One run whose failure reads like another's. */
 export interface SimilarFailure {
@@ -233,7 +237,8 @@ async function searchByIndex(
 ): Promise<SimilarFailure[] | undefined> {
   const { db } = ctx.r;
   const k = Math.max(limit * OVER_FETCH, MIN_FETCH);
-  await catchUpMirrors(db, ctx.vectors);
+  // A backlog (the first use of an index over many stored rows) is copied by the worker's rounds: scan meanwhile.
+  if (!(await catchUpMirror(db, ctx.vectors, own.vector.length, INLINE_CATCH_UP))) return undefined;
   const near = (await nearestVectors(db, own.vector, k))
     .map((v) => ({ ...v, similarity: dot(own.vector, fromBlob(v.vector)) }))
     .sort((a, b) => b.similarity - a.similarity || a.id - b.id);
@@ -333,12 +338,26 @@ async function refreshIndex(ctx: EmbeddingsContext): Promise<FailureIndex> {
 }
 
 /**
- * The worker's chore: starts a round of {@link embedPending} in the background (never awaited by the
+ * Copies a round of stored embeddings into the vector index tables (the backfill): of the embedder's
+ * dimension, and of those searched in this process.
+ */
+async function fillIndex(ctx: EmbeddingsContext): Promise<void> {
+  const { r, embedder } = ctx;
+  if (!ctx.useIndex) return;
+  if (embedder !== undefined) await vectorIndexReady(r.db, ctx.vectors, embedder.dimension);
+  for (const dimension of [...ctx.vectors.mirrors.keys()]) {
+    await catchUpMirror(r.db, ctx.vectors, dimension, ROUND_CATCH_UP);
+  }
+}
+
+/**
+ * The worker's chore: starts a round of {@link embedPending} and {@link fillIndex} in the background (never awaited by the
  * worker, so loading a model or a slow remote model never holds up runs).
  */
 function embedInBackground(ctx: EmbeddingsContext): Promise<void> {
-  if (ctx.embedder === undefined || ctx.running !== undefined) return Promise.resolve();
+  if (ctx.running !== undefined || (ctx.embedder === undefined && !ctx.useIndex)) return Promise.resolve();
   ctx.running = embedPending(ctx)
+    .then(() => fillIndex(ctx))
     .catch((err: unknown) => ctx.r.observer.error?.("could not embed failed runs", err))
     .finally(() => {
       ctx.running = undefined;

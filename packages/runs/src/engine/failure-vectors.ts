@@ -15,9 +15,15 @@ import type { LibSQLDatabase } from "drizzle-orm/libsql";
 export interface FailureVectors {
   /** Whether the database has libSQL's vector functions: found out once per engine. */
   support: Promise<boolean> | undefined;
-  /** The dimensions whose table this engine has made sure of (false: it could not be made). */
-  readonly mirrors: Map<number, Promise<boolean>>;
-  /** The last `runs_run_embeddings` rowid copied into the tables. */
+  /** The dimensions whose table this engine has made sure of. */
+  readonly mirrors: Map<number, Mirror>;
+}
+
+/** One dimension's table, as this engine knows it. */
+interface Mirror {
+  /** False: it could not be made (so: scan). */
+  readonly ready: Promise<boolean>;
+  /** The last `runs_run_embeddings` rowid copied into it. */
   upTo: number;
 }
 
@@ -40,7 +46,7 @@ type Queryable = Pick<LibSQLDatabase, "all" | "run">;
 
 /** No vector index known yet. */
 export function createFailureVectors(): FailureVectors {
-  return { support: undefined, mirrors: new Map(), upTo: 0 };
+  return { support: undefined, mirrors: new Map() };
 }
 
 /** The mirror table of `dimension` (a whole number, so safe to name in SQL). */
@@ -83,33 +89,43 @@ async function createMirror(db: Queryable, dimension: number): Promise<boolean> 
  */
 export function vectorIndexReady(db: Queryable, state: FailureVectors, dimension: number): Promise<boolean> {
   state.support ??= detect(db);
-  let ready = state.mirrors.get(dimension);
-  if (ready === undefined) {
+  let mirror = state.mirrors.get(dimension);
+  if (mirror === undefined) {
     const support = state.support;
-    ready = support.then((yes) => (yes ? createMirror(db, dimension) : false));
-    state.mirrors.set(dimension, ready);
+    mirror = { ready: support.then((yes) => (yes ? createMirror(db, dimension) : false)), upTo: 0 };
+    state.mirrors.set(dimension, mirror);
   }
-  return ready;
+  return mirror.ready;
 }
 
 /**
- * Copies stored embeddings not mirrored yet into the mirror tables this engine uses: the rows past the last
- * rowid copied (all of them the first time, a backfill; afterwards those stored by other processes or by
- * engines that do not mirror). One read of the highest rowid when nothing is new.
+ * Copies stored embeddings of `dimension` not in its table yet, at most `max` stored rows past the last rowid
+ * copied (all rows, in rounds, the first time: the backfill; afterwards the rows other processes stored, or
+ * engines that do not mirror). One read of the highest rowid when nothing is new. True when it is caught up.
  */
-export async function catchUpMirrors(db: Queryable, state: FailureVectors): Promise<void> {
+export async function catchUpMirror(
+  db: Queryable,
+  state: FailureVectors,
+  dimension: number,
+  max: number,
+): Promise<boolean> {
+  const mirror = state.mirrors.get(dimension);
+  if (mirror === undefined || !(await mirror.ready)) return false;
+  const from = mirror.upTo;
   const [top] = await db.all<{ m: number | null }>(sql`SELECT max(rowid) AS m FROM runs_run_embeddings`);
-  const upTo = top?.m ?? 0;
-  if (upTo <= state.upTo) return;
-  for (const [dimension, ready] of state.mirrors) {
-    if (!(await ready)) continue;
-    await db.run(
-      sql`INSERT OR IGNORE INTO ${sql.raw(mirrorTable(dimension))} (vector)
-        SELECT vector FROM runs_run_embeddings
-        WHERE rowid > ${state.upTo} AND rowid <= ${upTo} AND dimension = ${dimension}`,
-    );
-  }
-  state.upTo = upTo;
+  const last = top?.m ?? 0;
+  if (last <= from) return true;
+  const [cut] = await db.all<{ rowid: number }>(
+    sql`SELECT rowid FROM runs_run_embeddings WHERE rowid > ${from} ORDER BY rowid LIMIT 1 OFFSET ${max - 1}`,
+  );
+  const upTo = Math.min(cut?.rowid ?? last, last);
+  await db.run(
+    sql`INSERT OR IGNORE INTO ${sql.raw(mirrorTable(dimension))} (vector)
+      SELECT vector FROM runs_run_embeddings
+      WHERE rowid > ${from} AND rowid <= ${upTo} AND dimension = ${dimension}`,
+  );
+  mirror.upTo = Math.max(mirror.upTo, upTo);
+  return upTo >= last;
 }
 
 /** Mirrors the embeddings of `runIds` just stored in `tx` (the same transaction), into `dimension`'s table. */

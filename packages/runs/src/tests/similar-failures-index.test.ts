@@ -181,6 +181,31 @@ describe("similar failures through libSQL's vector index", () => {
     expect(t.paths).toEqual(["scan"]);
   });
 
+  it("scans while the index has a backlog to copy, which the worker's rounds copy", async () => {
+    const t = await openPair();
+    const next = randoms(5);
+    const rows: Planted[] = Array.from({ length: 400 }, (_, i) => ({
+      id: `run_b${String(i).padStart(3, "0")}`,
+      vector: unit(Float32Array.from({ length: DIM }, () => next() - 0.5)),
+    }));
+    await plant(t.client, t.seedId, rows);
+    const exact = await t.scan.similarFailures("run_b399", 10);
+    expect(await t.engine.similarFailures("run_b399", 10)).toEqual(exact);
+    expect(t.paths).toEqual(["scan"]);
+    t.engine.start();
+    await waitFor(
+      async () => {
+        await t.engine.similarFailures("run_b399", 10);
+        return t.paths.at(-1);
+      },
+      (path) => path === "index",
+      20_000,
+    );
+    expect(await t.engine.similarFailures("run_b399", 10)).toEqual(exact);
+    const mirror = await t.client.execute("SELECT count(*) AS n FROM runs_run_vectors_100");
+    expect(mirror.rows[0]?.n).toBe(400);
+  });
+
   it("finds a run another connection stored after the index was built", async () => {
     const t = await openPair();
     const next = randoms(3);
