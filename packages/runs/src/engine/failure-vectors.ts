@@ -9,8 +9,8 @@ import type { LibSQLDatabase } from "drizzle-orm/libsql";
  * because failures repeat word for word and libSQL's DiskANN graph keeps only one of several equal vectors
  * reachable: runs failing the same way would go missing. The tables are created on demand, once the engine
  * has found that the database has the vector functions (a database without them still migrates, and is
- * searched by scan), and filled from `runs_run_embeddings` by rowid (all rows on first use, a backfill;
- * afterwards rows other processes stored).
+ * searched by scan), and filled from `runs_run_embeddings` by rowid, how far kept in `runs_run_vectors_copied`
+ * (all rows in rounds on first use, the backfill; afterwards the rows stored by processes that do not mirror).
  */
 export interface FailureVectors {
   /** Whether the database has libSQL's vector functions: found out once per engine. */
@@ -23,8 +23,6 @@ export interface FailureVectors {
 interface Mirror {
   /** False: it could not be made (so: scan). */
   readonly ready: Promise<boolean>;
-  /** The last `runs_run_embeddings` rowid copied into it. */
-  upTo: number;
 }
 
 /** One of the nearest distinct stored vectors. */
@@ -43,6 +41,9 @@ export interface NearRun {
 }
 
 type Queryable = Pick<LibSQLDatabase, "all" | "run">;
+
+/** How far each dimension's table has been filled: the last `runs_run_embeddings` rowid copied. */
+const COPIED = "runs_run_vectors_copied";
 
 /** No vector index known yet. */
 export function createFailureVectors(): FailureVectors {
@@ -77,6 +78,11 @@ async function createMirror(db: Queryable, dimension: number): Promise<boolean> 
         `CREATE INDEX IF NOT EXISTS ${table}_idx ON ${table} (libsql_vector_idx(vector, 'metric=cosine'))`,
       ),
     );
+    await db.run(
+      sql.raw(
+        `CREATE TABLE IF NOT EXISTS ${COPIED} (dimension INTEGER PRIMARY KEY NOT NULL, up_to INTEGER NOT NULL)`,
+      ),
+    );
     return true;
   } catch {
     return false;
@@ -92,7 +98,7 @@ export function vectorIndexReady(db: Queryable, state: FailureVectors, dimension
   let mirror = state.mirrors.get(dimension);
   if (mirror === undefined) {
     const support = state.support;
-    mirror = { ready: support.then((yes) => (yes ? createMirror(db, dimension) : false)), upTo: 0 };
+    mirror = { ready: support.then((yes) => (yes ? createMirror(db, dimension) : false)) };
     state.mirrors.set(dimension, mirror);
   }
   return mirror.ready;
@@ -111,9 +117,12 @@ export async function catchUpMirror(
 ): Promise<boolean> {
   const mirror = state.mirrors.get(dimension);
   if (mirror === undefined || !(await mirror.ready)) return false;
-  const from = mirror.upTo;
-  const [top] = await db.all<{ m: number | null }>(sql`SELECT max(rowid) AS m FROM runs_run_embeddings`);
-  const last = top?.m ?? 0;
+  const [copied] = await db.all<{ last: number | null; from: number | null }>(
+    sql`SELECT (SELECT max(rowid) FROM runs_run_embeddings) AS last,
+      (SELECT up_to FROM ${sql.raw(COPIED)} WHERE dimension = ${dimension}) AS "from"`,
+  );
+  const last = copied?.last ?? 0;
+  const from = copied?.from ?? 0;
   if (last <= from) return true;
   const [cut] = await db.all<{ rowid: number }>(
     sql`SELECT rowid FROM runs_run_embeddings WHERE rowid > ${from} ORDER BY rowid LIMIT 1 OFFSET ${max - 1}`,
@@ -124,7 +133,11 @@ export async function catchUpMirror(
       SELECT vector FROM runs_run_embeddings
       WHERE rowid > ${from} AND rowid <= ${upTo} AND dimension = ${dimension}`,
   );
-  mirror.upTo = Math.max(mirror.upTo, upTo);
+  // After the copy (a copy repeated after a crash in between only finds the vectors there already).
+  await db.run(
+    sql`INSERT INTO ${sql.raw(COPIED)} (dimension, up_to) VALUES (${dimension}, ${upTo})
+      ON CONFLICT (dimension) DO UPDATE SET up_to = max(up_to, excluded.up_to)`,
+  );
   return upTo >= last;
 }
 

@@ -204,6 +204,18 @@ describe("similar failures through libSQL's vector index", () => {
     expect(await t.engine.similarFailures("run_b399", 10)).toEqual(exact);
     const mirror = await t.client.execute("SELECT count(*) AS n FROM runs_run_vectors_100");
     expect(mirror.rows[0]?.n).toBe(400);
+    // A new process finds the index filled (how far is kept in the database): no backlog of its own.
+    const other = createClient({ url: `file:${t.file}`, timeout: 5000 });
+    cleanups.push(() => other.close());
+    const paths: string[] = [];
+    const fresh = createRunsEngine({
+      db: drizzle(other),
+      secretsKey: TEST_SECRETS_KEY,
+      observer: { failureSearch: (path) => paths.push(path) },
+    });
+    cleanups.push(() => fresh.stop());
+    expect(await fresh.similarFailures("run_b399", 10)).toEqual(exact);
+    expect(paths).toEqual(["index"]);
   });
 
   it("finds a run another connection stored after the index was built", async () => {
