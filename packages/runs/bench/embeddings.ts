@@ -124,7 +124,7 @@ async function measure(label: string, textAt: (i: number) => string): Promise<vo
   for (;;) {
     const [row] = await db
       .all<{ n: number }>(
-        sql`SELECT count(*) AS n FROM runs_run_embeddings WHERE vector NOT IN (SELECT vector FROM runs_run_vectors_100)`,
+        sql`SELECT (SELECT max(rowid) FROM runs_run_embeddings) - (SELECT up_to FROM runs_run_vectors_copied) AS n`,
       )
       .catch(() => [{ n: 1 }]);
     if (row?.n === 0) break;
