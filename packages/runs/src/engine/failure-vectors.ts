@@ -1,6 +1,5 @@
 import type { Tx } from "@vetted/store";
 import { type SQL, sql } from "drizzle-orm";
-import type { LibSQLDatabase } from "drizzle-orm/libsql";
 
 /**
  * libSQL's vector index over stored failure embeddings: one table a dimension, `runs_run_vectors_<dimension>`,
@@ -40,7 +39,11 @@ export interface NearRun {
   failureText: string;
 }
 
-type Queryable = Pick<LibSQLDatabase, "all" | "run">;
+/** What the vector index needs of a database: a Drizzle libSQL database (or one less its vector functions). */
+export interface Queryable {
+  all<T>(query: SQL): PromiseLike<T[]>;
+  run(query: SQL): PromiseLike<unknown>;
+}
 
 /** How far each dimension's table has been filled: the last `runs_run_embeddings` rowid copied. */
 const COPIED = "runs_run_vectors_copied";

@@ -1,7 +1,9 @@
 import type { Client } from "@libsql/client";
 import { createClient } from "@libsql/client";
+import type { SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
+import { createFailureVectors, vectorIndexReady } from "../engine/failure-vectors.js";
 import { createRunsEngine } from "../engine/runs-engine.js";
 import { openTestEngine, TEST_SECRETS_KEY, waitFor } from "./harness.js";
 
@@ -240,5 +242,31 @@ describe("similar failures through libSQL's vector index", () => {
     const engine = createRunsEngine({ db: drizzle(other), secretsKey: TEST_SECRETS_KEY });
     cleanups.push(() => engine.stop());
     expect(await engine.similarFailures("run_old0", 3)).toEqual(after);
+  });
+
+  it("finds out once that a database has no vector functions, and then never tries to index", async () => {
+    const t = await openTestEngine();
+    cleanups.push(t.close);
+    const asked: string[] = [];
+    // The libSQL database, less its vector functions (as an older server or plain SQLite answers).
+    const withoutVectors = {
+      all: <T>(_query: SQL): Promise<T[]> => {
+        asked.push("all");
+        return Promise.reject(new Error("SQLITE_ERROR: no such function: vector_distance_cos"));
+      },
+      run: (query: SQL) => {
+        asked.push("run");
+        return t.db.run(query);
+      },
+    };
+    const state = createFailureVectors();
+    expect(await vectorIndexReady(withoutVectors, state, 100)).toBe(false);
+    expect(await vectorIndexReady(withoutVectors, state, 100)).toBe(false);
+    expect(await vectorIndexReady(withoutVectors, state, 8)).toBe(false);
+    expect(asked).toEqual(["all"]);
+    const tables = await t.client.execute(
+      "SELECT name FROM sqlite_master WHERE name LIKE 'runs_run_vectors%'",
+    );
+    expect(tables.rows).toEqual([]);
   });
 });
