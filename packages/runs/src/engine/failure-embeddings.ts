@@ -110,12 +110,13 @@ async function store(ctx: EmbeddingsContext, rows: readonly RunRow[]): Promise<n
   const mirrored = ctx.useIndex && (await vectorIndexReady(r.db, ctx.vectors, embedder.dimension));
   await r.write(async (tx) => {
     await tx.insert(runEmbeddings).values(values).onConflictDoNothing();
-    if (mirrored)
+    if (mirrored) {
       await mirrorStored(
         tx,
         embedder.dimension,
         values.map((v) => v.runId),
       );
+    }
   });
   return values.length;
 }
