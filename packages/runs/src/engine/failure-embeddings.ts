@@ -1,8 +1,17 @@
-import { and, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import { dot, type Embedder } from "../embeddings/embedder.js";
 import { InvalidInputError } from "../errors.js";
 import { runEmbeddings, runs } from "../store/schema.js";
 import { addToIndex, createFailureIndex, type FailureIndex, scoreIndex, takeBest } from "./failure-index.js";
+import {
+  catchUpMirror,
+  createFailureVectors,
+  type FailureVectors,
+  mirrorStored,
+  nearestVectors,
+  runsWithVectors,
+  vectorIndexReady,
+} from "./failure-vectors.js";
 import { loadRun } from "./persist.js";
 import type { RunsResources } from "./resources.js";
 import type { RunRow } from "./views.js";
@@ -10,6 +19,15 @@ import type { RunRow } from "./views.js";
 /** Wait reasons that block a run (it cannot go on without a person), counted as failures for search. */
 export const BLOCKING_REASONS = ["provider_protected_payment_step", "step_outcome_unknown"] as const;
 const BATCH = 32;
+/** The index path fetches this many times `limit` nearest vectors (at least MIN_FETCH), for filtering. */
+const OVER_FETCH = 4;
+const MIN_FETCH = 20;
+/** Similarities this close count as a tie (the index ranks by float32 distances, the search by float64). */
+const TIE_EPSILON = 1e-6;
+/** Stored rows a search copies into the index table itself; more wait for the worker's rounds. */
+const INLINE_CATCH_UP = 64;
+/** Stored rows a worker round copies into the index table. */
+const ROUND_CATCH_UP = 256;
 
 /** One run whose failure reads like another's. */
 export interface SimilarFailure {
@@ -50,9 +68,9 @@ function toBlob(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 
-function fromBlob(b: Buffer): Float32Array {
+function fromBlob(b: ArrayBuffer | Uint8Array): Float32Array {
   const copy = new Uint8Array(b.byteLength);
-  copy.set(b);
+  copy.set(b instanceof Uint8Array ? b : new Uint8Array(b));
   return new Float32Array(copy.buffer);
 }
 
@@ -68,6 +86,10 @@ interface EmbeddingsContext {
   readonly index: FailureIndex;
   /** The background round under way, if any. */
   running: Promise<unknown> | undefined;
+  /** Whether `similarFailures` may search through libSQL's vector index (else it always scans). */
+  readonly useIndex: boolean;
+  /** The vector index: support, mirror tables, what has been copied. */
+  readonly vectors: FailureVectors;
 }
 
 async function store(ctx: EmbeddingsContext, rows: readonly RunRow[]): Promise<number> {
@@ -85,7 +107,17 @@ async function store(ctx: EmbeddingsContext, rows: readonly RunRow[]): Promise<n
     failureText: texts[i] ?? "",
     createdAt: at,
   }));
-  await r.write((tx) => tx.insert(runEmbeddings).values(values).onConflictDoNothing());
+  const mirrored = ctx.useIndex && (await vectorIndexReady(r.db, ctx.vectors, embedder.dimension));
+  await r.write(async (tx) => {
+    await tx.insert(runEmbeddings).values(values).onConflictDoNothing();
+    if (mirrored) {
+      await mirrorStored(
+        tx,
+        embedder.dimension,
+        values.map((v) => v.runId),
+      );
+    }
+  });
   return values.length;
 }
 
@@ -114,21 +146,31 @@ async function embedPending(ctx: EmbeddingsContext): Promise<number> {
   }
 }
 
-/** `runId`'s failure embedding (from the index, else embedded now when it is failed or blocked and not yet). */
-async function ownEmbedding(
-  ctx: EmbeddingsContext,
-  runId: string,
-): Promise<{ model: string; vector: Float32Array; reasonCodes: string[] } | undefined> {
+/** A run's stored failure embedding, as the search needs it. */
+interface OwnEmbedding {
+  model: string;
+  vector: Float32Array;
+  reasonCodes: string[];
+}
+
+async function storedEmbedding(ctx: EmbeddingsContext, runId: string): Promise<OwnEmbedding | undefined> {
+  const [row] = await ctx.r.db
+    .select({
+      model: runEmbeddings.model,
+      vector: runEmbeddings.vector,
+      reasonCodes: runEmbeddings.reasonCodes,
+    })
+    .from(runEmbeddings)
+    .where(eq(runEmbeddings.runId, runId));
+  return row === undefined ? undefined : { ...row, vector: fromBlob(row.vector) };
+}
+
+/** `runId`'s failure embedding (stored, else embedded now when it is failed or blocked and not yet). */
+async function ownEmbedding(ctx: EmbeddingsContext, runId: string): Promise<OwnEmbedding | undefined> {
   const { r } = ctx;
-  const at = ctx.index.position.get(runId);
-  // A run in the index exists (embeddings are stored for stored runs only): no need to read it.
-  if (at !== undefined) {
-    return {
-      model: ctx.index.models[at] ?? "",
-      vector: ctx.index.vectors[at] ?? new Float32Array(),
-      reasonCodes: ctx.index.reasonCodes[at] ?? [],
-    };
-  }
+  // A run with a stored embedding exists (embeddings are stored for stored runs only): no need to read it.
+  const stored = await storedEmbedding(ctx, runId);
+  if (stored !== undefined) return stored;
   const row = await loadRun(r.db, runId);
   if (ctx.embedder === undefined) return undefined;
   const [blocked] = await r.db
@@ -137,31 +179,113 @@ async function ownEmbedding(
     .where(and(eq(runs.id, runId), failedOrBlocked));
   if (blocked === undefined) return undefined;
   await store(ctx, [row]);
-  await refreshIndex(ctx);
-  const now = ctx.index.position.get(runId);
-  if (now === undefined) return undefined;
-  return {
-    model: ctx.index.models[now] ?? "",
-    vector: ctx.index.vectors[now] ?? new Float32Array(),
-    reasonCodes: ctx.index.reasonCodes[now] ?? [],
-  };
+  return storedEmbedding(ctx, runId);
 }
 
 /**
  * The failed or blocked runs whose failure embeddings are closest to `runId`'s, best first (at most
- * `limit`, 1..20); empty when the run has not failed or nothing is embedded. A typed scan of the
- * in-memory index and a partial selection of the best, checked against the database in slices (only runs
- * still failed or blocked count: a blocked run may have gone on).
+ * `limit`, 1..20; similarity desc, then run id); empty when the run has not failed or nothing is embedded.
+ * Through libSQL's vector index when the database has one ({@link searchByIndex}), else (or when the index
+ * cannot answer for sure) by an exact scan of the in-memory copy ({@link searchByScan}).
  * @throws RUN_NOT_FOUND, REQUEST_INVALID (limit)
  */
 async function similarFailures(ctx: EmbeddingsContext, runId: string, limit = 5): Promise<SimilarFailure[]> {
   if (!Number.isInteger(limit) || limit < 1 || limit > 20) {
     throw new InvalidInputError("REQUEST_INVALID", "limit must be a whole number from 1 to 20.", { limit });
   }
-  const index = await refreshIndex(ctx);
   const own = await ownEmbedding(ctx, runId);
   if (own === undefined) return [];
+  if (ctx.useIndex && (await vectorIndexReady(ctx.r.db, ctx.vectors, own.vector.length))) {
+    const found = await searchByIndex(ctx, runId, own, limit);
+    if (found !== undefined) {
+      ctx.r.observer.failureSearch?.("index");
+      return found;
+    }
+  }
+  ctx.r.observer.failureSearch?.("scan");
+  return searchByScan(ctx, runId, own, limit);
+}
+
+function similarFailure(
+  own: OwnEmbedding,
+  runId: string,
+  similarity: number,
+  codes: string[],
+  failureText: string,
+): SimilarFailure {
   const ownCodes = new Set(own.reasonCodes);
+  return {
+    run_id: runId,
+    similarity,
+    reason_codes: codes,
+    shared_reason_codes: codes.filter((code) => ownCodes.has(code)),
+    failure_text: failureText,
+  };
+}
+
+/**
+ * The index path: the `limit × OVER_FETCH` nearest distinct vectors by libSQL's index, then the stored
+ * failures with them that count (same model, not the run itself, still failed or blocked), ranked by the exact
+ * similarity. Undefined (so: scan) when the over-fetch could not settle the answer: fewer than `limit` runs
+ * left after filtering, or the last one kept no nearer than the farthest vector fetched (a vector not fetched
+ * could tie it, and its runs come first by run id).
+ */
+async function searchByIndex(
+  ctx: EmbeddingsContext,
+  runId: string,
+  own: OwnEmbedding,
+  limit: number,
+): Promise<SimilarFailure[] | undefined> {
+  const { db } = ctx.r;
+  const k = Math.max(limit * OVER_FETCH, MIN_FETCH);
+  // A backlog (the first use of an index over many stored rows) is copied by the worker's rounds: scan meanwhile.
+  if (!(await catchUpMirror(db, ctx.vectors, own.vector.length, INLINE_CATCH_UP))) return undefined;
+  const near = (await nearestVectors(db, own.vector, k))
+    .map((v) => ({ ...v, similarity: dot(own.vector, fromBlob(v.vector)) }))
+    .sort((a, b) => b.similarity - a.similarity || a.id - b.id);
+  const floor = near.at(-1)?.similarity ?? Number.NEGATIVE_INFINITY;
+  const where = and(eq(runEmbeddings.model, own.model), ne(runEmbeddings.runId, runId), failedOrBlocked);
+  let found: SimilarFailure[] = [];
+  // The nearest vectors a batch at a time, until no vector left can change the best `limit`.
+  for (let at = 0; at < near.length; at += limit) {
+    const next = near[at];
+    const last = found[limit - 1];
+    if (next === undefined || (last !== undefined && next.similarity < last.similarity - TIE_EPSILON)) break;
+    const batch = near.slice(at, at + limit);
+    const similarity = new Map(batch.map((v) => [v.id, v.similarity]));
+    const rows = await runsWithVectors(db, batch, where ?? sql`1`, limit);
+    found = found
+      .concat(
+        rows.map((row) =>
+          similarFailure(
+            own,
+            row.runId,
+            similarity.get(row.vectorId) ?? Number.NEGATIVE_INFINITY,
+            JSON.parse(row.reasonCodes) as string[],
+            row.failureText,
+          ),
+        ),
+      )
+      .sort((a, b) => b.similarity - a.similarity || (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0))
+      .slice(0, limit);
+  }
+  if (near.length < k) return found;
+  const last = found[limit - 1];
+  if (last === undefined || last.similarity <= floor + TIE_EPSILON) return undefined;
+  return found;
+}
+
+/**
+ * The scan path: a typed scan of the in-memory copy and a partial selection of the best, checked against
+ * the database in slices (only runs still failed or blocked count: a blocked run may have gone on). Exact.
+ */
+async function searchByScan(
+  ctx: EmbeddingsContext,
+  runId: string,
+  own: OwnEmbedding,
+  limit: number,
+): Promise<SimilarFailure[]> {
+  const index = await refreshIndex(ctx);
   const scores = scoreIndex(index, own.vector, own.model, runId);
   const found: SimilarFailure[] = [];
   for (;;) {
@@ -183,14 +307,10 @@ async function similarFailures(ctx: EmbeddingsContext, runId: string, limit = 5)
     for (const i of slice) {
       const id = index.runIds[i] ?? "";
       if (!ids.has(id) || found.length >= limit) continue;
-      const codes = index.reasonCodes[i] ?? [];
-      found.push({
-        run_id: id,
-        similarity: dot(own.vector, index.vectors[i] ?? new Float32Array(own.vector.length)),
-        reason_codes: codes,
-        shared_reason_codes: codes.filter((code) => ownCodes.has(code)),
-        failure_text: index.failureTexts[i] ?? "",
-      });
+      const similarity = dot(own.vector, index.vectors[i] ?? new Float32Array(own.vector.length));
+      found.push(
+        similarFailure(own, id, similarity, index.reasonCodes[i] ?? [], index.failureTexts[i] ?? ""),
+      );
     }
     if (found.length >= limit) break;
   }
@@ -219,12 +339,26 @@ async function refreshIndex(ctx: EmbeddingsContext): Promise<FailureIndex> {
 }
 
 /**
- * The worker's chore: starts a round of {@link embedPending} in the background (never awaited by the
+ * Copies a round of stored embeddings into the vector index tables (the backfill): of the embedder's
+ * dimension, and of those searched in this process.
+ */
+async function fillIndex(ctx: EmbeddingsContext): Promise<void> {
+  const { r, embedder } = ctx;
+  if (!ctx.useIndex) return;
+  if (embedder !== undefined) await vectorIndexReady(r.db, ctx.vectors, embedder.dimension);
+  for (const dimension of [...ctx.vectors.mirrors.keys()]) {
+    await catchUpMirror(r.db, ctx.vectors, dimension, ROUND_CATCH_UP);
+  }
+}
+
+/**
+ * The worker's chore: starts a round of {@link embedPending} and {@link fillIndex} in the background (never awaited by the
  * worker, so loading a model or a slow remote model never holds up runs).
  */
 function embedInBackground(ctx: EmbeddingsContext): Promise<void> {
-  if (ctx.embedder === undefined || ctx.running !== undefined) return Promise.resolve();
+  if (ctx.running !== undefined || (ctx.embedder === undefined && !ctx.useIndex)) return Promise.resolve();
   ctx.running = embedPending(ctx)
+    .then(() => fillIndex(ctx))
     .catch((err: unknown) => ctx.r.observer.error?.("could not embed failed runs", err))
     .finally(() => {
       ctx.running = undefined;
@@ -234,10 +368,16 @@ function embedInBackground(ctx: EmbeddingsContext): Promise<void> {
 
 /**
  * Failure embeddings: the worker's sweep embeds the failure text of each failed or blocked run once (with the
- * configured embedder) into `runs_run_embeddings`; `similarFailures` ranks the other failed or blocked runs by
- * cosine similarity to a run's failure, by a brute-force scan of the stored vectors of the same model.
+ * configured embedder) into `runs_run_embeddings` (and into the dimension's vector-index table, when the
+ * database has libSQL's vector functions); `similarFailures` ranks the other failed or blocked runs by cosine
+ * similarity to a run's failure, through the vector index when there is one and `vectorIndex` is on, else
+ * (or when the index cannot settle the answer) by a brute-force scan of the stored vectors of the same model.
  */
-export function createFailureEmbeddings(r: RunsResources, embedder: Embedder | undefined) {
+export function createFailureEmbeddings(
+  r: RunsResources,
+  embedder: Embedder | undefined,
+  vectorIndex = true,
+) {
   const ctx: EmbeddingsContext = {
     r,
     embedder,
@@ -245,6 +385,8 @@ export function createFailureEmbeddings(r: RunsResources, embedder: Embedder | u
     refused: new Set<string>(),
     index: createFailureIndex(),
     running: undefined,
+    useIndex: vectorIndex,
+    vectors: createFailureVectors(),
   };
   return {
     embedPending: (): Promise<number> => embedPending(ctx),

@@ -20,6 +20,8 @@ export interface RunsObserver {
   leaseExpired?(): void;
   /** An unexpected error in background work (logged by the host, never thrown). */
   error?(message: string, err: unknown): void;
+  /** Which path answered a similar-failure search: libSQL's vector index, or the brute-force scan. */
+  failureSearch?(path: "index" | "scan"): void;
 }
 
 /** What {@link createRunsEngine} is built from. */
@@ -38,6 +40,11 @@ export interface RunsEngineOptions {
   otpSource?: OtpSource;
   /** Embeds the failure texts of failed or blocked runs for `similarFailures`; none = nothing is embedded. */
   embedder?: Embedder | undefined;
+  /**
+   * Whether `similarFailures` searches through libSQL's vector index when the database has one (default
+   * true); false: always the brute-force scan of an in-memory copy of the stored vectors.
+   */
+  vectorIndex?: boolean;
   /** How long a claimed run stays leased without a heartbeat (default 30 000 ms). */
   leaseMs?: number;
   /** How often the worker looks for work and expired gates (default 500 ms). */

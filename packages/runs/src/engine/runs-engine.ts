@@ -20,7 +20,7 @@ type Tail<F> = F extends (r: never, ...rest: infer A) => infer R ? (...rest: A) 
 export function createRunsEngine(options: RunsEngineOptions) {
   const r = createResources(options);
   const sms = createInboundSms(r, options.secretsKey);
-  const failures = createFailureEmbeddings(r, options.embedder);
+  const failures = createFailureEmbeddings(r, options.embedder, options.vectorIndex);
   const scheduler = new Scheduler(r, [sms.matchWaiting, failures.embedInBackground]);
   const bind =
     <F extends (res: typeof r, ...rest: never[]) => unknown>(verb: F) =>

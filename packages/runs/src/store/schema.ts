@@ -193,7 +193,11 @@ export const runEmbeddings = sqliteTable(
     failureText: text("failure_text").notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("runs_run_embeddings_model_idx").on(t.model)],
+  (t) => [
+    index("runs_run_embeddings_model_idx").on(t.model),
+    /** The runs with a vector, by run id (from the distinct vectors of libSQL's vector index: `failure-vectors.ts`). */
+    index("runs_run_embeddings_vector_idx").on(t.vector, t.runId),
+  ],
 );
 
 /**

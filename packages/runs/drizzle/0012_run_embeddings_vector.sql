@@ -1,0 +1,1 @@
+CREATE INDEX `runs_run_embeddings_vector_idx` ON `runs_run_embeddings` (`vector`,`run_id`);
