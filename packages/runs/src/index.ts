@@ -206,6 +206,7 @@ export {
   RunOtpSubmitRequest,
   WaitContext,
 } from "./domain/run.js";
+export { RUN_CHANGE_TYPES, RunChange, type RunChangeType } from "./domain/run-change.js";
 export {
   FlowDraft,
   FlowFromSessionInput,
@@ -357,6 +358,7 @@ export {
 } from "./engine/automation/replay-flow.js";
 export type { AutomationEngineOptions } from "./engine/automation/resources.js";
 export type { OnTaskTransition, OutputEntry, TaskTransition } from "./engine/automation/task-store.js";
+export type { ChangeHub, ChangeListener } from "./engine/change-hub.js";
 export {
   type ComputerUseEngine,
   type ComputerUseEngineOptions,
