@@ -150,4 +150,23 @@ test.describe("runs", () => {
     await page.waitForTimeout(3000);
     expect(lists.length).toBe(after);
   });
+
+  test("while the stream is cut off, the list says so and falls back to a slow poll", async ({ page }) => {
+    await page.route("**/api/runs/stream", (route) => route.abort());
+    const lists: number[] = [];
+    page.on("request", (r) => {
+      if (r.method() === "GET" && new URL(r.url()).pathname === "/api/runs") lists.push(Date.now());
+    });
+    await page.goto("/runs");
+    const badge = page.getByTestId("runs-live");
+    await expect(badge).toHaveAttribute("data-live", "false");
+    await expect(badge).toHaveText("Not live: refreshing every 30 s.");
+    await page.waitForTimeout(1000);
+    const first = lists.length;
+    expect(first).toBeGreaterThan(0);
+    // The next fetch comes from the 30 s fallback poll, not sooner.
+    await expect.poll(() => lists.length, { timeout: 40_000, intervals: [1000] }).toBeGreaterThan(first);
+    const gap = (lists[first] ?? 0) - (lists[first - 1] ?? 0);
+    expect(gap).toBeGreaterThan(25_000);
+  });
 });
