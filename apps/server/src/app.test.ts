@@ -161,14 +161,14 @@ describe("security defaults", () => {
 
   it("requires the bearer token on /api routes when one is configured", async () => {
     const app = await appWithEchoRoute({ apiToken: token });
-    const without = await app.request("/api/openapi.json", { headers: LOCAL });
+    const without = await app.request("/api/runs", { headers: LOCAL });
     expect(without.status).toBe(401);
     expect((await errorOf(without)).code).toBe("UNAUTHORIZED");
-    const wrong = await app.request("/api/openapi.json", {
+    const wrong = await app.request("/api/runs", {
       headers: { ...LOCAL, Authorization: "Bearer nope" },
     });
     expect(wrong.status).toBe(401);
-    const right = await app.request("/api/openapi.json", {
+    const right = await app.request("/api/runs", {
       headers: { ...LOCAL, Authorization: `Bearer ${token}` },
     });
     expect(right.status).toBe(200);
@@ -235,6 +235,8 @@ describe("API description", () => {
     const res = await app.request("/api/docs", { headers: LOCAL });
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toContain("text/html");
-    expect(await res.text()).toContain("/api/openapi.json");
+    expect(await res.text()).toContain('src="/api/docs/assets/vetted-docs.js"');
+    const init = await app.request("/api/docs/assets/vetted-docs.js", { headers: LOCAL });
+    expect(await init.text()).toContain("/api/openapi.json");
   });
 });

@@ -62,6 +62,7 @@ import { createRegisterRoutes } from "./routes/register.js";
 import { createReviewRoutes } from "./routes/review.js";
 import { createRunRecoveryRoutes } from "./routes/run-recovery.js";
 import { createRunRoutes } from "./routes/runs.js";
+import { createRunStreamRoutes } from "./routes/runs-stream.js";
 import { createSessionRoutes } from "./routes/sessions.js";
 import { createTemplateLifecycleRoutes } from "./routes/template-lifecycle.js";
 import { createTemplateRoutes } from "./routes/templates.js";
@@ -265,6 +266,7 @@ export function createApp(deps: AppDeps) {
     .route("/", createTemplateRoutes(deps))
     .route("/", createTemplateLifecycleRoutes(deps))
     .route("/", createRunRecoveryRoutes(deps))
+    .route("/", createRunStreamRoutes(deps))
     .route("/", createRunRoutes(deps))
     .route("/", createEvidenceRoutes(deps))
     .route("/", createMetricsRoutes(deps))

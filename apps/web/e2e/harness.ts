@@ -122,3 +122,15 @@ export function writeFile(path: string, content: string | Buffer): void {
   mkdirSync(join(path, ".."), { recursive: true });
   writeFileSync(path, content);
 }
+
+/** Aborts every request that leaves the machine; answers the list of what was tried. */
+export async function cutOffNetwork(page: Page): Promise<string[]> {
+  const external: string[] = [];
+  await page.context().route("**/*", (route) => {
+    const host = new URL(route.request().url()).hostname;
+    if (host === "127.0.0.1" || host === "localhost" || host === "[::1]") return route.continue();
+    external.push(route.request().url());
+    return route.abort();
+  });
+  return external;
+}

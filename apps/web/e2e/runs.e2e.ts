@@ -104,4 +104,69 @@ test.describe("runs", () => {
     await expect(page.getByTestId("run-status")).toHaveText("success");
     expect(shop.count(run.id, "charge")).toBe(1);
   });
+
+  test("the runs list is live: new runs and runs reaching a gate appear without polling", async ({
+    page,
+    server,
+  }) => {
+    const lists: string[] = [];
+    page.on("request", (r) => {
+      const u = new URL(r.url());
+      if (r.method() === "GET" && u.pathname === "/api/runs") lists.push(u.search);
+    });
+    await page.goto("/runs");
+    await expect(page.getByTestId("runs-live")).toHaveAttribute("data-live", "true");
+    // Connected and idle: the lists are fetched once (and once more on the stream's `ready`), then never
+    // again while nothing changes — no poll is running (the old 5 s poll would fetch in this window).
+    await page.waitForTimeout(1000);
+    const settled = lists.length;
+    await page.waitForTimeout(5500);
+    expect(lists.length).toBe(settled);
+
+    // A run created after the page loaded appears (and finishes) within a couple of seconds.
+    const quick = await server.api<{ id: string; flow_id: string }>("POST", "/api/flows", {
+      name: "quick",
+      steps: [{ id: "a", type: "set", vars: { x: 1 } }],
+    });
+    const done = await server.api<{ id: string }>("POST", "/api/runs", { flow_id: quick.id });
+    const row = page.getByRole("row").filter({ hasText: done.id });
+    await expect(row).toContainText("success", { timeout: 3000 });
+
+    // A run that reaches an OTP gate shows at the top, under "Waiting for you", as waiting_otp.
+    const gated = await server.api<{ id: string }>("POST", "/api/flows", {
+      name: "gated",
+      steps: [{ id: "code", type: "otp_gate", prompt: "Enter the code we texted you" }],
+    });
+    const waiting = await server.api<{ id: string }>("POST", "/api/runs", { flow_id: gated.id });
+    await expect(page.getByTestId("waiting-run").filter({ hasText: waiting.id })).toContainText(
+      "Enter the code we texted you",
+      { timeout: 3000 },
+    );
+    await expect(page.getByRole("row").filter({ hasText: waiting.id }).last()).toContainText("waiting_otp");
+
+    // Quiet again: still no poll.
+    await page.waitForTimeout(1000);
+    const after = lists.length;
+    await page.waitForTimeout(3000);
+    expect(lists.length).toBe(after);
+  });
+
+  test("while the stream is cut off, the list says so and falls back to a slow poll", async ({ page }) => {
+    await page.route("**/api/runs/stream", (route) => route.abort());
+    const lists: number[] = [];
+    page.on("request", (r) => {
+      if (r.method() === "GET" && new URL(r.url()).pathname === "/api/runs") lists.push(Date.now());
+    });
+    await page.goto("/runs");
+    const badge = page.getByTestId("runs-live");
+    await expect(badge).toHaveAttribute("data-live", "false");
+    await expect(badge).toHaveText("Not live: refreshing every 30 s.");
+    await page.waitForTimeout(1000);
+    const first = lists.length;
+    expect(first).toBeGreaterThan(0);
+    // The next fetch comes from the 30 s fallback poll, not sooner.
+    await expect.poll(() => lists.length, { timeout: 40_000, intervals: [1000] }).toBeGreaterThan(first);
+    const gap = (lists[first] ?? 0) - (lists[first - 1] ?? 0);
+    expect(gap).toBeGreaterThan(25_000);
+  });
 });

@@ -1,4 +1,4 @@
-import { expect, expectAccessible, saveScreenshot, test } from "./harness.js";
+import { cutOffNetwork, expect, expectAccessible, saveScreenshot, test } from "./harness.js";
 
 test.describe("the console shell, served by the server", () => {
   test("/ lands on the runs page with the nav, and SPA routes survive a reload", async ({ page, server }) => {
@@ -38,13 +38,7 @@ test.describe("the console shell, served by the server", () => {
     page,
     server,
   }) => {
-    const external: string[] = [];
-    await page.context().route("**/*", (route) => {
-      const host = new URL(route.request().url()).hostname;
-      if (host === "127.0.0.1" || host === "localhost" || host === "[::1]") return route.continue();
-      external.push(route.request().url());
-      return route.abort();
-    });
+    const external = await cutOffNetwork(page);
     await page.goto(`${server.url}/api/docs`);
     await expect(page.getByText("Vetted API").first()).toBeVisible();
     await expect(page.getByText("Liveness and database reachability").first()).toBeVisible();

@@ -3,12 +3,25 @@ import type { MiddlewareHandler } from "hono";
 import { ServerError } from "../errors.js";
 import { INBOUND_SMS_PATH } from "../integrations/vonage.js";
 
-/** Paths under /api that stay open without a token, so monitors can probe them. */
-const OPEN_PATHS = new Set(["/api/health", "/api/health/rum", INBOUND_SMS_PATH]);
+/**
+ * Paths under /api that stay open without a token: health (so monitors can probe it), telemetry ingest,
+ * inbound webhooks, and the API reference — its page and the OpenAPI document describe the API and hold no
+ * data (the version they show is public on /api/health too); every data route still needs the token.
+ */
+const OPEN_PATHS = new Set([
+  "/api/health",
+  "/api/health/rum",
+  INBOUND_SMS_PATH,
+  "/api/docs",
+  "/api/openapi.json",
+]);
 
-/** Whether `path` stays open without a token (health, telemetry ingest, inbound webhooks). */
+/** The static assets of the API reference (Scalar's bundle, its start-up script): open like the page. */
+const OPEN_PREFIX = "/api/docs/assets/";
+
+/** Whether `path` stays open without a token (health, telemetry ingest, inbound webhooks, API reference). */
 export function isOpenPath(path: string): boolean {
-  return OPEN_PATHS.has(path) || path === "/healthz";
+  return OPEN_PATHS.has(path) || path.startsWith(OPEN_PREFIX) || path === "/healthz";
 }
 
 function digest(value: string): Buffer {
@@ -27,7 +40,7 @@ export function requireToken(token: string | undefined): MiddlewareHandler {
     const match = /^Bearer\s+(.+)$/i.exec(header);
     const given = match?.[1];
     const valid = given !== undefined && timingSafeEqual(digest(given.trim()), expected);
-    if (OPEN_PATHS.has(c.req.path)) {
+    if (isOpenPath(c.req.path)) {
       // Open, but a caller that sends the token is still known by it (its own rate limit, not the anonymous one).
       if (valid) c.set("actor", "token");
       return next();

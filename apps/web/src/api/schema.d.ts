@@ -1046,6 +1046,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The runs list's changes as server-sent events (a run created, a run that changed status)
+         * @description Without `Last-Event-ID`: first a `ready` event whose data is `{ "last_event_id": n }` (where the stream stands; `id:` n), then one `change` event per change from then on. With `Last-Event-ID`: every change after it first, then the live ones. Each `change` event's data is a `RunChange` (`{ id, run_id, type: run_created | status_changed, status, from, at }`; `id:` is its position among the changes of all runs, increasing). Moving into or out of `waiting_otp`/`waiting_user` is a `status_changed`. Changes made by other server processes on the same database arrive within about a second. A `: heartbeat` comment is sent after 15 s of silence.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/event-stream of `ready` and `change` events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs": {
         parameters: {
             query?: never;
@@ -6330,6 +6378,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/command-tower/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One look: status, a diagnostics summary, the alerts, and the latest finished session's flow */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The overview */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CommandTowerOverview"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/integrations/vonage/inbound-sms": {
         parameters: {
             query?: never;
@@ -9585,6 +9669,39 @@ export interface components {
             before_screenshot_url: string | null;
             after_screenshot_url: string | null;
         } | null;
+        CommandTowerOverview: {
+            /** @enum {string} */
+            status: "ok" | "degraded";
+            /** @description GET /api/health/diagnostics without its metrics: version, uptime, storage, runs, tasks, browser */
+            diagnostics: {
+                [key: string]: unknown;
+            };
+            /** @description GET /api/health/alerts */
+            alerts: {
+                [key: string]: unknown;
+            };
+            /** @description Null until a session has been finished */
+            latest_flow: {
+                session_id: string;
+                start_url: string;
+                generated_at: string;
+                source_event_count: number;
+                step_count: number;
+                draft_version: number;
+                steps: {
+                    step_id: string;
+                    action: string;
+                    /** @description A navigate step's URL */
+                    url: string | null;
+                    /** @description What a type step types (secrets as ${secrets.name}) or a select step's option */
+                    value_ref: string | null;
+                    /** @description The first selector candidate */
+                    selector: {
+                        [key: string]: unknown;
+                    } | null;
+                }[];
+            } | null;
+        };
         InboundSmsReceipt: {
             /** @enum {boolean} */
             ok: true;

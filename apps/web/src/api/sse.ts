@@ -1,5 +1,5 @@
-import { useEffect } from "react";
-import { authHeaders } from "./client.js";
+import { useEffect, useState } from "react";
+import { authHeaders, onTokenSet } from "./client.js";
 
 /** One server-sent event: its `id`, `event` name (default `message`) and raw `data`. */
 export interface SseMessage {
@@ -31,11 +31,28 @@ export function parseSse(buffer: string): { messages: SseMessage[]; rest: string
   return { messages, rest };
 }
 
+/** Resolves when a token is set (after a 401) or the follower stops. */
+function tokenOrAbort(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = onTokenSet(() => {
+      stop();
+      resolve();
+    });
+    signal.addEventListener("abort", () => {
+      stop();
+      resolve();
+    });
+  });
+}
+
 /**
  * Follows an event stream over `fetch` (so the API token header goes along, which EventSource cannot do),
- * reconnecting with `Last-Event-ID` after a drop. Stops when `enabled` turns false or on unmount.
+ * reconnecting with `Last-Event-ID` after a drop; after a 401 it waits for the token prompt, after another
+ * refusal it stops. Stops when `enabled` turns false or on unmount. Answers whether the stream is connected
+ * now (a caller can fall back to polling while it is not).
  */
-export function useEventStream(url: string, onMessage: (m: SseMessage) => void, enabled = true): void {
+export function useEventStream(url: string, onMessage: (m: SseMessage) => void, enabled = true): boolean {
+  const [connected, setConnected] = useState(false);
   useEffect(() => {
     if (!enabled) return;
     const abort = new AbortController();
@@ -46,7 +63,12 @@ export function useEventStream(url: string, onMessage: (m: SseMessage) => void, 
           const headers: Record<string, string> = { accept: "text/event-stream", ...authHeaders() };
           if (lastId !== undefined) headers["last-event-id"] = lastId;
           const res = await fetch(url, { headers, signal: abort.signal });
+          if (res.status === 401) {
+            await tokenOrAbort(abort.signal);
+            continue;
+          }
           if (!res.ok || res.body === null) return;
+          setConnected(true);
           const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
           let buffer = "";
           for (;;) {
@@ -61,11 +83,17 @@ export function useEventStream(url: string, onMessage: (m: SseMessage) => void, 
           }
         } catch {
           if (abort.signal.aborted) return;
+        } finally {
+          if (!abort.signal.aborted) setConnected(false);
         }
         await new Promise((r) => setTimeout(r, 1000));
       }
     };
     void follow();
-    return () => abort.abort();
+    return () => {
+      abort.abort();
+      setConnected(false);
+    };
   }, [url, enabled, onMessage]);
+  return connected;
 }

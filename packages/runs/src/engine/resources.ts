@@ -6,6 +6,7 @@ import type { BrowserHost } from "../browser/host.js";
 import { parseProtectedDomains } from "../domain/providers.js";
 import type { Embedder } from "../embeddings/embedder.js";
 import { BrowserRuntime, type SessionStates } from "./browser-runtime.js";
+import { type ChangeHub, createChangeHub } from "./change-hub.js";
 import { createEventHub, type EventHub } from "./hub.js";
 import { createInboundMessagesOtpSource, type OtpSource } from "./otp-source.js";
 import { createOutboundPolicy, type OutboundPolicy, type OutboundPolicyOptions } from "./outbound.js";
@@ -109,6 +110,8 @@ export interface RunsResources {
   /** The abort controllers of the runs this process executes, by run id. */
   controllers: Map<string, AbortController>;
   hub: EventHub;
+  /** The runs list's changes (a run created, a status changed), for the list stream. */
+  changes: ChangeHub;
   /** Asks the worker to look for work soon (a no-op until it starts). */
   kick(): void;
   /** One write transaction; the runs given new events in it are announced to the hub once it commits. */
@@ -133,6 +136,11 @@ export function createResources(options: RunsEngineOptions): RunsResources {
     db,
     catchUpMs: options.catchUpMs ?? 1000,
     onError: (err) => observer.error?.("the event hub could not read new events", err),
+  });
+  const changes = createChangeHub({
+    db,
+    catchUpMs: options.catchUpMs ?? 1000,
+    onError: (err) => observer.error?.("the run-list hub could not read new changes", err),
   });
   const vault = createRunVault(options.secretsKey);
   const outbound = createOutboundPolicy(options.outbound);
@@ -167,6 +175,7 @@ export function createResources(options: RunsEngineOptions): RunsResources {
     workerId: newId("wrk"),
     controllers: new Map(),
     hub,
+    changes,
     kick: () => undefined,
     async write(fn) {
       const touched = new Set<string>();
@@ -175,6 +184,7 @@ export function createResources(options: RunsEngineOptions): RunsResources {
         return fn(tx);
       });
       for (const id of touched) hub.announce(id);
+      if (touched.size > 0) changes.announce();
       return result;
     },
   };

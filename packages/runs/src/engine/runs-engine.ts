@@ -69,11 +69,21 @@ export function createRunsEngine(options: RunsEngineOptions) {
      * and from other processes sharing the database within `catchUpMs`). Returns the unsubscribe.
      */
     subscribe: r.hub.subscribe,
+    /**
+     * Streams the runs list's changes after position `after` (a run created, a status changed; its backlog
+     * first, then each commit, from other processes within `catchUpMs`). Returns the unsubscribe.
+     */
+    subscribeChanges: r.changes.subscribe,
+    /** Up to `limit` (≤ 500) run-list changes after position `after`, oldest first. */
+    listChanges: r.changes.since,
+    /** The newest run-list position so far: a follower that wants only new changes starts after it. */
+    changesHead: r.changes.head,
     /** Starts this process's worker: polls, claims, executes, expires gates. Idempotent. */
     start: () => scheduler.start(),
     /** Stops the worker, aborts running steps, hands their leases back, and ends every subscription. */
     stop: async () => {
       r.hub.close();
+      r.changes.close();
       await scheduler.stop();
       await r.browserRuntime.releaseAll();
     },
@@ -83,6 +93,7 @@ export function createRunsEngine(options: RunsEngineOptions) {
 /** The run engine. */
 export type RunsEngine = ReturnType<typeof createRunsEngine>;
 export type { SessionStates } from "./browser-runtime.js";
+export type { ChangeListener } from "./change-hub.js";
 export type { EvidenceQuery } from "./evidence.js";
 export type { EventListener } from "./hub.js";
 export type { IdempotencyOptions } from "./idempotency.js";

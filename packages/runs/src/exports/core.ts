@@ -29,6 +29,8 @@ export {
   RunOtpSubmitRequest,
   WaitContext,
 } from "../domain/run.js";
+export { RUN_CHANGE_TYPES, RunChange, type RunChangeType } from "../domain/run-change.js";
+export type { ChangeHub, ChangeListener } from "../engine/change-hub.js";
 export {
   canTransition,
   END_REASONS,

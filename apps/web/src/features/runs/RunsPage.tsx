@@ -1,7 +1,9 @@
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useSearch } from "@tanstack/react-router";
+import { useCallback, useEffect, useRef } from "react";
 import { api, unwrap } from "../../api/client.js";
 import type { components } from "../../api/schema.js";
+import { type SseMessage, useEventStream } from "../../api/sse.js";
 import { EmptyState, ErrorState, Loading } from "../../ui/states.js";
 import type { RunStatus } from "./routes.js";
 import { humanDuration, relative } from "./time.js";
@@ -18,19 +20,47 @@ const FILTERS: (RunStatus | "all")[] = [
   "cancelled",
 ];
 
-function useRuns(status: RunStatus | undefined) {
+/** How often the lists are polled while the change stream is disconnected (never while it is connected). */
+const FALLBACK_POLL_MS = 30_000;
+/** Changes arriving within this window are folded into one refetch. */
+const COALESCE_MS = 100;
+
+function useRuns(status: RunStatus | undefined, live: boolean) {
   return useQuery({
     queryKey: ["runs", status ?? "all"],
     queryFn: () =>
       unwrap(api.GET("/api/runs", { params: { query: { limit: 100, ...(status ? { status } : {}) } } })),
-    refetchInterval: 5_000,
+    refetchInterval: live ? false : FALLBACK_POLL_MS,
   });
 }
 
+/**
+ * Follows `/api/runs/stream` and refetches the run lists when a run is created or changes status (also on
+ * `ready`, which covers what changed between the first fetch and the stream's start). Answers whether the
+ * stream is connected.
+ */
+function useLiveRuns(): boolean {
+  const queryClient = useQueryClient();
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const onMessage = useCallback(
+    (m: SseMessage) => {
+      if (m.event !== "change" && m.event !== "ready") return;
+      if (timer.current !== undefined) return;
+      timer.current = setTimeout(() => {
+        timer.current = undefined;
+        void queryClient.invalidateQueries({ queryKey: ["runs"] });
+      }, COALESCE_MS);
+    },
+    [queryClient],
+  );
+  return useEventStream("/api/runs/stream", onMessage);
+}
+
 /** Waiting runs (OTP or a person) first: how long they have waited and when the gate expires. */
-function WaitingRuns() {
-  const otp = useRuns("waiting_otp");
-  const user = useRuns("waiting_user");
+function WaitingRuns({ live }: { live: boolean }) {
+  const otp = useRuns("waiting_otp", live);
+  const user = useRuns("waiting_user", live);
   const waiting = [...(otp.data?.items ?? []), ...(user.data?.items ?? [])].sort((a, b) =>
     (a.wait_context?.opened_at ?? "").localeCompare(b.wait_context?.opened_at ?? ""),
   );
@@ -89,14 +119,18 @@ function RunRow({ run }: { run: Run }) {
 export function RunsPage() {
   const search = useSearch({ from: "/runs" });
   const navigate = useNavigate({ from: "/runs" });
-  const runs = useRuns(search.status);
+  const live = useLiveRuns();
+  const runs = useRuns(search.status, live);
   return (
     <section>
       <h1>Runs</h1>
+      <p className="muted" data-testid="runs-live" data-live={live}>
+        {live ? "Live: updates as runs change." : `Not live: refreshing every ${FALLBACK_POLL_MS / 1000} s.`}
+      </p>
       <p className="toolbar">
         <Link to="/flows">Flows</Link> · <Link to="/templates">Templates (start a run)</Link>
       </p>
-      <WaitingRuns />
+      <WaitingRuns live={live} />
       <h2>All runs</h2>
       <fieldset className="toolbar" aria-label="Status filter">
         {FILTERS.map((f) => (
