@@ -163,6 +163,21 @@ describe("GET /api/runs/stream over a real loopback server", { timeout: 30_000 }
     resumed.close();
   });
 
+  it("starts afresh from the head when Last-Event-ID lies past it (an id kept from another database)", async () => {
+    const fresh = await follow();
+    await fresh.until(() => fresh.frames().length > 0);
+    const head = fresh.frames()[0]?.id ?? 0;
+    fresh.close();
+
+    const stale = await follow({ "Last-Event-ID": String(head + 1_000_000) });
+    await stale.until(() => stale.frames().length > 0);
+    expect(stale.frames()[0]).toMatchObject({ event: "ready", id: head });
+    const run = await post<Run>("/api/runs", { flow_id: await gateFlow() });
+    await stale.until(() => stale.changes().some((c) => c.run_id === run.id && c.status === "waiting_user"));
+    stale.close();
+    await post(`/api/runs/${run.id}/resume`, { kind: "input", input_text: "12345" });
+  });
+
   it("carries the runs another process creates on the same database (its hub's catch-up, no poll per client)", async () => {
     const flowId = await gateFlow();
     const other = await openDatabase({

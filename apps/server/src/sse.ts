@@ -42,6 +42,11 @@ export interface StreamOptions<M> {
    * state as frames, and the id it is as of (sent as `id:`; only messages after it follow).
    */
   snapshot?: (() => Promise<{ id: number; frames: SseFrame[] }>) | undefined;
+  /**
+   * The newest id there is: a `Last-Event-ID` past it (kept from another database, say) is treated as no
+   * `Last-Event-ID` at all, so the client starts afresh instead of missing every change until ids catch up.
+   */
+  head?: number | undefined;
 }
 
 /** Whether the client resumes: a `Last-Event-ID` that is a whole number. */
@@ -103,7 +108,9 @@ class LiveQueue<M> {
  * client goes away or the last message was sent.
  */
 export function streamEvents<M>(c: Context, options: StreamOptions<M>): Response {
-  const start = resumeId(c, options.after);
+  const beyondHead = options.head !== undefined && resumeId(c, options.after) > options.head;
+  const resuming = resumes(c) && !beyondHead;
+  const start = beyondHead ? (options.after ?? 0) : resumeId(c, options.after);
   const heartbeatMs = options.heartbeatMs ?? SSE_HEARTBEAT_MS;
   return streamSSE(c, async (stream) => {
     const live = new LiveQueue<M>();
@@ -112,7 +119,7 @@ export function streamEvents<M>(c: Context, options: StreamOptions<M>): Response
     });
     stream.onAbort(() => live.close());
     let lastId = start;
-    if (options.snapshot !== undefined && !resumes(c)) {
+    if (options.snapshot !== undefined && !resuming) {
       // Subscribed first, so nothing after the snapshot's id is lost; history is sent only on resume.
       const snapshot = await options.snapshot();
       lastId = snapshot.id;

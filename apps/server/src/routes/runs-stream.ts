@@ -12,7 +12,7 @@ const changes = createRoute({
   description: [
     'Without `Last-Event-ID`: first a `ready` event whose data is `{ "last_event_id": n }` (where the stream',
     "stands; `id:` n), then one `change` event per change from then on. With `Last-Event-ID`: every change",
-    "after it first, then the live ones. Each `change` event's data is a `RunChange`",
+    "after it first, then the live ones (an id past the newest change, kept from another database, counts as none). Each `change` event's data is a `RunChange`",
     `(\`{ id, run_id, type: ${RUN_CHANGE_TYPES.join(" | ")}, status, from, at }\`; \`id:\` is its position`,
     "among the changes of all runs, increasing). Moving into or out of `waiting_otp`/`waiting_user` is a",
     "`status_changed`. Changes made by other server processes on the same database arrive within about a",
@@ -28,9 +28,11 @@ const changes = createRoute({
 export function createRunStreamRoutes(deps: AppDeps) {
   const { runs } = deps;
   return new OpenAPIHono<AppEnv>().openapi(changes, async (c) => {
+    const head = await runs.changesHead();
     const resumed = resumeId(c, -1); // -1: no valid Last-Event-ID
-    // A new follower starts at the head: it wants what happens from now on, not the whole history.
-    const start = resumed >= 0 ? resumed : await runs.changesHead();
+    // A new follower starts at the head: it wants what happens from now on, not the whole history. So does
+    // one whose Last-Event-ID lies past the head (it came from another database).
+    const start = resumed >= 0 && resumed <= head ? resumed : head;
     return streamEvents<RunChange>(c, {
       source: {
         replay: (afterId) => runs.listChanges(afterId, 500),
@@ -46,6 +48,7 @@ export function createRunStreamRoutes(deps: AppDeps) {
       idOf: (change) => change.id,
       frames: (change) => [{ event: "change", data: JSON.stringify(change) }],
       heartbeatMs: deps.sseHeartbeatMs,
+      head,
     });
   });
 }

@@ -1055,7 +1055,7 @@ export interface paths {
         };
         /**
          * The runs list's changes as server-sent events (a run created, a run that changed status)
-         * @description Without `Last-Event-ID`: first a `ready` event whose data is `{ "last_event_id": n }` (where the stream stands; `id:` n), then one `change` event per change from then on. With `Last-Event-ID`: every change after it first, then the live ones. Each `change` event's data is a `RunChange` (`{ id, run_id, type: run_created | status_changed, status, from, at }`; `id:` is its position among the changes of all runs, increasing). Moving into or out of `waiting_otp`/`waiting_user` is a `status_changed`. Changes made by other server processes on the same database arrive within about a second. A `: heartbeat` comment is sent after 15 s of silence.
+         * @description Without `Last-Event-ID`: first a `ready` event whose data is `{ "last_event_id": n }` (where the stream stands; `id:` n), then one `change` event per change from then on. With `Last-Event-ID`: every change after it first, then the live ones (an id past the newest change, kept from another database, counts as none). Each `change` event's data is a `RunChange` (`{ id, run_id, type: run_created | status_changed, status, from, at }`; `id:` is its position among the changes of all runs, increasing). Moving into or out of `waiting_otp`/`waiting_user` is a `status_changed`. Changes made by other server processes on the same database arrive within about a second. A `: heartbeat` comment is sent after 15 s of silence.
          */
         get: {
             parameters: {

@@ -30,7 +30,6 @@ export {
   WaitContext,
 } from "../domain/run.js";
 export { RUN_CHANGE_TYPES, RunChange, type RunChangeType } from "../domain/run-change.js";
-export type { ChangeHub, ChangeListener } from "../engine/change-hub.js";
 export {
   canTransition,
   END_REASONS,
@@ -77,6 +76,7 @@ export {
   type RunState,
   type Transition,
 } from "../domain/transitions.js";
+export type { ChangeHub, ChangeListener } from "../engine/change-hub.js";
 export { StepEvidence } from "../engine/evidence.js";
 export type { EventHub, EventListener } from "../engine/hub.js";
 export {
