@@ -2,7 +2,7 @@ import { QueryClientProvider } from "@tanstack/react-query";
 import { RouterProvider } from "@tanstack/react-router";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
-import { createQueryClient } from "./queries.js";
+import { queryClient } from "./queries.js";
 import { router } from "./router.js";
 import { reportWebVitals } from "./vitals.js";
 import "./styles.css";
@@ -11,7 +11,7 @@ const root = document.getElementById("root");
 if (root === null) throw new Error("index.html has no #root element");
 createRoot(root).render(
   <StrictMode>
-    <QueryClientProvider client={createQueryClient()}>
+    <QueryClientProvider client={queryClient}>
       <RouterProvider router={router} />
     </QueryClientProvider>
   </StrictMode>,

@@ -30,3 +30,6 @@ export function createQueryClient(): QueryClient {
     },
   });
 }
+
+/** The console's one query client, shared by the React tree and the routes' loaders. */
+export const queryClient = createQueryClient();

@@ -5,12 +5,12 @@ import { api, unwrap } from "../../api/client.js";
 import { ErrorState, Loading } from "../../ui/states.js";
 import { ConflictsPanel } from "./ConflictsPanel.js";
 import { FolderTree } from "./FolderTree.js";
-import { fetchManifestPage, reviewPageQuery, takeEarlyFirstPage } from "./first-page.js";
 import { isTableKey, reviewKey, selectRange } from "./model/review-keys.js";
 import { BUCKETS, type ReviewSearch, SORT_FIELDS } from "./model/review-search.js";
 import { LearnedSuggestions, SavedViews } from "./ReviewExtras.js";
 import { RowTable } from "./RowTable.js";
 import { RuleDraft } from "./RuleDraft.js";
+import { reviewRowsOptions } from "./review-rows.js";
 import { SidePanel } from "./SidePanel.js";
 
 /** The review workbench of one analyze job: folder tree, virtual table, side panel, triage, conflicts. */
@@ -29,17 +29,7 @@ export function ReviewPage({ jobId, search }: { jobId: string; search: ReviewSea
   );
   // The rows first (the page's one essential call; its first page may already be on its way, asked for by
   // the route's loader), then the folder tree beside them: neither waits for the other.
-  const query = reviewPageQuery(search);
-  const pages = useInfiniteQuery({
-    queryKey: ["fileorg", "manifest", jobId, "rows", query],
-    initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam, queryKey }) => {
-      const firstLoad = pageParam === undefined && client.getQueryData(queryKey) === undefined;
-      const early = firstLoad ? takeEarlyFirstPage(jobId, query) : undefined;
-      return early ?? fetchManifestPage(jobId, query, pageParam);
-    },
-    getNextPageParam: (last) => last.next_cursor ?? undefined,
-  });
+  const pages = useInfiniteQuery(reviewRowsOptions(jobId, search));
   const view = useQuery({
     queryKey: ["fileorg", "manifest", jobId, "view"],
     queryFn: () =>

@@ -1,6 +1,7 @@
 import { type AnyRoute, createRoute, lazyRouteComponent } from "@tanstack/react-router";
-import { fetchFirstPageEarly } from "./first-page.js";
+import { queryClient } from "../../queries.js";
 import { parseReviewSearch } from "./model/review-search.js";
+import { reviewRowsOptions } from "./review-rows.js";
 
 /** The file organization part of the console: jobs, the review workbench, apply, inbox and preferences. */
 export function fileorgRoutes<P extends AnyRoute>(parent: P) {
@@ -13,11 +14,11 @@ export function fileorgRoutes<P extends AnyRoute>(parent: P) {
     getParentRoute: () => parent,
     path: "/files/jobs/$jobId",
     validateSearch: (raw: Record<string, unknown>) => parseReviewSearch(raw),
-    // The first rows are asked for while the page's code loads (on a real navigation, never on a hover's
-    // preload: a page fetched early is only good for the load right after); the loader never waits for them.
+    // The first rows are asked for into the query cache while the page's code loads (a hover's preload
+    // warms it the same way); the loader never waits for them.
     loaderDeps: ({ search }) => search,
-    loader: ({ params, deps, preload }) => {
-      if (!preload) fetchFirstPageEarly(params.jobId, deps);
+    loader: ({ params, deps }) => {
+      void queryClient.prefetchInfiniteQuery(reviewRowsOptions(params.jobId, deps));
     },
     component: lazyRouteComponent(() => import("./ReviewRoute.js"), "ReviewRoute"),
   });
