@@ -38,6 +38,21 @@ export interface PageGuard {
   challenge?: { signal: string; url: string } | undefined;
 }
 
+/**
+ * Whether a request loads the page itself (not a resource, nor a child frame). A provider's iframe may
+ * load — a page embedding a card form is not a step on the provider — and acting inside it pauses instead
+ * (the step's frame check).
+ */
+function isTopLevelNavigation(route: Route): boolean {
+  const request = route.request();
+  if (!request.isNavigationRequest()) return false;
+  try {
+    return request.frame().parentFrame() === null;
+  } catch {
+    return true; // no frame to tell (a service worker's request): treat it as the page's own
+  }
+}
+
 /** A run's page as this process holds it. */
 export interface Held {
   lease: BrowserLease;
@@ -167,7 +182,7 @@ export class BrowserRuntime {
     if (
       d.kind === "allowed" &&
       d.protectedDomain !== undefined &&
-      request.isNavigationRequest() &&
+      isTopLevelNavigation(route) &&
       !guard.approved
     ) {
       guard.blockedProvider ??= d.protectedDomain;

@@ -12,7 +12,7 @@ import type { RunRow } from "./views.js";
 const THREE_DS_URL = /3ds|three[-_]?d[-_]?secure|challenge|\/acs\b/i;
 const THREE_DS_TEXT = /authenticate your payment|3-?D Secure|\b3DS\b/i;
 
-/** A 3-D Secure challenge on the page (a frame URL or the page text), or undefined. */
+/** A 3-D Secure challenge on the page (a frame's URL, or the text of the page or of a frame), or undefined. */
 async function threeDsOn(page: Page): Promise<{ signal: string; url: string } | undefined> {
   if (!/^https?:/i.test(page.url())) return undefined;
   for (const frame of page.frames()) {
@@ -21,14 +21,26 @@ async function threeDsOn(page: Page): Promise<{ signal: string; url: string } | 
     const { pathname, search } = new URL(url);
     if (THREE_DS_URL.test(pathname + search)) return { signal: `frame URL ${pathname}`, url };
   }
-  // textContent needs no layout: one cheap round trip.
-  const text = await page
-    .locator("body")
-    .textContent({ timeout: 1_000 })
-    .then((t) => t ?? "")
-    .catch(() => "");
-  const hit = THREE_DS_TEXT.exec(text);
-  return hit === null ? undefined : { signal: `page text "${hit[0]}"`, url: page.url() };
+  // The text of every frame (a challenge often shows in the provider's iframe); textContent needs no
+  // layout: one cheap round trip per frame, all at once.
+  const frames = page.frames().filter((f) => /^https?:/i.test(f.url()));
+  const texts = await Promise.all(
+    frames.map((frame) =>
+      frame
+        .locator("body")
+        .textContent({ timeout: 1_000 })
+        .then((t) => t ?? "")
+        .catch(() => ""),
+    ),
+  );
+  for (const [i, text] of texts.entries()) {
+    const hit = THREE_DS_TEXT.exec(text);
+    const frame = frames[i];
+    if (hit === null || frame === undefined) continue;
+    const where = frame === page.mainFrame() ? "page" : "frame";
+    return { signal: `${where} text "${hit[0]}"`, url: frame.url() };
+  }
+  return undefined;
 }
 
 /** Whether the step (as written, before interpolation) puts a secret or a one-time code on the page. */

@@ -15,9 +15,12 @@ export const clickStep: StepType<ClickStep> = {
   browser: true,
   idempotent: () => false,
   execute: (step, ctx) =>
-    actOn(step, ctx, async (locator) => {
+    actOn(step, ctx, async (locator, frame) => {
       await locator.click({ timeout: step.timeout_ms });
       await browserOf(ctx).page.waitForLoadState("load", { timeout: step.timeout_ms });
+      // A click inside a child frame may load a page in that frame (a frame the page replaced is gone).
+      if (frame.parentFrame() !== null && !frame.isDetached())
+        await frame.waitForLoadState("load", { timeout: step.timeout_ms }).catch(() => undefined);
       return undefined;
     }),
 };
