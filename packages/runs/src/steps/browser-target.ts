@@ -95,12 +95,18 @@ async function tryAll(page: Page, target: Target): Promise<Resolved> {
     const base = { index, kind: s.kind, value: s.value };
     try {
       const found = await trySelector(frames, s);
-      const where = found === undefined || found.frame.parentFrame() === null ? {} : { frame_url: found.frame.url() };
+      const where =
+        found === undefined || found.frame.parentFrame() === null ? {} : { frame_url: found.frame.url() };
       if (found?.count === 1) {
         trail.push({ ...base, result: "matched", ...where });
         return { ok: true, locator: found.locator, index, frame: found.frame, trail };
       }
-      trail.push({ ...base, result: found === undefined ? "no match" : "ambiguous", count: found?.count ?? 0, ...where });
+      trail.push({
+        ...base,
+        result: found === undefined ? "no match" : "ambiguous",
+        count: found?.count ?? 0,
+        ...where,
+      });
     } catch (err) {
       const error = err instanceof Error ? (err.message.split("\n")[0] ?? "") : String(err);
       trail.push({ ...base, result: "invalid", error });

@@ -110,7 +110,9 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       }
       if (url.pathname === "/login") return send(res, 200, pages.login(""));
       if (url.pathname === "/frames") {
-        const sca = ["1", "2"].includes(url.searchParams.get("sca") ?? "") ? url.searchParams.get("sca") : "0";
+        const sca = ["1", "2"].includes(url.searchParams.get("sca") ?? "")
+          ? url.searchParams.get("sca")
+          : "0";
         return send(res, 200, pages.frames(`${payUrl}/card-form?sca=${sca}`));
       }
       if (url.pathname === "/frames/note") return send(res, 200, pages.note());
