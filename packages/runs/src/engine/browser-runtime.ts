@@ -1,7 +1,7 @@
 import type { Tx } from "@vetted/store";
 import { eq } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import type { Route } from "playwright-core";
+import type { CDPSession, Route } from "playwright-core";
 import type { BrowserHost, BrowserLease, StorageState } from "../browser/host.js";
 import { BrowserUnavailableError, SessionNotFoundError } from "../errors.js";
 import { browserStates } from "../store/schema.js";
@@ -57,6 +57,8 @@ function isTopLevelNavigation(route: Route): boolean {
 export interface Held {
   lease: BrowserLease;
   guard: PageGuard;
+  /** The page's CDP session, for screenshots (opened with the page; undefined if it could not be). */
+  cdp?: Promise<CDPSession> | undefined;
 }
 
 /** What {@link BrowserRuntime} works with. */
@@ -156,7 +158,9 @@ export class BrowserRuntime {
       await lease.release();
       throw err;
     }
-    const held = { lease, guard };
+    const cdp = lease.context.newCDPSession(lease.page);
+    cdp.catch(() => undefined);
+    const held = { lease, guard, cdp };
     this.held.set(row.id, held);
     return held;
   }

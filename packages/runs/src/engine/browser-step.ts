@@ -1,16 +1,30 @@
-import type { Page } from "playwright-core";
+import type { Frame, Page } from "playwright-core";
 import { matchProtectedDomain } from "../domain/providers.js";
 import type { Step } from "../domain/steps.js";
 import { RunsError } from "../errors.js";
 import type { StepOutcome, StepType } from "../steps/step-type.js";
 import type { Held, PageGuard } from "./browser-runtime.js";
-import { type EvidenceDraft, writeScreenshot } from "./evidence.js";
+import { captureJpeg, type EvidenceDraft, writeScreenshot } from "./evidence.js";
 import { createRedactor } from "./redactor.js";
 import type { RunsResources } from "./resources.js";
 import type { RunRow } from "./views.js";
 
 const THREE_DS_URL = /3ds|three[-_]?d[-_]?secure|challenge|\/acs\b/i;
 const THREE_DS_TEXT = /authenticate your payment|3-?D Secure|\b3DS\b/i;
+
+/** The text of a frame's body ("" when it has none, went away, or does not answer within a second). */
+function frameText(frame: Frame): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(""), 1_000);
+  });
+  const text = frame
+    .evaluate(`document.body ? document.body.textContent : ""`)
+    .then((t) => (typeof t === "string" ? t : ""))
+    .catch(() => "")
+    .finally(() => clearTimeout(timer));
+  return Promise.race([text, late]);
+}
 
 /** A 3-D Secure challenge on the page (a frame's URL, or the text of the page or of a frame), or undefined. */
 async function threeDsOn(page: Page): Promise<{ signal: string; url: string } | undefined> {
@@ -21,18 +35,10 @@ async function threeDsOn(page: Page): Promise<{ signal: string; url: string } | 
     const { pathname, search } = new URL(url);
     if (THREE_DS_URL.test(pathname + search)) return { signal: `frame URL ${pathname}`, url };
   }
-  // The text of every frame (a challenge often shows in the provider's iframe); textContent needs no
-  // layout: one cheap round trip per frame, all at once.
+  // The text of every frame (a challenge often shows in the provider's iframe), all at once: a plain
+  // evaluation of textContent needs no layout, nor Playwright's selector engine in a new document.
   const frames = page.frames().filter((f) => /^https?:/i.test(f.url()));
-  const texts = await Promise.all(
-    frames.map((frame) =>
-      frame
-        .locator("body")
-        .textContent({ timeout: 1_000 })
-        .then((t) => t ?? "")
-        .catch(() => ""),
-    ),
-  );
+  const texts = await Promise.all(frames.map(frameText));
   for (const [i, text] of texts.entries()) {
     const hit = THREE_DS_TEXT.exec(text);
     const frame = frames[i];
@@ -114,8 +120,8 @@ interface InPage {
  */
 async function shoot(x: InPage, name: string, wait = false): Promise<void> {
   const page = x.held.lease.page;
-  const masked = x.held.guard.secretOnPage === true;
-  const shot = writeScreenshot(x.r.dataDir, x.row.id, x.evidenceId, name, page, masked);
+  const capture = captureJpeg(page, x.held.cdp, x.held.guard.secretOnPage === true);
+  const shot = writeScreenshot(x.r.dataDir, x.row.id, x.evidenceId, name, capture);
   x.screenshots[name] = shot.path;
   x.held.guard.lastShot = { path: shot.path, url: page.url() };
   x.r.browserRuntime.track(x.row.id, shot.written);
