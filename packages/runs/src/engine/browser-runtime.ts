@@ -30,6 +30,8 @@ export interface PageGuard {
    * to a protected provider was stopped (the page then shows an error, not a place to come back to).
    */
   resumeUrl: string | undefined;
+  /** The "after" screenshot of the last step while the browser takes it (awaited before the next acts). */
+  pendingShot?: Promise<void> | undefined;
   /** The last screenshot taken of the page, and where the page was. */
   lastShot?: { path: string; url: string } | undefined;
   /** Whether a step put a secret or a code on the page (screenshots then mask the fields holding them). */

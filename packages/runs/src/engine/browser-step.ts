@@ -125,7 +125,15 @@ async function shoot(x: InPage, name: string, wait = false): Promise<void> {
   x.screenshots[name] = shot.path;
   x.held.guard.lastShot = { path: shot.path, url: page.url() };
   x.r.browserRuntime.track(x.row.id, shot.written);
+  // The capture overlaps the step's commit; the next step waits for it before it acts (a capture still
+  // pending when the page navigates may never be answered, and must show this step's page). The file is
+  // written in the background.
   if (wait) await shot.written;
+  else
+    x.held.guard.pendingShot = capture.then(
+      () => undefined,
+      () => undefined,
+    );
 }
 
 /**
@@ -144,6 +152,8 @@ async function shootBefore(x: InPage): Promise<void> {
 async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
   const { lease, guard } = x.held;
   const page = lease.page;
+  await guard.pendingShot;
+  guard.pendingShot = undefined;
   const acts = x.step.type === "navigate" || x.step.type === "click";
   const challengeBefore =
     acts && guard.lastShot?.url !== page.url() ? await threeDsOn(page) : guard.challenge;

@@ -49,6 +49,8 @@ export function evidenceDir(dataDir: string, runId: string): string {
 
 /** The JPEG quality of evidence screenshots (1280×800, about 10–30 kB each). */
 export const SCREENSHOT_QUALITY = 70;
+/** How long a screenshot may take before it is given up (its file is then never written). */
+const CAPTURE_TIMEOUT_MS = 5_000;
 
 /**
  * Captures the page as JPEG bytes. An unmasked capture is one `Page.captureScreenshot` through the page's
@@ -63,15 +65,29 @@ export async function captureJpeg(
 ): Promise<Buffer> {
   if (masked || cdp === undefined) {
     const mask = masked ? { mask: [page.locator(`input[type=password], [${SECRET_MARK}]`)] } : {};
-    return page.screenshot({ type: "jpeg", quality: SCREENSHOT_QUALITY, timeout: 5_000, ...mask });
+    return page.screenshot({
+      type: "jpeg",
+      quality: SCREENSHOT_QUALITY,
+      timeout: CAPTURE_TIMEOUT_MS,
+      ...mask,
+    });
   }
   const session = await cdp;
-  const shot = await session.send("Page.captureScreenshot", {
+  const shot = session.send("Page.captureScreenshot", {
     format: "jpeg",
     quality: SCREENSHOT_QUALITY,
     optimizeForSpeed: true,
   });
-  return Buffer.from(shot.data, "base64");
+  // A capture the browser never answers (the page went away mid-frame) must not hold the run up.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("the screenshot timed out")), CAPTURE_TIMEOUT_MS);
+  });
+  try {
+    return Buffer.from((await Promise.race([shot, late])).data, "base64");
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
