@@ -23,10 +23,30 @@ export const Selector = z
 /** One way to find an element. */
 export type Selector = z.infer<typeof Selector>;
 
+/**
+ * Which frame of the page a target lives in: a child frame (an `<iframe>`) whose URL contains `url` and/or
+ * whose name is `name`. Without it a target is searched in the main frame, then in every child frame.
+ */
+export const FrameScope = z
+  .object({
+    url: z.string().min(1).max(2000).optional().meta({ description: "A part of the frame's URL" }),
+    name: z.string().min(1).max(500).optional().meta({ description: "The frame's name (or id)" }),
+  })
+  .refine((f) => f.url !== undefined || f.name !== undefined, {
+    message: "a frame scope names the frame by url, name or both",
+  })
+  .meta({ id: "FrameScope" });
+/** Which frame a target lives in. */
+export type FrameScope = z.infer<typeof FrameScope>;
+
 /** An element, found by the first of its selectors that matches (the others are fallbacks). */
 export const Target = z
-  .object({ selectors: z.array(Selector).min(1).max(10) })
-  .meta({ id: "Target", description: "Selector candidates, tried in order" });
+  .object({ selectors: z.array(Selector).min(1).max(10), frame: FrameScope.optional() })
+  .meta({
+    id: "Target",
+    description:
+      "Selector candidates, tried in order; each in the main frame first, then in child frames (document order), or only in the frames `frame` names",
+  });
 /** An element to act on. */
 export type Target = z.infer<typeof Target>;
 

@@ -1,3 +1,4 @@
+import type { FrameScope } from "./browser-steps.js";
 import type { RecordedEvent, RecordedTarget, SelectorCandidate } from "./recording.js";
 
 /*
@@ -11,6 +12,8 @@ export const CONSEQUENCE_WINDOW_MS = 5_000;
 /** A recorded target as a browser step's `target`. */
 export interface DraftTarget {
   selectors: SelectorCandidate[];
+  /** The child frame the element was recorded in. */
+  frame?: FrameScope;
 }
 
 /** One step of a draft: the browser steps `navigate`, `click`, `type`, `select`. */
@@ -41,7 +44,13 @@ interface DraftState {
 }
 
 function targetOf(t: RecordedTarget): DraftTarget {
-  return { selectors: t.selectors.map((s) => ({ ...s })) };
+  const selectors = t.selectors.map((s) => ({ ...s }));
+  return t.frame === undefined ? { selectors } : { selectors, frame: { ...t.frame } };
+}
+
+/** The field a keystroke went to: its key within its frame. */
+function fieldKey(t: RecordedTarget): string {
+  return JSON.stringify([t.frame?.url ?? null, t.frame?.name ?? null, t.key]);
 }
 
 /** A draft step before it is given an id. */
@@ -65,11 +74,12 @@ function onNavigate(state: DraftState, url: string, at: number): void {
 function onType(state: DraftState, e: Extract<RecordedEvent, { kind: "type" }>): void {
   if (e.secret !== undefined) state.secrets.add(e.secret.name);
   const last = state.steps.at(-1);
-  if (state.typingKey === e.target.key && last?.type === "type") {
+  const key = fieldKey(e.target);
+  if (state.typingKey === key && last?.type === "type") {
     last.value = e.value;
     return;
   }
-  state.typingKey = e.target.key;
+  state.typingKey = key;
   push(state, { type: "type", target: targetOf(e.target), value: e.value }, "type");
 }
 

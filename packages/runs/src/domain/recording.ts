@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Selector } from "./browser-steps.js";
+import { FrameScope, Selector } from "./browser-steps.js";
 
 /*
  * What a recording session captures, as data: the events the in-page recorder (and the page's main-frame
@@ -22,6 +22,8 @@ export const RecordedTarget = z.object({
   editable: z.boolean().optional(),
   /** A stable key of the element within its page (its XPath), to merge keystrokes into one step. */
   key: z.string().max(2000),
+  /** The child frame the element lives in (set by the engine from the frame that reported, never the page). */
+  frame: FrameScope.optional(),
 });
 /** A recorded element. */
 export type RecordedTarget = z.infer<typeof RecordedTarget>;

@@ -1,7 +1,7 @@
 import type { Tx } from "@vetted/store";
 import { eq } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import type { Route } from "playwright-core";
+import type { CDPSession, Route } from "playwright-core";
 import type { BrowserHost, BrowserLease, StorageState } from "../browser/host.js";
 import { BrowserUnavailableError, SessionNotFoundError } from "../errors.js";
 import { browserStates } from "../store/schema.js";
@@ -30,6 +30,8 @@ export interface PageGuard {
    * to a protected provider was stopped (the page then shows an error, not a place to come back to).
    */
   resumeUrl: string | undefined;
+  /** The "after" screenshot of the last step while the browser takes it (awaited before the next acts). */
+  pendingShot?: Promise<void> | undefined;
   /** The last screenshot taken of the page, and where the page was. */
   lastShot?: { path: string; url: string } | undefined;
   /** Whether a step put a secret or a code on the page (screenshots then mask the fields holding them). */
@@ -38,10 +40,27 @@ export interface PageGuard {
   challenge?: { signal: string; url: string } | undefined;
 }
 
+/**
+ * Whether a request loads the page itself (not a resource, nor a child frame). A provider's iframe may
+ * load — a page embedding a card form is not a step on the provider — and acting inside it pauses instead
+ * (the step's frame check).
+ */
+function isTopLevelNavigation(route: Route): boolean {
+  const request = route.request();
+  if (!request.isNavigationRequest()) return false;
+  try {
+    return request.frame().parentFrame() === null;
+  } catch {
+    return true; // no frame to tell (a service worker's request): treat it as the page's own
+  }
+}
+
 /** A run's page as this process holds it. */
 export interface Held {
   lease: BrowserLease;
   guard: PageGuard;
+  /** The page's CDP session, for screenshots (opened with the page; undefined if it could not be). */
+  cdp?: Promise<CDPSession> | undefined;
 }
 
 /** What {@link BrowserRuntime} works with. */
@@ -141,7 +160,9 @@ export class BrowserRuntime {
       await lease.release();
       throw err;
     }
-    const held = { lease, guard };
+    const cdp = lease.context.newCDPSession(lease.page);
+    cdp.catch(() => undefined);
+    const held = { lease, guard, cdp };
     this.held.set(row.id, held);
     return held;
   }
@@ -167,7 +188,7 @@ export class BrowserRuntime {
     if (
       d.kind === "allowed" &&
       d.protectedDomain !== undefined &&
-      request.isNavigationRequest() &&
+      isTopLevelNavigation(route) &&
       !guard.approved
     ) {
       guard.blockedProvider ??= d.protectedDomain;

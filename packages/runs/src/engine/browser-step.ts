@@ -1,10 +1,10 @@
-import type { Page } from "playwright-core";
+import type { Frame, Page } from "playwright-core";
 import { matchProtectedDomain } from "../domain/providers.js";
 import type { Step } from "../domain/steps.js";
 import { RunsError } from "../errors.js";
 import type { StepOutcome, StepType } from "../steps/step-type.js";
 import type { Held, PageGuard } from "./browser-runtime.js";
-import { type EvidenceDraft, writeScreenshot } from "./evidence.js";
+import { captureJpeg, type EvidenceDraft, writeScreenshot } from "./evidence.js";
 import { createRedactor } from "./redactor.js";
 import type { RunsResources } from "./resources.js";
 import type { RunRow } from "./views.js";
@@ -12,7 +12,21 @@ import type { RunRow } from "./views.js";
 const THREE_DS_URL = /3ds|three[-_]?d[-_]?secure|challenge|\/acs\b/i;
 const THREE_DS_TEXT = /authenticate your payment|3-?D Secure|\b3DS\b/i;
 
-/** A 3-D Secure challenge on the page (a frame URL or the page text), or undefined. */
+/** The text of a frame's body ("" when it has none, went away, or does not answer within a second). */
+function frameText(frame: Frame): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(""), 1_000);
+  });
+  const text = frame
+    .evaluate(`document.body ? document.body.textContent : ""`)
+    .then((t) => (typeof t === "string" ? t : ""))
+    .catch(() => "")
+    .finally(() => clearTimeout(timer));
+  return Promise.race([text, late]);
+}
+
+/** A 3-D Secure challenge on the page (a frame's URL, or the text of the page or of a frame), or undefined. */
 async function threeDsOn(page: Page): Promise<{ signal: string; url: string } | undefined> {
   if (!/^https?:/i.test(page.url())) return undefined;
   for (const frame of page.frames()) {
@@ -21,14 +35,18 @@ async function threeDsOn(page: Page): Promise<{ signal: string; url: string } | 
     const { pathname, search } = new URL(url);
     if (THREE_DS_URL.test(pathname + search)) return { signal: `frame URL ${pathname}`, url };
   }
-  // textContent needs no layout: one cheap round trip.
-  const text = await page
-    .locator("body")
-    .textContent({ timeout: 1_000 })
-    .then((t) => t ?? "")
-    .catch(() => "");
-  const hit = THREE_DS_TEXT.exec(text);
-  return hit === null ? undefined : { signal: `page text "${hit[0]}"`, url: page.url() };
+  // The text of every frame (a challenge often shows in the provider's iframe), all at once: a plain
+  // evaluation of textContent needs no layout, nor Playwright's selector engine in a new document.
+  const frames = page.frames().filter((f) => /^https?:/i.test(f.url()));
+  const texts = await Promise.all(frames.map(frameText));
+  for (const [i, text] of texts.entries()) {
+    const hit = THREE_DS_TEXT.exec(text);
+    const frame = frames[i];
+    if (hit === null || frame === undefined) continue;
+    const where = frame === page.mainFrame() ? "page" : "frame";
+    return { signal: `${where} text "${hit[0]}"`, url: frame.url() };
+  }
+  return undefined;
 }
 
 /** Whether the step (as written, before interpolation) puts a secret or a one-time code on the page. */
@@ -102,12 +120,20 @@ interface InPage {
  */
 async function shoot(x: InPage, name: string, wait = false): Promise<void> {
   const page = x.held.lease.page;
-  const masked = x.held.guard.secretOnPage === true;
-  const shot = writeScreenshot(x.r.dataDir, x.row.id, x.evidenceId, name, page, masked);
+  const capture = captureJpeg(page, x.held.cdp, x.held.guard.secretOnPage === true);
+  const shot = writeScreenshot(x.r.dataDir, x.row.id, x.evidenceId, name, capture);
   x.screenshots[name] = shot.path;
   x.held.guard.lastShot = { path: shot.path, url: page.url() };
   x.r.browserRuntime.track(x.row.id, shot.written);
+  // The capture overlaps the step's commit; the next step waits for it before it acts (a capture still
+  // pending when the page navigates may never be answered, and must show this step's page). The file is
+  // written in the background.
   if (wait) await shot.written;
+  else
+    x.held.guard.pendingShot = capture.then(
+      () => undefined,
+      () => undefined,
+    );
 }
 
 /**
@@ -126,6 +152,8 @@ async function shootBefore(x: InPage): Promise<void> {
 async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
   const { lease, guard } = x.held;
   const page = lease.page;
+  await guard.pendingShot;
+  guard.pendingShot = undefined;
   const acts = x.step.type === "navigate" || x.step.type === "click";
   const challengeBefore =
     acts && guard.lastShot?.url !== page.url() ? await threeDsOn(page) : guard.challenge;

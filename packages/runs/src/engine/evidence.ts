@@ -1,8 +1,8 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import { decodeCursor, encodeCursor, type KeysetPage, type Tx, toKeysetPage } from "@vetted/store";
 import { and, asc, eq, gt, max } from "drizzle-orm";
-import type { Page } from "playwright-core";
+import type { CDPSession, Page } from "playwright-core";
 import { z } from "zod";
 import { RunsError, StepNotFoundError } from "../errors.js";
 import { SECRET_MARK } from "../steps/browser-act.js";
@@ -47,28 +47,69 @@ export function evidenceDir(dataDir: string, runId: string): string {
   return join(dataDir, "evidence", runId);
 }
 
+/** The JPEG quality of evidence screenshots (1280×800, about 10–30 kB each). */
+export const SCREENSHOT_QUALITY = 70;
+/** How long a screenshot may take before it is given up (its file is then never written). */
+const CAPTURE_TIMEOUT_MS = 5_000;
+
+/**
+ * Captures the page as JPEG bytes. An unmasked capture is one `Page.captureScreenshot` through the page's
+ * CDP session (`cdp`): the compositor's frame as it is, without Playwright's per-capture preparation
+ * (a style injected into every frame to hide the caret, waits for fonts), which costs more than the capture
+ * itself. A masked capture (a secret is on the page) goes through Playwright, which paints over the fields.
+ */
+export async function captureJpeg(
+  page: Page,
+  cdp: Promise<CDPSession> | undefined,
+  masked: boolean,
+): Promise<Buffer> {
+  if (masked || cdp === undefined) {
+    const mask = masked ? { mask: [page.locator(`input[type=password], [${SECRET_MARK}]`)] } : {};
+    return page.screenshot({
+      type: "jpeg",
+      quality: SCREENSHOT_QUALITY,
+      timeout: CAPTURE_TIMEOUT_MS,
+      ...mask,
+    });
+  }
+  const session = await cdp;
+  const shot = session.send("Page.captureScreenshot", {
+    format: "jpeg",
+    quality: SCREENSHOT_QUALITY,
+    optimizeForSpeed: true,
+  });
+  // A capture the browser never answers (the page went away mid-frame) must not hold the run up.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("the screenshot timed out")), CAPTURE_TIMEOUT_MS);
+  });
+  try {
+    return Buffer.from((await Promise.race([shot, late])).data, "base64");
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Takes a screenshot of `page` as `<evidence id>-<name>.jpg`: the path (relative to the data dir) at once,
- * and the promise of the file written.
+ * and the promise of the file written. The file appears whole or not at all (written aside, then renamed),
+ * so a reader never sees half a picture; {@link readScreenshot} answers one not written (yet, or ever: the
+ * browser crashed) as not found.
  */
 export function writeScreenshot(
   dataDir: string,
   runId: string,
   evidenceId: string,
   name: string,
-  page: Page,
-  masked: boolean,
+  capture: Promise<Buffer>,
 ): { path: string; written: Promise<void> } {
   const dir = evidenceDir(dataDir, runId);
   const file = join(dir, `${evidenceId}-${name}.jpg`);
-  // Once a step put a secret or a code on the page, the fields holding them are masked (and passwords).
-  const mask = masked ? { mask: [page.locator(`input[type=password], [${SECRET_MARK}]`)] } : {};
-  const written = page
-    .screenshot({ type: "jpeg", quality: 70, timeout: 5_000, ...mask })
-    .then(async (image) => {
-      await mkdir(dir, { recursive: true });
-      await writeFile(file, image);
-    });
+  const written = capture.then(async (image) => {
+    await mkdir(dir, { recursive: true });
+    await writeFile(`${file}.part`, image);
+    await rename(`${file}.part`, file);
+  });
   return { path: relative(dataDir, file), written };
 }
 

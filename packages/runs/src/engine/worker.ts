@@ -10,7 +10,7 @@ import { appendEvents, persist } from "./persist.js";
 import { LeaseLost, type RunsResources } from "./resources.js";
 import { redactError, spendCode } from "./run-vault.js";
 import { type CrashDeps, failRunOnError, leaseToken, prepareOutbound } from "./step-guard.js";
-import { advanceInstant, runStep, transitionFor } from "./step-runner.js";
+import { advanceInstant, runStep, type SlowStep, transitionFor } from "./step-runner.js";
 import { type RunRow, stateOf } from "./views.js";
 
 /** A run this worker may claim: queued, or running under a lease that expired. */
@@ -22,6 +22,24 @@ export function claimable(at: number) {
 export function isClaimable(row: Pick<RunRow, "status" | "leaseExpiresAt">, at: number): boolean {
   return row.status === "queued" || (row.status === "running" && (row.leaseExpiresAt ?? 0) < at);
 }
+
+/** Whether a step, when executed, must be marked in flight first (it has effects and may not be repeated). */
+function inFlightOf(s: SlowStep): boolean {
+  return s.type.effect === "external" && !(s.type.idempotent?.(s.resolvedStep) ?? false);
+}
+
+/**
+ * Whether the start of the step that comes next may be written with the commit before it: a browser step
+ * that contacts no URL of its own (a click, type, select, wait, read), so nothing (the outbound check of a
+ * `navigate`, or of an `http` step) is judged between its start and its execution. Its start — and its
+ * in-flight mark — is then durable before it acts, as when written on its own.
+ */
+function startsEarly(s: SlowStep): boolean {
+  return s.type.browser === true && (s.type.targets?.(s.resolvedStep) ?? []).length === 0;
+}
+
+/** Rows this process committed with the next step's start already written (the step's id). */
+const startedEarly = new WeakMap<RunRow, string>();
 
 /**
  * The leases: claiming a run (each claim under its own lease token), the heartbeat, and the worker's
@@ -131,6 +149,7 @@ export class Leases {
     row: RunRow,
     t: Transition,
     also?: (tx: Tx, at: number) => Promise<void>,
+    next?: SlowStep,
   ): Promise<RunRow | undefined> {
     const r = this.r;
     const token = row.leaseOwner;
@@ -138,44 +157,56 @@ export class Leases {
     const at = r.now();
     return r.write(async (tx) => {
       const updated = await persist(r, tx, row, t, at, { guard: { leaseOwner: token } });
-      if (updated !== undefined) await also?.(tx, at);
-      return updated;
+      if (updated === undefined) return undefined;
+      await also?.(tx, at);
+      if (next === undefined || !startsEarly(next)) return updated;
+      // The next step's start rides on this commit (one transaction instead of two); when it cannot be
+      // written (the lease lapsed), the next step records its start on its own, and fails as it would.
+      const started = await this.startStepIn(tx, updated, next.step, inFlightOf(next), at);
+      if (started === undefined) return updated;
+      startedEarly.set(started, next.step.id);
+      return started;
     });
   }
 
   /** Marks a step that takes time started (and in flight, when it may not be repeated), under a live lease. */
   async recordStepStart(row: RunRow, step: Step, inFlight: boolean): Promise<RunRow | undefined> {
-    const r = this.r;
+    const at = this.r.now();
+    return this.r.write((tx) => this.startStepIn(tx, row, step, inFlight, at));
+  }
+
+  /**
+   * {@link recordStepStart} in the caller's transaction: the step's start (and in-flight mark) is written
+   * only while `row` is current, leased to this claim, and its lease is live; undefined when it is not.
+   */
+  async startStepIn(tx: Tx, row: RunRow, step: Step, inFlight: boolean, at: number) {
     const token = row.leaseOwner;
     if (token === null) return undefined;
-    const at = r.now();
     const firstStart = row.stepStartedAt === null || row.stepStartedCursor !== row.cursor;
-    return r.write(async (tx) => {
-      const [updated] = await tx
-        .update(runs)
-        // Starting a step with side effects needs a live lease, and renews it for the step's sake.
-        .set({
-          eventSeq: row.eventSeq + 1,
-          updatedAt: at,
-          leaseExpiresAt: at + r.leaseMs,
-          ...(firstStart ? { stepStartedAt: at, stepStartedCursor: row.cursor } : {}),
-          // Durable before a non-idempotent request leaves: a re-claim finds it and does not repeat it.
-          ...(inFlight ? { inFlightStepId: step.id } : {}),
-        })
-        .where(
-          and(
-            eq(runs.id, row.id),
-            eq(runs.version, row.version),
-            eq(runs.leaseOwner, token),
-            gt(runs.leaseExpiresAt, at),
-          ),
-        )
-        .returning();
-      if (updated === undefined) return undefined;
-      const started = { type: "step_started" as const, data: { step_id: step.id, type: step.type } };
-      await appendEvents(tx, row.id, row.eventSeq, [started], at);
-      return updated;
-    });
+    const [updated] = await tx
+      .update(runs)
+      // Starting a step with side effects needs a live lease, and renews it for the step's sake.
+      .set({
+        eventSeq: row.eventSeq + 1,
+        updatedAt: at,
+        leaseExpiresAt: at + this.r.leaseMs,
+        ...(firstStart ? { stepStartedAt: at, stepStartedCursor: row.cursor } : {}),
+        // Durable before a non-idempotent request leaves: a re-claim finds it and does not repeat it.
+        ...(inFlight ? { inFlightStepId: step.id } : {}),
+      })
+      .where(
+        and(
+          eq(runs.id, row.id),
+          eq(runs.version, row.version),
+          eq(runs.leaseOwner, token),
+          gt(runs.leaseExpiresAt, at),
+        ),
+      )
+      .returning();
+    if (updated === undefined) return undefined;
+    const started = { type: "step_started" as const, data: { step_id: step.id, type: step.type } };
+    await appendEvents(tx, row.id, row.eventSeq, [started], at);
+    return updated;
   }
 
   /** Hands this worker's leases back so another process picks the runs up at once. */
@@ -200,7 +231,7 @@ async function commitKeepingPage(
   r: RunsResources,
   leases: Leases,
   row: RunRow,
-  t: Transition,
+  t: Transition & { slow?: SlowStep | undefined },
 ): Promise<RunRow | undefined> {
   const runtime = r.browserRuntime;
   const snapshot = isWaiting(t.state.status) ? await runtime.capture(row.id) : undefined;
@@ -208,12 +239,14 @@ async function commitKeepingPage(
   // A run that stops here (paused or ended) has every screenshot its evidence names on disk.
   if (ends || snapshot !== undefined) await runtime.flush(row.id);
   const evidence = runtime.takeEvidence(row.id);
-  if (snapshot === undefined && !ends && evidence.length === 0) return leases.commit(row, t);
-  return leases.commit(row, t, async (tx, at) => {
+  if (snapshot === undefined && !ends && evidence.length === 0)
+    return leases.commit(row, t, undefined, t.slow);
+  const also = async (tx: Tx, at: number) => {
     await insertEvidence(tx, row.id, evidence);
     if (snapshot !== undefined) await runtime.saveState(tx, row.id, snapshot, at);
     if (ends) await runtime.dropState(tx, row.id);
-  });
+  };
+  return leases.commit(row, t, also, t.slow);
 }
 
 /**
@@ -234,11 +267,12 @@ export async function executeStep(
   const base = { policy: r.outbound, protectedDomains: r.protectedDomains, fetch: r.fetch };
   const target = await prepareOutbound({ ...base, row, step, resolvedStep, type, now: r.now() });
   if (target.kind === "blocked") return commitKeepingPage(r, leases, row, target.transition);
-  const inFlight = type.effect === "external" && !(type.idempotent?.(resolvedStep) ?? false);
+  const inFlight = inFlightOf(ahead.slow);
   let marked: RunRow | undefined;
   let ran: Awaited<ReturnType<typeof runStep>>;
   try {
-    marked = await leases.recordStepStart(row, step, inFlight);
+    // Started with the previous commit, or now.
+    marked = startedEarly.get(row) === step.id ? row : await leases.recordStepStart(row, step, inFlight);
     if (marked === undefined) return undefined;
     ran = await runStep(r, type, resolvedStep, marked, signal, target.fetch);
   } finally {

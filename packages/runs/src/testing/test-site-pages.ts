@@ -50,7 +50,35 @@ export const pages = {
       `<h1>Authenticate your payment</h1><p>Your bank needs to confirm it is you (3DS challenge).</p>`,
     ),
   paid: () => page("Paid", `<h1>Payment successful</h1><p>Thank you, your order ord_1 is paid.</p>`),
+  /** A page embedding a same-origin frame (`note`) and the provider's card form in a cross-origin frame (`card`). */
+  frames: (cardFormUrl: string) =>
+    page(
+      "Frames",
+      `<h1>Pay by card</h1>
+<iframe name="note" src="/frames/note" width="600" height="120"></iframe>
+<iframe name="card" src="${escapeHtml(cardFormUrl)}" width="600" height="220"></iframe>`,
+    ),
+  note: () =>
+    page(
+      "Note",
+      `<form onsubmit="return false"><label for="note">Note</label><input id="note" name="note">
+<button type="button" onclick="document.getElementById('saved').textContent = 'Saved: ' + document.getElementById('note').value">Save note</button></form>
+<p id="saved"></p>`,
+    ),
 };
+
+/** The provider's card form, served in an iframe; `sca` "1" or "2": paying leads to a 3-D Secure challenge. */
+export function cardFormPage(sca: string): string {
+  return page(
+    "Card",
+    `<form method="post" action="/pay">
+  <input type="hidden" name="sca" value="${sca === "1" || sca === "2" ? sca : "0"}">
+  <label for="holder">Cardholder</label><input id="holder" name="holder">
+  <label for="card">Card number</label><input id="card" name="card" autocomplete="cc-number">
+  <button type="submit">Pay now</button>
+</form>`,
+  );
+}
 
 /** The provider's payment page; with `challenge`, paying leads to a 3-D Secure challenge. */
 export function paymentPage(challenge: boolean, shopUrl: string): string {

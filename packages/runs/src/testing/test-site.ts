@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { pages, paymentPage } from "./test-site-pages.js";
+import { cardFormPage, pages, paymentPage } from "./test-site-pages.js";
 
 /** What {@link startTestSite} serves with. */
 export interface TestSiteOptions {
@@ -15,9 +15,16 @@ export interface TestSiteOptions {
 
 /** A running test site: a shop on 127.0.0.1 and a payment provider on a second loopback address. */
 export interface TestSite {
-  /** `http://127.0.0.1:<port>` — `/login`, `/account`, `/otp`, `/checkout`. */
+  /**
+   * `http://127.0.0.1:<port>` — `/login`, `/account`, `/otp`, `/checkout`, and `/frames` (`?sca=1`: paying
+   * leads to `/3ds`, `?sca=2`: to `/verify`, a challenge told only by its text): a
+   * same-origin frame `note` ("Note", "Save note") and the provider's card form in a frame `card`.
+   */
   url: string;
-  /** `http://127.0.0.2:<port>` — `/pay` ("Pay now"), `/3ds` (a 3-D Secure challenge), `/paid`. */
+  /**
+   * `http://127.0.0.2:<port>` — `/pay` ("Pay now"), `/card-form` (the card form `/frames` embeds:
+   * "Cardholder", "Card number", "Pay now"), `/3ds` (a 3-D Secure challenge), `/paid`.
+   */
   payUrl: string;
   /** The payment provider's host (configure it as a protected provider domain). */
   payHost: string;
@@ -102,6 +109,13 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
         return redirect(res, "/account", { "Set-Cookie": `sid=${sid}; Path=/; HttpOnly; SameSite=Lax` });
       }
       if (url.pathname === "/login") return send(res, 200, pages.login(""));
+      if (url.pathname === "/frames") {
+        const sca = ["1", "2"].includes(url.searchParams.get("sca") ?? "")
+          ? url.searchParams.get("sca")
+          : "0";
+        return send(res, 200, pages.frames(`${payUrl}/card-form?sca=${sca}`));
+      }
+      if (url.pathname === "/frames/note") return send(res, 200, pages.note());
       if (session === undefined) return redirect(res, "/login");
       if (url.pathname === "/account") return send(res, 200, pages.account(session.email));
       if (req.method === "POST" && url.pathname === "/otp") {
@@ -131,12 +145,17 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
         const form = await readForm(req);
         payments += 1;
         if (form.get("sca") === "1") return redirect(res, "/3ds?order=ord_1");
+        // A challenge whose URL does not give it away: only its text does.
+        if (form.get("sca") === "2") return redirect(res, "/verify?order=ord_1");
         return redirect(res, "/paid");
       }
       if (url.pathname === "/pay") {
         return send(res, 200, paymentPage(url.searchParams.get("sca") === "1", shopUrl));
       }
-      if (url.pathname === "/3ds") return send(res, 200, pages.threeDs());
+      if (url.pathname === "/card-form") {
+        return send(res, 200, cardFormPage(url.searchParams.get("sca") ?? "0"));
+      }
+      if (url.pathname === "/3ds" || url.pathname === "/verify") return send(res, 200, pages.threeDs());
       if (url.pathname === "/paid") return send(res, 200, pages.paid());
       send(res, 404, "<h1>Not found</h1>");
     })().catch(() => send(res, 500, "<h1>Error</h1>"));

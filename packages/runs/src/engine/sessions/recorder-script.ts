@@ -8,11 +8,12 @@ export const RECORDER_BINDING = "__vettedRecord";
  * the person's clicks, typing (the values of password, card and one-time-code fields replaced by
  * `${secrets.name}` references before they leave the page), choices in a `<select>` and form submissions,
  * each with selector candidates for its target — role + accessible name, label, text, test id, CSS and
- * XPath — scored from 0 to 1 (unique and semantic first). Navigations are reported by the engine from
- * the page's main frame. Plain JavaScript: it runs in the page, not in Node.
+ * XPath — scored from 0 to 1 (unique and semantic first). It runs in child frames too (the engine tags
+ * their reports with the frame); navigations are reported by the engine from the page's main frame. Plain
+ * JavaScript: it runs in the page, not in Node.
  */
 export const RECORDER_SCRIPT = String.raw`(() => {
-  if (window !== window.top || window.__vettedRecorderInstalled) return;
+  if (window.__vettedRecorderInstalled) return;
   window.__vettedRecorderInstalled = true;
   const send = (event) => {
     try { window.${RECORDER_BINDING}(JSON.stringify(event)); } catch (_) {}

@@ -2,7 +2,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Target } from "../../domain/browser-steps.js";
 import { buildFlowDraft } from "../../domain/flow-draft.js";
+import { startTestSite, type TestSite } from "../../testing/test-site.js";
 import { attachRecorder } from "./recorder.js";
 
 const LOGIN = `<!doctype html><title>Login</title>
@@ -17,6 +19,7 @@ const LOGIN = `<!doctype html><title>Login</title>
 let server: Server;
 let base = "";
 let browser: Browser;
+let site: TestSite;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -28,11 +31,13 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: process.env.VETTED_CHROMIUM_PATH ?? "/usr/bin/chromium",
   });
+  site = await startTestSite();
 });
 
 afterAll(async () => {
   await browser.close();
   server.close();
+  await site.close();
 });
 
 describe("the in-page recorder", () => {
@@ -75,5 +80,35 @@ describe("the in-page recorder", () => {
     const email = draft.steps[1];
     if (email?.type !== "type") throw new Error("expected a type step");
     expect(email.target.selectors.slice(0, 3).map((s) => s.kind)).toEqual(["role", "label", "css"]);
+  });
+
+  it("records actions inside a same-origin and a cross-origin frame, scoped to their frame", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const recorder = await attachRecorder(context, page, () => Date.now());
+    await page.goto(`${site.url}/frames`);
+    const note = page.frameLocator("iframe[name=note]");
+    await note.getByLabel("Note").fill("gift");
+    await note.getByRole("button", { name: "Save note" }).click();
+    const card = page.frameLocator("iframe[name=card]");
+    await card.getByLabel("Cardholder").fill("Ada");
+    await card.getByLabel("Card number").fill("4242424242424242");
+    await page.waitForTimeout(100);
+    await context.close();
+
+    expect(JSON.stringify(recorder.events)).not.toContain("4242424242424242");
+    const draft = buildFlowDraft(`${site.url}/frames`, recorder.events);
+    expect(draft.steps.map((s) => s.type)).toEqual(["navigate", "type", "click", "type", "type"]);
+    const [, typed, saved, holder, number] = draft.steps;
+    const noteFrame = { url: `${site.url}/frames/note`, name: "note" };
+    const cardFrame = { url: `${site.payUrl}/card-form`, name: "card" };
+    expect(typed).toMatchObject({ value: "gift", target: { frame: noteFrame } });
+    expect(saved).toMatchObject({ target: { frame: noteFrame } });
+    // The card heuristic takes the cardholder field for a secret too.
+    expect(holder).toMatchObject({ value: "${secrets.holder}", target: { frame: cardFrame } });
+    expect(number).toMatchObject({ value: "${secrets.card}", target: { frame: cardFrame } });
+    for (const step of draft.steps) {
+      if (step.type !== "navigate") expect(Target.safeParse(step.target).success).toBe(true);
+    }
   });
 });

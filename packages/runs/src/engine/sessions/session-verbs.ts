@@ -10,7 +10,7 @@ import { sessions } from "../../store/lanes-schema.js";
 import { indexArtifact, sessionDir, underDataDir, writeFileWithDigest } from "./artifacts.js";
 import { redactHar } from "./har.js";
 import type { LiveSession, SessionsResources } from "./resources.js";
-import { prepareContext, takePrepared } from "./spare.js";
+import { prepareContext, refillSpare, takePrepared } from "./spare.js";
 import { type SessionRow, toSession } from "./views.js";
 
 /** Fields whose pixels a session's screenshots hide (secrets the recorder never records either). */
@@ -104,6 +104,7 @@ export async function startSession(r: SessionsResources, input: SessionStartInpu
   try {
     await lease.page.goto(startUrl, { waitUntil: "domcontentloaded", timeout: r.navigationTimeoutMs });
   } catch (err) {
+    refillSpare(r);
     await lease.release();
     const message = err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err);
     throw new SessionStartError("START_URL_UNREACHABLE", `${startUrl} did not load: ${message}`, {
@@ -129,7 +130,12 @@ export async function startSession(r: SessionsResources, input: SessionStartInpu
     updatedAt: at,
     finishedAt: null,
   };
-  await r.db.insert(sessions).values(row);
+  try {
+    await r.db.insert(sessions).values(row);
+  } finally {
+    // The next session's context is prepared once this one has started, not while it navigates.
+    refillSpare(r);
+  }
   r.live.set(id, live);
   watchLease(r, id, live);
   return toSession(row, live.recorder.events.length);

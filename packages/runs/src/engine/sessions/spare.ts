@@ -31,31 +31,29 @@ export async function prepareContext(r: SessionsResources, storageState?: Storag
 
 /**
  * A prepared context for a session without `storage_state_from`: the spare opened after the previous start
- * when it is still alive (a warm start skips creating the context), else a fresh one. Taking the spare
- * prepares the next in the background; an unused spare is closed by the host's idle timeout like any lease.
+ * when it is still alive (a warm start skips creating the context), else a fresh one. The caller refills
+ * the spare ({@link refillSpare}) once its session has started, so preparing the next context does not
+ * compete with this start's navigation; an unused spare is closed by the host's idle timeout like any lease.
  */
 export async function takePrepared(r: SessionsResources): Promise<Prepared> {
   const spare = r.spare;
   r.spare = undefined;
-  const next = () => {
-    if (r.closed || r.spare !== undefined) return;
-    const pending = prepareContext(r);
-    pending.catch((err: unknown) => {
-      if (r.spare === pending) r.spare = undefined;
-      r.onError("could not prepare a spare session context", err);
-    });
-    r.spare = pending;
-  };
   if (spare !== undefined) {
     const ready = await spare.catch(() => undefined);
-    if (ready !== undefined && !ready.live.lease.signal.aborted) {
-      if (r.warmSpare) next();
-      return ready;
-    }
+    if (ready !== undefined && !ready.live.lease.signal.aborted) return ready;
   }
-  const fresh = await prepareContext(r);
-  if (r.warmSpare) next();
-  return fresh;
+  return prepareContext(r);
+}
+
+/** Prepares the next spare context in the background (when `warmSpare` and none is there). */
+export function refillSpare(r: SessionsResources): void {
+  if (!r.warmSpare || r.closed || r.spare !== undefined) return;
+  const pending = prepareContext(r);
+  pending.catch((err: unknown) => {
+    if (r.spare === pending) r.spare = undefined;
+    r.onError("could not prepare a spare session context", err);
+  });
+  r.spare = pending;
 }
 
 /** Opens the spare context ahead of the next session (when `warmSpare`), and waits until it is ready. */
