@@ -7995,9 +7995,10 @@ export interface components {
             visible?: boolean;
             timeout_ms?: number;
         };
-        /** @description Selector candidates, tried in order */
+        /** @description Selector candidates, tried in order; each in the main frame first, then in child frames (document order), or only in the frames `frame` names */
         Target: {
             selectors: components["schemas"]["Selector"][];
+            frame?: components["schemas"]["FrameScope"];
         };
         Selector: {
             /** @enum {string} */
@@ -8006,6 +8007,12 @@ export interface components {
             name?: string;
             /** @description How stable the recorder judged it */
             score?: number;
+        };
+        FrameScope: {
+            /** @description A part of the frame's URL */
+            url?: string;
+            /** @description The frame's name (or id) */
+            name?: string;
         };
         OtpGateStep: {
             /** @description Stable step id, unique in the flow */

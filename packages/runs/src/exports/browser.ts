@@ -19,6 +19,7 @@ export {
   BROWSER_ASSERT_FIELDS,
   ClickStep,
   ExtractStep,
+  FrameScope,
   isBrowserAssert,
   NavigateStep,
   ScreenshotStep,
