@@ -9,5 +9,7 @@ export default defineProject({
     environment: "node",
     // Tests that start real server processes need headroom when every package's suite runs at once on 2 cores.
     testTimeout: 20_000,
+    // A suite's beforeAll may start a server child process (its own start-up limit is 60 s).
+    hookTimeout: 70_000,
   },
 });

@@ -9,5 +9,6 @@ export default defineProject({
     environment: "node",
     // Real files, processes and databases on a shared 2-core machine: generous per-test limits.
     testTimeout: 30_000,
+    hookTimeout: 60_000,
   },
 });
