@@ -177,6 +177,12 @@ async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
   };
   const raced = [x.type.execute(x.step, ctx), untilAborted(x.signal), untilAborted(lease.signal)];
   let outcome = guarded(x.step.id, guard, await Promise.race(raced));
+  // The "after" capture is asked for first, so the browser takes it while the 3-D Secure check reads the
+  // frames' text (neither changes the page).
+  if (secret) {
+    guard.lastShot = undefined;
+    guard.secretOnPage = true;
+  } else if (!lease.signal.aborted) await shoot(x, "after");
   if (acts) {
     const challenge = await threeDsOn(page);
     guard.challenge = challenge;
@@ -184,10 +190,6 @@ async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
       outcome = { ...outcome, threeDs: challenge };
     }
   }
-  if (secret) {
-    guard.lastShot = undefined;
-    guard.secretOnPage = true;
-  } else if (!lease.signal.aborted) await shoot(x, "after");
   return outcome;
 }
 
