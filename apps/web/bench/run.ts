@@ -31,18 +31,31 @@ async function timeToSelector(page: Page, url: string, selector: string): Promis
   return (await handle.jsonValue()) as number;
 }
 
-/** Loads `url` in a fresh context (no cache) and answers the gzipped bytes of every script it fetched. */
+/**
+ * Loads `url` in a fresh context (no cache) and answers the gzipped bytes of every script it fetched, once
+ * no script request has been in flight for 500 ms (not "network idle": the runs page keeps its live event
+ * stream open).
+ */
 async function scriptBytes(browser: Browser, url: string, selector: string): Promise<number> {
   const context = await browser.newContext();
   const page = await context.newPage();
   const pending: Array<Promise<number>> = [];
+  let inFlight = 0;
+  let lastChange = performance.now();
+  page.on("request", (req) => {
+    if (req.resourceType() !== "script") return;
+    inFlight++;
+    lastChange = performance.now();
+  });
   page.on("response", (res) => {
-    if (res.request().resourceType() === "script") {
-      pending.push(res.body().then((b) => gzipSync(b).byteLength));
-    }
+    if (res.request().resourceType() !== "script") return;
+    pending.push(res.body().then((b) => gzipSync(b).byteLength));
+    inFlight--;
+    lastChange = performance.now();
   });
   await timeToSelector(page, url, selector);
-  await page.waitForLoadState("networkidle");
+  await page.waitForLoadState("load");
+  while (inFlight > 0 || performance.now() - lastChange < 500) await page.waitForTimeout(100);
   const sizes = await Promise.all(pending);
   await context.close();
   return sizes.reduce((a, b) => a + b, 0);
