@@ -3,16 +3,10 @@
  * folder under the output directory with its depth and counts, sorted by path), turned into the visible
  * lines of a collapsible tree.
  */
+import type { ManifestView } from "../types.js";
 
-/** One folder as `GET /api/jobs/{id}/manifest/view` lists it. */
-export interface FolderCount {
-  /** Relative to the output directory; `""` is the output directory itself. */
-  path: string;
-  depth: number;
-  files: number;
-  total_files: number;
-  total_bytes: number;
-}
+/** One folder as `GET /api/jobs/{id}/manifest/view` lists it (the server's type). */
+export type FolderCount = ManifestView["folders"][number];
 
 /** A visible line of the tree. */
 export interface TreeLine extends FolderCount {
