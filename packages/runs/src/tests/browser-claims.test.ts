@@ -1,29 +1,12 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { findChromium } from "../browser/find-chromium.js";
-import { type BrowserHost, createBrowserHost } from "../browser/host.js";
-import { startTestSite, type TestSite } from "../testing.js";
+import { describe, expect, it } from "vitest";
 import { loginSteps, target } from "./browser-flows.js";
+import { useBrowserSuite } from "./browser-suite.js";
 import { openTestEngine, waitFor } from "./harness.js";
 
-let site: TestSite;
-let host: BrowserHost;
-const closers: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  site = await startTestSite();
-  host = createBrowserHost({ executablePath: findChromium(process.env) });
-  await host.warm();
-});
-afterAll(async () => {
-  await host.close();
-  await site.close();
-});
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
+const suite = useBrowserSuite("vetted-claims-");
 
 describe("a run's page belongs to one claim (real Chromium)", { timeout: 120_000 }, () => {
   it("a run past its lease while this process still executes it is not re-claimed here: its page lives on", async () => {
@@ -31,7 +14,7 @@ describe("a run's page belongs to one claim (real Chromium)", { timeout: 120_000
     let skew = 0;
     const leaseMs = 4000;
     const t = await openTestEngine({
-      browser: host,
+      browser: suite.host,
       dataDir: mkdtempSync(join(tmpdir(), "vetted-claims-")),
       outbound: { allow: ["127.0.0.1"] },
       clock: { now: () => Date.now() + skew },
@@ -39,11 +22,11 @@ describe("a run's page belongs to one claim (real Chromium)", { timeout: 120_000
       pollMs: 5,
     });
     t.engine.start();
-    closers.push(t.close);
+    suite.onClose(t.close);
     const steps = [
-      ...loginSteps(site),
+      ...loginSteps(suite.site),
       { id: "pause", type: "wait", seconds: 1.5 },
-      { id: "who", type: "assert", target: target({ kind: "css", value: "#who" }), text: site.email },
+      { id: "who", type: "assert", target: target({ kind: "css", value: "#who" }), text: suite.site.email },
     ];
     const flow = await t.engine.createFlow({ name: "stall", steps: steps as never });
     const tpl = await t.engine.createTemplate({
@@ -56,7 +39,7 @@ describe("a run's page belongs to one claim (real Chromium)", { timeout: 120_000
     });
     const run = await t.engine.createRun({
       template_id: tpl.id,
-      params: { email: site.email, password: site.password },
+      params: { email: suite.site.email, password: suite.site.password },
     });
     await waitFor(
       () => t.engine.getRun(run.id),

@@ -1,46 +1,12 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { findChromium } from "../browser/find-chromium.js";
-import { type BrowserHost, createBrowserHost } from "../browser/host.js";
+import { describe, expect, it } from "vitest";
 import { Target } from "../domain/browser-steps.js";
 import type { Run } from "../domain/run.js";
-import type { RunsEngine, RunsEngineOptions } from "../engine/runs-engine.js";
-import { startTestSite, type TestSite } from "../testing.js";
+import type { RunsEngine } from "../engine/runs-engine.js";
 import { target } from "./browser-flows.js";
-import { openTestEngine, waitFor } from "./harness.js";
+import { useBrowserSuite } from "./browser-suite.js";
+import { waitFor } from "./harness.js";
 
-let site: TestSite;
-let host: BrowserHost;
-const closers: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  site = await startTestSite();
-  host = createBrowserHost({ executablePath: findChromium(process.env) });
-  await host.warm();
-});
-afterAll(async () => {
-  await host.close();
-  await site.close();
-});
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-
-async function engineWith(options: Partial<RunsEngineOptions> = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), "vetted-frames-"));
-  const t = await openTestEngine({
-    browser: host,
-    dataDir,
-    protectedDomains: [site.payHost],
-    outbound: { allow: ["127.0.0.1", site.payHost] },
-    ...options,
-  });
-  t.engine.start();
-  closers.push(t.close);
-  return t;
-}
+const suite = useBrowserSuite("vetted-frames-");
 
 const until = (engine: RunsEngine, id: string, done: (r: Run) => boolean) =>
   waitFor(() => engine.getRun(id), done, 20_000);
@@ -48,12 +14,12 @@ const settled = (r: Run) => r.status !== "queued" && r.status !== "running";
 
 describe("targets inside frames (real Chromium)", { timeout: 90_000 }, () => {
   it("types into a same-origin and a cross-origin frame, and the evidence names the frame", async () => {
-    // Without protected domains the provider's host is just another origin.
-    const { engine } = await engineWith({ protectedDomains: [] });
+    // Without protected domains the provider's suite.host is just another origin.
+    const { engine } = await suite.engineWith({ protectedDomains: [] });
     const flow = await engine.createFlow({
       name: "frames",
       steps: [
-        { id: "open", type: "navigate", url: `${site.url}/frames` },
+        { id: "open", type: "navigate", url: `${suite.site.url}/frames` },
         { id: "note", type: "type", target: target({ kind: "label", value: "Note" }), value: "ring twice" },
         { id: "save", type: "click", target: target({ kind: "role", value: "button", name: "Save note" }) },
         { id: "saved", type: "assert", target: target({ kind: "css", value: "#saved" }), text: "ring twice" },
@@ -80,11 +46,11 @@ describe("targets inside frames (real Chromium)", { timeout: 90_000 }, () => {
     const byStep = (id: string) => evidence.find((e) => e.step_id === id)?.detail;
     expect(byStep("note")).toMatchObject({
       selector_index: 0,
-      frame: { name: "note", url: `${site.url}/frames/note`, main: false },
+      frame: { name: "note", url: `${suite.site.url}/frames/note`, main: false },
     });
     expect(byStep("save")).toMatchObject({ frame: { name: "note", main: false } });
     expect(byStep("holder")).toMatchObject({
-      frame: { name: "card", url: `${site.payUrl}/card-form?sca=0`, main: false },
+      frame: { name: "card", url: `${suite.site.payUrl}/card-form?sca=0`, main: false },
     });
     expect(byStep("read")).toMatchObject({ frame: { name: "card" } });
     const open = byStep("open");
@@ -92,11 +58,11 @@ describe("targets inside frames (real Chromium)", { timeout: 90_000 }, () => {
   });
 
   it("falls back to the second selector inside a frame, and the trail says where it matched", async () => {
-    const { engine } = await engineWith({ protectedDomains: [] });
+    const { engine } = await suite.engineWith({ protectedDomains: [] });
     const flow = await engine.createFlow({
       name: "frame-fallback",
       steps: [
-        { id: "open", type: "navigate", url: `${site.url}/frames` },
+        { id: "open", type: "navigate", url: `${suite.site.url}/frames` },
         {
           id: "note",
           type: "type",
@@ -114,25 +80,31 @@ describe("targets inside frames (real Chromium)", { timeout: 90_000 }, () => {
       frame: { name: "note" },
       selector_trail: [
         { index: 0, kind: "css", value: "#renamed-note", result: "no match" },
-        { index: 1, kind: "label", value: "Note", result: "matched", frame_url: `${site.url}/frames/note` },
+        {
+          index: 1,
+          kind: "label",
+          value: "Note",
+          result: "matched",
+          frame_url: `${suite.site.url}/frames/note`,
+        },
       ],
     });
   });
 
   it("pauses before clicking Pay now inside the protected provider's frame; approved, it pays (and 3-D Secure in the frame pauses)", async () => {
-    const { engine } = await engineWith();
+    const { engine } = await suite.engineWith();
     const flow = await engine.createFlow({
       name: "card-frame",
       steps: [
         // The shop's page loads; the provider's frame in it is not a step on the provider.
         // Paying leads the frame to /verify: a challenge only its text in the frame tells.
-        { id: "open", type: "navigate", url: `${site.url}/frames?sca=2` },
+        { id: "open", type: "navigate", url: `${suite.site.url}/frames?sca=2` },
         { id: "note", type: "type", target: target({ kind: "label", value: "Note" }), value: "gift" },
         { id: "pay", type: "click", target: target({ kind: "role", value: "button", name: "Pay now" }) },
         { id: "after", type: "wait_for", text: "Payment successful", timeout_ms: 500 },
       ],
     });
-    const before = site.payments();
+    const before = suite.site.payments();
     const run = await engine.createRun({ flow_id: flow.id });
     const paused = await until(
       engine,
@@ -142,11 +114,11 @@ describe("targets inside frames (real Chromium)", { timeout: 90_000 }, () => {
     expect(paused.status, paused.error ?? "").toBe("waiting_user");
     expect(paused.wait_context).toMatchObject({
       reason_code: "provider_protected_payment_step",
-      provider_domain: site.payHost,
+      provider_domain: suite.site.payHost,
       gate_required_by_policy: true,
       at_step_id: "pay",
     });
-    expect(site.payments()).toBe(before);
+    expect(suite.site.payments()).toBe(before);
 
     await engine.resumeRun(run.id, { kind: "approval", approved: true });
     const challenged = await until(
@@ -156,7 +128,7 @@ describe("targets inside frames (real Chromium)", { timeout: 90_000 }, () => {
         r.wait_context?.reason_code === "three_ds_challenge_detected" ||
         (settled(r) && r.status !== "waiting_user"),
     );
-    expect(site.payments()).toBe(before + 1);
+    expect(suite.site.payments()).toBe(before + 1);
     expect(challenged.wait_context).toMatchObject({
       reason_code: "three_ds_challenge_detected",
       at_step_id: "pay",
@@ -172,11 +144,11 @@ describe("targets inside frames (real Chromium)", { timeout: 90_000 }, () => {
     ).toBe(true);
     expect(Target.safeParse({ selectors: [{ kind: "css", value: "#x" }], frame: {} }).success).toBe(false);
 
-    const { engine } = await engineWith({ protectedDomains: [] });
+    const { engine } = await suite.engineWith({ protectedDomains: [] });
     const flow = await engine.createFlow({
       name: "scoped",
       steps: [
-        { id: "open", type: "navigate", url: `${site.url}/frames` },
+        { id: "open", type: "navigate", url: `${suite.site.url}/frames` },
         {
           id: "wrong_frame",
           type: "type",

@@ -1,45 +1,16 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { findChromium } from "../browser/find-chromium.js";
-import { type BrowserHost, createBrowserHost } from "../browser/host.js";
+import { createBrowserHost } from "../browser/host.js";
 import type { Run } from "../domain/run.js";
-import type { RunsEngine, RunsEngineOptions } from "../engine/runs-engine.js";
-import { startTestSite, type TestSite } from "../testing.js";
+import type { RunsEngine } from "../engine/runs-engine.js";
 import { checkoutSteps, loginSteps, target } from "./browser-flows.js";
-import { codeOf, openTestEngine, waitFor } from "./harness.js";
+import { useBrowserSuite } from "./browser-suite.js";
+import { codeOf, waitFor } from "./harness.js";
 
-let site: TestSite;
-let host: BrowserHost;
-const closers: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  site = await startTestSite();
-  host = createBrowserHost({ executablePath: findChromium(process.env) });
-  await host.warm();
-});
-afterAll(async () => {
-  await host.close();
-  await site.close();
-});
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-
-async function engineWith(options: Partial<RunsEngineOptions> = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), "vetted-evidence-"));
-  const t = await openTestEngine({
-    browser: host,
-    dataDir,
-    protectedDomains: [site.payHost],
-    outbound: { allow: ["127.0.0.1", site.payHost] },
-    ...options,
-  });
-  t.engine.start();
-  closers.push(t.close);
-  return { ...t, dataDir };
-}
+const suite = useBrowserSuite("vetted-evidence-");
 
 const until = (engine: RunsEngine, id: string, done: (r: Run) => boolean) =>
   waitFor(() => engine.getRun(id), done, 20_000);
@@ -60,15 +31,15 @@ async function loginTemplate(engine: RunsEngine, steps: readonly unknown[]) {
 
 describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
   it("replays a login flow to the logged-in page, with evidence for every step", async () => {
-    const { engine, dataDir } = await engineWith();
+    const { engine, dataDir } = await suite.engineWith();
     const steps = [
-      ...loginSteps(site),
-      { id: "who", type: "assert", target: target({ kind: "css", value: "#who" }), text: site.email },
+      ...loginSteps(suite.site),
+      { id: "who", type: "assert", target: target({ kind: "css", value: "#who" }), text: suite.site.email },
     ];
     const tpl = await loginTemplate(engine, steps);
     const run = await engine.createRun({
       template_id: tpl.id,
-      params: { email: site.email, password: site.password },
+      params: { email: suite.site.email, password: suite.site.password },
     });
     const done = await until(engine, run.id, settled);
     expect(done.status, done.error ?? "").toBe("success");
@@ -76,14 +47,14 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
     const evidence = (await engine.listEvidence(run.id)).items;
     expect(evidence.map((e) => e.step_id)).toEqual(["open", "email", "password", "sign_in", "who"]);
     const signIn = evidence.find((e) => e.step_id === "sign_in");
-    expect(signIn?.detail).toMatchObject({ selector_index: 0, url_after: `${site.url}/account` });
+    expect(signIn?.detail).toMatchObject({ selector_index: 0, url_after: `${suite.site.url}/account` });
     expect(signIn?.screenshots.map((s) => s.name)).toEqual(["before", "after"]);
     for (const shot of signIn?.screenshots ?? []) expect(existsSync(join(dataDir, shot.path))).toBe(true);
     // The step typing the password takes no screenshot, and no evidence holds the password.
     const password = evidence.find((e) => e.step_id === "password");
     expect(password?.screenshots).toEqual([]);
     expect(password?.detail.screenshots_skipped).toMatch(/secret/);
-    expect(JSON.stringify(evidence)).not.toContain(site.password);
+    expect(JSON.stringify(evidence)).not.toContain(suite.site.password);
     const perStep = await engine.listEvidence(run.id, { step_id: "sign_in" });
     expect(perStep.items).toHaveLength(1);
     const shot = await engine.readScreenshot(run.id, signIn?.id ?? "", "after");
@@ -91,11 +62,11 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
   });
 
   it("falls back to the second selector when the first breaks, and says so", async () => {
-    const { engine } = await engineWith();
+    const { engine } = await suite.engineWith();
     const flow = await engine.createFlow({
       name: "fallback",
       steps: [
-        { id: "open", type: "navigate", url: `${site.url}/login` },
+        { id: "open", type: "navigate", url: `${suite.site.url}/login` },
         {
           id: "email",
           type: "type",
@@ -121,14 +92,14 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
   });
 
   it("checks out: OTP gate, the code typed into the page, protected payment paused before acting, approved, paid", async () => {
-    const { engine } = await engineWith();
-    const tpl = await loginTemplate(engine, [...loginSteps(site), ...checkoutSteps()]);
+    const { engine } = await suite.engineWith();
+    const tpl = await loginTemplate(engine, [...loginSteps(suite.site), ...checkoutSteps()]);
     const run = await engine.createRun({
       template_id: tpl.id,
-      params: { email: site.email, password: site.password },
+      params: { email: suite.site.email, password: suite.site.password },
     });
     await until(engine, run.id, (r) => r.status === "waiting_otp");
-    await engine.resumeRun(run.id, { kind: "otp", otp_code: site.otpCode });
+    await engine.resumeRun(run.id, { kind: "otp", otp_code: suite.site.otpCode });
 
     const atLink = await until(
       engine,
@@ -138,12 +109,12 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
     expect(atLink.status, atLink.error ?? "").toBe("waiting_user");
     expect(atLink.wait_context).toMatchObject({
       reason_code: "provider_protected_payment_step",
-      provider_domain: site.payHost,
+      provider_domain: suite.site.payHost,
       gate_required_by_policy: true,
       at_step_id: "to_pay",
     });
     expect(atLink.vars).toMatchObject({ order_id: "ord_1" });
-    expect(site.requests().some((r) => r.includes(site.payHost))).toBe(false);
+    expect(suite.site.requests().some((r) => r.includes(suite.site.payHost))).toBe(false);
 
     await engine.resumeRun(run.id, { kind: "approval", approved: true });
     const atPay = await until(
@@ -153,22 +124,22 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
     );
     expect(atPay.wait_context).toMatchObject({
       reason_code: "provider_protected_payment_step",
-      provider_domain: site.payHost,
+      provider_domain: suite.site.payHost,
     });
-    expect(site.payments()).toBe(0);
+    expect(suite.site.payments()).toBe(0);
 
     await engine.resumeRun(run.id, { kind: "approval", approved: true });
     const done = await until(engine, run.id, settled);
     expect(done.status, done.error ?? "").toBe("success");
-    expect(site.payments()).toBe(1);
+    expect(suite.site.payments()).toBe(1);
   });
 
   it("pauses with three_ds_challenge_detected when paying brings up a 3-D Secure challenge", async () => {
-    const { engine } = await engineWith();
+    const { engine } = await suite.engineWith();
     const flow = await engine.createFlow({
       name: "3ds",
       steps: [
-        { id: "open_pay", type: "navigate", url: `${site.payUrl}/pay?sca=1` },
+        { id: "open_pay", type: "navigate", url: `${suite.site.payUrl}/pay?sca=1` },
         { id: "pay", type: "click", target: target({ kind: "role", value: "button", name: "Pay now" }) },
         { id: "after", type: "wait_for", url: "/paid", timeout_ms: 500 },
       ],
@@ -195,11 +166,14 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
   });
 
   it("stops a click whose navigation the outbound policy denies, before the request leaves", async () => {
-    const { engine } = await engineWith({ protectedDomains: [], outbound: { allow: [site.payHost] } });
+    const { engine } = await suite.engineWith({
+      protectedDomains: [],
+      outbound: { allow: [suite.site.payHost] },
+    });
     const flow = await engine.createFlow({
       name: "leave",
       steps: [
-        { id: "open_pay", type: "navigate", url: `${site.payUrl}/pay` },
+        { id: "open_pay", type: "navigate", url: `${suite.site.payUrl}/pay` },
         {
           id: "back",
           type: "click",
@@ -207,20 +181,20 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
         },
       ],
     });
-    const seen = site.requests().filter((r) => r.includes("127.0.0.1/")).length;
+    const seen = suite.site.requests().filter((r) => r.includes("127.0.0.1/")).length;
     const run = await engine.createRun({ flow_id: flow.id });
     const done = await until(engine, run.id, settled);
     expect(done.status).toBe("failed");
     expect(done.error).toMatch(/back: OUTBOUND_DENIED: requests to 127\.0\.0\.1 are denied/);
-    expect(site.requests().filter((r) => r.includes("127.0.0.1/")).length).toBe(seen);
+    expect(suite.site.requests().filter((r) => r.includes("127.0.0.1/")).length).toBe(seen);
   });
 
   it("pauses before typing into a page of a protected provider, and types once approved", async () => {
-    const { engine } = await engineWith();
+    const { engine } = await suite.engineWith();
     const flow = await engine.createFlow({
       name: "card",
       steps: [
-        { id: "open_pay", type: "navigate", url: `${site.payUrl}/pay` },
+        { id: "open_pay", type: "navigate", url: `${suite.site.payUrl}/pay` },
         { id: "card", type: "type", target: target({ kind: "label", value: "Card number" }), value: "4242" },
         { id: "typed", type: "assert", target: target({ kind: "css", value: "#card" }), visible: true },
       ],
@@ -235,31 +209,31 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
     );
     expect(paused.wait_context).toMatchObject({
       reason_code: "provider_protected_payment_step",
-      provider_domain: site.payHost,
+      provider_domain: suite.site.payHost,
     });
     await engine.resumeRun(run.id, { kind: "approval", approved: true });
     expect((await until(engine, run.id, settled)).status).toBe("success");
   });
 
   it("refuses a navigation the outbound policy denies with OUTBOUND_DENIED", async () => {
-    const { engine } = await engineWith({ outbound: { allow: [site.payHost] } });
+    const { engine } = await suite.engineWith({ outbound: { allow: [suite.site.payHost] } });
     const flow = await engine.createFlow({
       name: "denied",
-      steps: [{ id: "open", type: "navigate", url: `${site.url}/login` }],
+      steps: [{ id: "open", type: "navigate", url: `${suite.site.url}/login` }],
     });
-    const seen = site.requests().length;
+    const seen = suite.site.requests().length;
     const run = await engine.createRun({ flow_id: flow.id });
     const done = await until(engine, run.id, settled);
     expect(done.status).toBe("failed");
     expect(done.error).toMatch(/OUTBOUND_DENIED/);
-    expect(site.requests().length).toBe(seen);
+    expect(suite.site.requests().length).toBe(seen);
   });
 
   it("starts a run bound to a session from the session's storage state", async () => {
-    const lease = await host.acquire("setup");
-    await lease.page.goto(`${site.url}/login`);
-    await lease.page.getByLabel("Email").fill(site.email);
-    await lease.page.getByLabel("Password").fill(site.password);
+    const lease = await suite.host.acquire("setup");
+    await lease.page.goto(`${suite.site.url}/login`);
+    await lease.page.getByLabel("Email").fill(suite.site.email);
+    await lease.page.getByLabel("Password").fill(suite.site.password);
     await lease.page.getByRole("button", { name: "Sign in" }).click();
     await lease.page.waitForURL("**/account");
     const dir = mkdtempSync(join(tmpdir(), "vetted-session-"));
@@ -271,12 +245,12 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
         return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined;
       },
     };
-    const { engine } = await engineWith({ sessionStates });
+    const { engine } = await suite.engineWith({ sessionStates });
     const flow = await engine.createFlow({
       name: "account",
       steps: [
-        { id: "open", type: "navigate", url: `${site.url}/account` },
-        { id: "who", type: "assert", url: "/account", text: `Signed in as ${site.email}` },
+        { id: "open", type: "navigate", url: `${suite.site.url}/account` },
+        { id: "who", type: "assert", url: "/account", text: `Signed in as ${suite.site.email}` },
       ],
     });
     expect(await codeOf(engine.createRun({ flow_id: flow.id, session_id: "ss_missing" }))).toBe(
@@ -290,12 +264,12 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
 
   it("fails the step in flight with BROWSER_CRASHED (retryable) when the browser crashes, and never hangs", async () => {
     const own = createBrowserHost({ executablePath: findChromium(process.env) });
-    closers.push(() => own.close());
-    const { engine } = await engineWith({ browser: own });
+    suite.onClose(() => own.close());
+    const { engine } = await suite.engineWith({ browser: own });
     const flow = await engine.createFlow({
       name: "crash",
       steps: [
-        { id: "open", type: "navigate", url: `${site.url}/login` },
+        { id: "open", type: "navigate", url: `${suite.site.url}/login` },
         { id: "never", type: "wait_for", text: "This text never shows", timeout_ms: 60_000 },
       ],
     });
@@ -318,10 +292,10 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
     const none = createBrowserHost({
       executablePath: findChromium({ VETTED_CHROMIUM_PATH: "/nonexistent" }),
     });
-    const { engine } = await engineWith({ browser: none });
+    const { engine } = await suite.engineWith({ browser: none });
     const flow = await engine.createFlow({
       name: "b",
-      steps: [{ id: "open", type: "navigate", url: `${site.url}/login` }],
+      steps: [{ id: "open", type: "navigate", url: `${suite.site.url}/login` }],
     });
     const err = await engine.createRun({ flow_id: flow.id }).catch((e: unknown) => e);
     expect((err as { code: string }).code).toBe("BROWSER_UNAVAILABLE");
