@@ -39,10 +39,10 @@ export function canonicalHost(host: string): CanonicalHost | undefined {
   }
   const name = hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "");
   if (name.length === 0) return undefined;
-  const address = canonicalAddress(name);
-  if (address !== undefined && (name.includes(":") || /^\d+(\.\d+){3}$/.test(name))) {
-    return { name: null, addresses: [address] };
-  }
+  // The URL parser already spelled any IPv4 as a dotted quad: only that shape, or IPv6, is an address
+  // (asking ipaddr about every name would cost a thrown error per name).
+  const address = name.includes(":") || /^\d+(\.\d+){3}$/.test(name) ? canonicalAddress(name) : undefined;
+  if (address !== undefined) return { name: null, addresses: [address] };
   if (name === "localhost" || name.endsWith(".localhost")) {
     return { name, addresses: [...LOOPBACK_ADDRESSES] };
   }

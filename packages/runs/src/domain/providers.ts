@@ -43,15 +43,26 @@ export function matchProtectedHost(
   domains: readonly string[],
 ): string | undefined {
   for (const domain of domains) {
-    let rule: HostRule;
+    const rule = ruleOf(domain);
+    if (rule !== null && ruleMatches(rule, name, addresses)) return normalizeHost(domain);
+  }
+  return undefined;
+}
+
+/** Each protected domain parsed once (the list is configuration: a handful of entries, checked per request). */
+const parsedRules = new Map<string, HostRule | null>();
+
+function ruleOf(domain: string): HostRule | null {
+  let rule = parsedRules.get(domain);
+  if (rule === undefined) {
     try {
       rule = parseHostRule(domain);
     } catch {
-      continue;
+      rule = null; // an entry that is no host matches nothing
     }
-    if (ruleMatches(rule, name, addresses)) return normalizeHost(domain);
+    if (parsedRules.size < 1_000) parsedRules.set(domain, rule);
   }
-  return undefined;
+  return rule;
 }
 
 /**

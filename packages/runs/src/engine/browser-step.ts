@@ -1,4 +1,4 @@
-import type { Frame, Page } from "playwright-core";
+import type { CDPSession, Frame, Page } from "playwright-core";
 import { matchProtectedDomain } from "../domain/providers.js";
 import type { Step } from "../domain/steps.js";
 import { RunsError } from "../errors.js";
@@ -12,14 +12,25 @@ import type { RunRow } from "./views.js";
 const THREE_DS_URL = /3ds|three[-_]?d[-_]?secure|challenge|\/acs\b/i;
 const THREE_DS_TEXT = /authenticate your payment|3-?D Secure|\b3DS\b/i;
 
-/** The text of a frame's body ("" when it has none, went away, or does not answer within a second). */
-function frameText(frame: Frame): Promise<string> {
+const BODY_TEXT = `document.body ? document.body.textContent : ""`;
+
+/**
+ * The text of a frame's body ("" when it has none, went away, or does not answer within a second). The
+ * main frame's is read through the page's CDP session when there is one: a bare `Runtime.evaluate`, where
+ * Playwright's first evaluation in a new document would first install its helper script there.
+ */
+function frameText(frame: Frame, cdp: Promise<CDPSession> | undefined): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<string>((resolve) => {
     timer = setTimeout(() => resolve(""), 1_000);
   });
-  const text = frame
-    .evaluate(`document.body ? document.body.textContent : ""`)
+  const read: Promise<unknown> =
+    cdp !== undefined && frame.parentFrame() === null
+      ? cdp
+          .then((session) => session.send("Runtime.evaluate", { expression: BODY_TEXT, returnByValue: true }))
+          .then((answer) => answer.result.value)
+      : frame.evaluate(BODY_TEXT);
+  const text = read
     .then((t) => (typeof t === "string" ? t : ""))
     .catch(() => "")
     .finally(() => clearTimeout(timer));
@@ -27,7 +38,10 @@ function frameText(frame: Frame): Promise<string> {
 }
 
 /** A 3-D Secure challenge on the page (a frame's URL, or the text of the page or of a frame), or undefined. */
-async function threeDsOn(page: Page): Promise<{ signal: string; url: string } | undefined> {
+async function threeDsOn(
+  page: Page,
+  cdp: Promise<CDPSession> | undefined,
+): Promise<{ signal: string; url: string } | undefined> {
   if (!/^https?:/i.test(page.url())) return undefined;
   for (const frame of page.frames()) {
     const url = frame.url();
@@ -38,7 +52,7 @@ async function threeDsOn(page: Page): Promise<{ signal: string; url: string } | 
   // The text of every frame (a challenge often shows in the provider's iframe), all at once: a plain
   // evaluation of textContent needs no layout, nor Playwright's selector engine in a new document.
   const frames = page.frames().filter((f) => /^https?:/i.test(f.url()));
-  const texts = await Promise.all(frames.map(frameText));
+  const texts = await Promise.all(frames.map((frame) => frameText(frame, cdp)));
   for (const [i, text] of texts.entries()) {
     const hit = THREE_DS_TEXT.exec(text);
     const frame = frames[i];
@@ -156,7 +170,7 @@ async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
   guard.pendingShot = undefined;
   const acts = x.step.type === "navigate" || x.step.type === "click";
   const challengeBefore =
-    acts && guard.lastShot?.url !== page.url() ? await threeDsOn(page) : guard.challenge;
+    acts && guard.lastShot?.url !== page.url() ? await threeDsOn(page, x.held.cdp) : guard.challenge;
   if (!secret) await shootBefore(x);
   const browser = {
     page,
@@ -184,7 +198,7 @@ async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
     guard.secretOnPage = true;
   } else if (!lease.signal.aborted) await shoot(x, "after");
   if (acts) {
-    const challenge = await threeDsOn(page);
+    const challenge = await threeDsOn(page, x.held.cdp);
     guard.challenge = challenge;
     if (outcome.kind === "completed" && challenge !== undefined && challengeBefore === undefined) {
       outcome = { ...outcome, threeDs: challenge };
