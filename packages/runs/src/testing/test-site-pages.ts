@@ -80,13 +80,16 @@ export function cardFormPage(sca: string): string {
   );
 }
 
-/** The provider's payment page; with `challenge`, paying leads to a 3-D Secure challenge. */
-export function paymentPage(challenge: boolean, shopUrl: string): string {
+/**
+ * The provider's payment page; `sca` "1" or "2": paying leads to a 3-D Secure challenge ("1": at `/3ds`,
+ * "2": at `/verify`, told only by its text).
+ */
+export function paymentPage(sca: string, shopUrl: string): string {
   return page(
     "Pay",
     `<h1>Pay 12.00 EUR</h1>
 <form method="post" action="/pay">
-  <input type="hidden" name="sca" value="${challenge ? "1" : "0"}">
+  <input type="hidden" name="sca" value="${sca === "1" || sca === "2" ? sca : "0"}">
   <label for="card">Card number</label><input id="card" name="card" autocomplete="cc-number">
   <a href="${escapeHtml(shopUrl)}/account">Back to the shop</a>
   <button type="submit">Pay now</button>

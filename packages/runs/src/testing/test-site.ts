@@ -150,7 +150,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
         return redirect(res, "/paid");
       }
       if (url.pathname === "/pay") {
-        return send(res, 200, paymentPage(url.searchParams.get("sca") === "1", shopUrl));
+        return send(res, 200, paymentPage(url.searchParams.get("sca") ?? "0", shopUrl));
       }
       if (url.pathname === "/card-form") {
         return send(res, 200, cardFormPage(url.searchParams.get("sca") ?? "0"));

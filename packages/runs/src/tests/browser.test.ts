@@ -134,36 +134,42 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
     expect(suite.site.payments()).toBe(1);
   });
 
-  it("pauses with three_ds_challenge_detected when paying brings up a 3-D Secure challenge", async () => {
-    const { engine } = await suite.engineWith();
-    const flow = await engine.createFlow({
-      name: "3ds",
-      steps: [
-        { id: "open_pay", type: "navigate", url: `${suite.site.payUrl}/pay?sca=1` },
-        { id: "pay", type: "click", target: target({ kind: "role", value: "button", name: "Pay now" }) },
-        { id: "after", type: "wait_for", url: "/paid", timeout_ms: 500 },
-      ],
-    });
-    const run = await engine.createRun({ flow_id: flow.id });
-    await until(engine, run.id, (r) => r.wait_context?.at_step_id === "open_pay");
-    await engine.resumeRun(run.id, { kind: "approval", approved: true });
-    await until(engine, run.id, (r) => r.wait_context?.at_step_id === "pay");
-    await engine.resumeRun(run.id, { kind: "approval", approved: true });
-    const paused = await until(
-      engine,
-      run.id,
-      (r) =>
-        r.wait_context?.reason_code === "three_ds_challenge_detected" ||
-        (settled(r) && r.status !== "waiting_user"),
-    );
-    expect(paused.status, paused.error ?? "").toBe("waiting_user");
-    expect(paused.wait_context).toMatchObject({
-      reason_code: "three_ds_challenge_detected",
-      at_step_id: "pay",
-      resume_from_step_id: "after",
-      gate_required_by_policy: true,
-    });
-  });
+  it.each([
+    ["whose URL gives it away (/3ds)", "1"],
+    ["told only by the page's text (/verify)", "2"],
+  ])(
+    "pauses with three_ds_challenge_detected when paying brings up a 3-D Secure challenge %s",
+    async (_, sca) => {
+      const { engine } = await suite.engineWith();
+      const flow = await engine.createFlow({
+        name: "3ds",
+        steps: [
+          { id: "open_pay", type: "navigate", url: `${suite.site.payUrl}/pay?sca=${sca}` },
+          { id: "pay", type: "click", target: target({ kind: "role", value: "button", name: "Pay now" }) },
+          { id: "after", type: "wait_for", url: "/paid", timeout_ms: 500 },
+        ],
+      });
+      const run = await engine.createRun({ flow_id: flow.id });
+      await until(engine, run.id, (r) => r.wait_context?.at_step_id === "open_pay");
+      await engine.resumeRun(run.id, { kind: "approval", approved: true });
+      await until(engine, run.id, (r) => r.wait_context?.at_step_id === "pay");
+      await engine.resumeRun(run.id, { kind: "approval", approved: true });
+      const paused = await until(
+        engine,
+        run.id,
+        (r) =>
+          r.wait_context?.reason_code === "three_ds_challenge_detected" ||
+          (settled(r) && r.status !== "waiting_user"),
+      );
+      expect(paused.status, paused.error ?? "").toBe("waiting_user");
+      expect(paused.wait_context).toMatchObject({
+        reason_code: "three_ds_challenge_detected",
+        at_step_id: "pay",
+        resume_from_step_id: "after",
+        gate_required_by_policy: true,
+      });
+    },
+  );
 
   it("stops a click whose navigation the outbound policy denies, before the request leaves", async () => {
     const { engine } = await suite.engineWith({
