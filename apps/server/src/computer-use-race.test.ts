@@ -1,16 +1,12 @@
-import { once } from "node:events";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { startTestSite, type TestSite } from "@vetted/runs/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpServer } from "./http-server.js";
-import { createLogger } from "./logger.js";
 import { type Answer, apiClient } from "./tests/api-client.js";
+import { type Loopback, serveOnLoopback } from "./tests/loopback.js";
 import { createTestApp, type TestApp } from "./tests/test-app.js";
 
 let site: TestSite;
 let t: TestApp;
-let http: Server;
+let http: Loopback;
 let api: ReturnType<typeof apiClient>;
 /** Executes held at the racy point (read done, claim not yet made) until two are there. */
 const held: Array<() => void> = [];
@@ -26,20 +22,12 @@ async function beforeClaim(): Promise<void> {
 beforeAll(async () => {
   site = await startTestSite();
   t = await createTestApp({}, { protectedDomains: [site.payHost] }, {}, { raceHooks: { beforeClaim } });
-  http = createHttpServer({
-    fetch: t.app.fetch,
-    hostname: "127.0.0.1",
-    headersTimeoutMs: 10_000,
-    requestTimeoutMs: 60_000,
-    logger: createLogger("silent"),
-  });
-  http.listen(0, "127.0.0.1");
-  await once(http, "listening");
-  api = apiClient(`http://127.0.0.1:${(http.address() as AddressInfo).port}`);
+  http = await serveOnLoopback(t.app.fetch);
+  api = apiClient(http.url);
 }, 60_000);
 
 afterAll(async () => {
-  http.close();
+  await http.close();
   await t.close();
   await site.close();
 });

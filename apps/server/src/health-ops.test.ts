@@ -2,9 +2,8 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createHttpServer } from "./http-server.js";
-import { createLogger } from "./logger.js";
 import { API_CSP, CONSOLE_CSP } from "./middleware/security-headers.js";
+import { serveOnLoopback } from "./tests/loopback.js";
 import { createTestApp, type TestApp } from "./tests/test-app.js";
 
 const TOKEN = "health-test-token-0123456789";
@@ -16,21 +15,12 @@ afterEach(async () => {
 /** A test app served by the real Node HTTP server on an ephemeral loopback port. */
 async function serve(...args: Parameters<typeof createTestApp>): Promise<{ url: string; t: TestApp }> {
   const t = await createTestApp(...args);
-  const server = createHttpServer({
-    fetch: t.app.fetch,
-    hostname: "127.0.0.1",
-    headersTimeoutMs: 5000,
-    requestTimeoutMs: 30_000,
-    logger: createLogger("silent"),
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
+  const server = await serveOnLoopback(t.app.fetch);
   cleanups.push(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
+    await server.close();
     await t.close();
   });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, t };
+  return { url: server.url, t };
 }
 
 async function closedPort(): Promise<number> {

@@ -1,40 +1,26 @@
-import { once } from "node:events";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createRunsEngine, type Run, type RunChange, type RunsEngine } from "@vetted/runs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "./app.js";
 import { openDatabase } from "./db.js";
-import { createHttpServer } from "./http-server.js";
-import { createLogger } from "./logger.js";
+import { type Loopback, serveOnLoopback } from "./tests/loopback.js";
 import { createTestApp, type TestApp } from "./tests/test-app.js";
 
 const TOKEN = "runs-stream-test-token-0123";
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 let t: TestApp;
-let server: Server;
+let server: Loopback;
 let url: string;
 
 beforeAll(async () => {
   // Short catch-up, so a second engine's commits reach the stream quickly; a slow worker poll, so only a kick
   // (this engine's own commits) wakes it and it never touches the runs of the second engine; short heartbeat.
   t = await createTestApp({ apiToken: TOKEN }, { catchUpMs: 100, pollMs: 60_000 });
-  const app = createApp({ ...t.deps, sseHeartbeatMs: 300 });
-  server = createHttpServer({
-    fetch: app.fetch,
-    hostname: "127.0.0.1",
-    headersTimeoutMs: 5000,
-    requestTimeoutMs: 60_000,
-    logger: createLogger("silent"),
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveOnLoopback(createApp({ ...t.deps, sseHeartbeatMs: 300 }).fetch);
+  url = server.url;
 });
 afterAll(async () => {
-  server?.closeAllConnections();
-  server?.close();
+  await server?.close();
   await t?.close();
 });
 

@@ -1,15 +1,11 @@
-import { once } from "node:events";
 import { mkdirSync, writeFileSync } from "node:fs";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { HubMessage, Job } from "@vetted/fileorg";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "./app.js";
-import { createHttpServer } from "./http-server.js";
-import { createLogger } from "./logger.js";
 import { type StreamSource, streamEvents } from "./sse.js";
+import { type Loopback, serveOnLoopback } from "./tests/loopback.js";
 import { createTestApp, type TestApp } from "./tests/test-app.js";
 
 /** A stored, numbered event list with an in-process hub in front of it: what an engine gives a stream. */
@@ -37,30 +33,19 @@ class EventLog implements StreamSource<{ id: number; text: string }> {
   }
 }
 
-const servers: Server[] = [];
+const servers: Loopback[] = [];
 let t: TestApp | undefined;
 afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    server.close();
-  }
+  for (const server of servers.splice(0)) await server.close();
   await t?.close();
   t = undefined;
 });
 
 /** Serves `fetch` on an ephemeral 127.0.0.1 port through the server's real Node HTTP server. */
 async function listen(fetch: (request: Request) => Response | Promise<Response>): Promise<string> {
-  const server = createHttpServer({
-    fetch,
-    hostname: "127.0.0.1",
-    headersTimeoutMs: 5000,
-    requestTimeoutMs: 10_000,
-    logger: createLogger("silent"),
-  });
+  const server = await serveOnLoopback(fetch);
   servers.push(server);
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return server.url;
 }
 
 function logServer(log: EventLog, heartbeatMs: number) {

@@ -1,34 +1,21 @@
-import { once } from "node:events";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpServer } from "../http-server.js";
-import { createLogger } from "../logger.js";
 import { CONSOLE_CSP } from "../middleware/security-headers.js";
+import { type Loopback, serveOnLoopback } from "../tests/loopback.js";
 import { createTestApp, type TestApp } from "../tests/test-app.js";
 import { CONSOLE_TOKEN_KEY, DOCS_INIT_PATH } from "./docs.js";
 
 const TOKEN = "docs-test-token-0123456789";
 let t: TestApp;
-let server: Server;
+let server: Loopback;
 let url: string;
 
 beforeAll(async () => {
   t = await createTestApp({ apiToken: TOKEN });
-  server = createHttpServer({
-    fetch: t.app.fetch,
-    hostname: "127.0.0.1",
-    headersTimeoutMs: 5000,
-    requestTimeoutMs: 10_000,
-    logger: createLogger("silent"),
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveOnLoopback(t.app.fetch);
+  url = server.url;
 });
 afterAll(async () => {
-  server?.closeAllConnections();
-  server?.close();
+  await server?.close();
   await t?.close();
 });
 
