@@ -107,7 +107,7 @@ async function store(ctx: EmbeddingsContext, rows: readonly RunRow[]): Promise<n
     failureText: texts[i] ?? "",
     createdAt: at,
   }));
-  const mirrored = ctx.useIndex && (await vectorIndexReady(r.db, ctx.vectors, embedder.dimension));
+  const mirrored = ctx.useIndex && (await vectorIndexReady(r.db, ctx.vectors, embedder.dimension, at));
   await r.write(async (tx) => {
     await tx.insert(runEmbeddings).values(values).onConflictDoNothing();
     if (mirrored) {
@@ -195,7 +195,7 @@ async function similarFailures(ctx: EmbeddingsContext, runId: string, limit = 5)
   }
   const own = await ownEmbedding(ctx, runId);
   if (own === undefined) return [];
-  if (ctx.useIndex && (await vectorIndexReady(ctx.r.db, ctx.vectors, own.vector.length))) {
+  if (ctx.useIndex && (await vectorIndexReady(ctx.r.db, ctx.vectors, own.vector.length, ctx.r.now()))) {
     const found = await searchByIndex(ctx, runId, own, limit);
     if (found !== undefined) {
       ctx.r.observer.failureSearch?.("index");
@@ -345,7 +345,7 @@ async function refreshIndex(ctx: EmbeddingsContext): Promise<FailureIndex> {
 async function fillIndex(ctx: EmbeddingsContext): Promise<void> {
   const { r, embedder } = ctx;
   if (!ctx.useIndex) return;
-  if (embedder !== undefined) await vectorIndexReady(r.db, ctx.vectors, embedder.dimension);
+  if (embedder !== undefined) await vectorIndexReady(r.db, ctx.vectors, embedder.dimension, r.now());
   for (const dimension of [...ctx.vectors.mirrors.keys()]) {
     await catchUpMirror(r.db, ctx.vectors, dimension, ROUND_CATCH_UP);
   }
@@ -386,7 +386,7 @@ export function createFailureEmbeddings(
     index: createFailureIndex(),
     running: undefined,
     useIndex: vectorIndex,
-    vectors: createFailureVectors(),
+    vectors: createFailureVectors({ onError: (message, err) => r.observer.error?.(message, err) }),
   };
   return {
     embedPending: (): Promise<number> => embedPending(ctx),

@@ -16,12 +16,18 @@ export interface FailureVectors {
   support: Promise<boolean> | undefined;
   /** The dimensions whose table this engine has made sure of. */
   readonly mirrors: Map<number, Mirror>;
+  /** How long after a failed creation of a dimension's table it is tried again (ms). */
+  readonly retryMs: number;
+  /** Told why a table could not be made (searches scan meanwhile). */
+  readonly onError: (message: string, err: unknown) => void;
 }
 
 /** One dimension's table, as this engine knows it. */
 interface Mirror {
   /** False: it could not be made (so: scan). */
   readonly ready: Promise<boolean>;
+  /** When an attempt to make it failed (the database has the functions: busy, full, read-only). */
+  failedAt?: number;
 }
 
 /** One of the nearest distinct stored vectors. */
@@ -48,9 +54,19 @@ export interface Queryable {
 /** How far each dimension's table has been filled: the last `runs_run_embeddings` rowid copied. */
 const COPIED = "runs_run_vectors_copied";
 
-/** No vector index known yet. */
-export function createFailureVectors(): FailureVectors {
-  return { support: undefined, mirrors: new Map() };
+/**
+ * No vector index known yet. A table that could not be made is tried again `retryMs` later (default a
+ * minute): a creation that met a busy or full database is not given up for the life of the process.
+ */
+export function createFailureVectors(
+  options: { retryMs?: number; onError?: (message: string, err: unknown) => void } = {},
+): FailureVectors {
+  return {
+    support: undefined,
+    mirrors: new Map(),
+    retryMs: options.retryMs ?? 60_000,
+    onError: options.onError ?? (() => undefined),
+  };
 }
 
 /** The mirror table of `dimension` (a whole number, so safe to name in SQL). */
@@ -70,7 +86,7 @@ async function detect(db: Queryable): Promise<boolean> {
   }
 }
 
-async function createMirror(db: Queryable, dimension: number): Promise<boolean> {
+async function createMirror(db: Queryable, state: FailureVectors, dimension: number): Promise<boolean> {
   const table = mirrorTable(dimension);
   try {
     await db.run(
@@ -87,23 +103,42 @@ async function createMirror(db: Queryable, dimension: number): Promise<boolean> 
       ),
     );
     return true;
-  } catch {
+  } catch (err) {
+    const retry = Math.round(state.retryMs / 1000);
+    state.onError(
+      `could not create the vector index table ${table} (searching by scan; retried in ${retry} s)`,
+      err,
+    );
     return false;
   }
 }
 
 /**
  * Whether `dimension` can be searched through the vector index: detects support once, then creates the
- * mirror table and its index once (idempotent across processes). Never throws: false means scan.
+ * mirror table and its index (idempotent across processes) once, or again `retryMs` after an attempt that
+ * failed (`at`: now, in ms). Never throws: false means scan.
  */
-export function vectorIndexReady(db: Queryable, state: FailureVectors, dimension: number): Promise<boolean> {
+export function vectorIndexReady(
+  db: Queryable,
+  state: FailureVectors,
+  dimension: number,
+  at: number,
+): Promise<boolean> {
   state.support ??= detect(db);
-  let mirror = state.mirrors.get(dimension);
-  if (mirror === undefined) {
-    const support = state.support;
-    mirror = { ready: support.then((yes) => (yes ? createMirror(db, dimension) : false)) };
-    state.mirrors.set(dimension, mirror);
+  const known = state.mirrors.get(dimension);
+  if (known !== undefined && (known.failedAt === undefined || at - known.failedAt < state.retryMs)) {
+    return known.ready;
   }
+  const support = state.support;
+  const mirror: Mirror = {
+    ready: support.then(async (yes) => {
+      if (!yes) return false;
+      const made = await createMirror(db, state, dimension);
+      if (!made) mirror.failedAt = at;
+      return made;
+    }),
+  };
+  state.mirrors.set(dimension, mirror);
   return mirror.ready;
 }
 

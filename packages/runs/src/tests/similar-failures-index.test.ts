@@ -260,13 +260,38 @@ describe("similar failures through libSQL's vector index", () => {
       },
     };
     const state = createFailureVectors();
-    expect(await vectorIndexReady(withoutVectors, state, 100)).toBe(false);
-    expect(await vectorIndexReady(withoutVectors, state, 100)).toBe(false);
-    expect(await vectorIndexReady(withoutVectors, state, 8)).toBe(false);
+    expect(await vectorIndexReady(withoutVectors, state, 100, 0)).toBe(false);
+    // Even past the retry delay: a database without the functions is not asked again.
+    expect(await vectorIndexReady(withoutVectors, state, 100, state.retryMs * 2)).toBe(false);
+    expect(await vectorIndexReady(withoutVectors, state, 8, 0)).toBe(false);
     expect(asked).toEqual(["all"]);
     const tables = await t.client.execute(
       "SELECT name FROM sqlite_master WHERE name LIKE 'runs_run_vectors%'",
     );
     expect(tables.rows).toEqual([]);
+  });
+  it("tries a vector table again a while after its creation failed (another connection held the write lock)", async () => {
+    const t = await openTestEngine();
+    cleanups.push(t.close);
+    // A second connection to the same file holds SQLite's write lock, so creating the table meets a busy database.
+    await t.engine.stop(); // its own background rounds stay out of this
+    const holder = createClient({ url: `file:${t.file}` });
+    cleanups.push(() => holder.close());
+    await t.client.execute("PRAGMA busy_timeout = 50");
+    const held = await holder.transaction("write");
+    await held.execute("CREATE TABLE held_for_the_test (a)");
+    const told: string[] = [];
+    const state = createFailureVectors({ retryMs: 60_000, onError: (message) => told.push(message) });
+    expect(await vectorIndexReady(t.db, state, DIM, 1_000)).toBe(false);
+    expect(told).toEqual([expect.stringContaining(`runs_run_vectors_${DIM}`)]);
+    await held.rollback();
+    // Within the delay the failure stands (no attempt per search), past it the table is made.
+    expect(await vectorIndexReady(t.db, state, DIM, 30_000)).toBe(false);
+    expect(told).toHaveLength(1);
+    expect(await vectorIndexReady(t.db, state, DIM, 61_000)).toBe(true);
+    const tables = await t.client.execute(
+      `SELECT name FROM sqlite_master WHERE name = 'runs_run_vectors_${DIM}'`,
+    );
+    expect(tables.rows).toHaveLength(1);
   });
 });
