@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/limits.ts", "src/json-depth-entry.ts"],
+  entry: ["src/index.ts", "src/database.ts", "src/limits.ts", "src/json-depth-entry.ts"],
   format: ["esm"],
   dts: true,
   clean: true,

@@ -2,7 +2,8 @@
  * @module @vetted/store
  * Shared plumbing of the Vetted engines: the per-client write lock and transactions, opaque keyset cursors
  * and pages, migrate-with-retry, clock and id ports, limits on hostile input (JSON nesting depth,
- * linear-time user regular expressions) and per-installation key files.
+ * linear-time user regular expressions) and per-installation key files. The guarded database client
+ * (`openDatabase`, `createDatabaseClient`) lives in `@vetted/store/database`, so this entry needs no driver.
  */
 export {
   CursorInvalidError,
@@ -11,7 +12,15 @@ export {
   decodeCursor,
   encodeCursor,
 } from "./cursor.js";
-export { NestingTooDeepError, RegexInvalidError, StoreError, type StoreErrorCode } from "./errors.js";
+export {
+  DatabaseBusyError,
+  findBusyError,
+  NestingTooDeepError,
+  RegexInvalidError,
+  StoreError,
+  type StoreErrorCode,
+  WriteInsideWriterError,
+} from "./errors.js";
 export {
   assertJsonDepth,
   exceedsJsonDepth,
@@ -24,4 +33,12 @@ export { findDrizzleFolder, type MigrationSet, migrateWithRetry } from "./migrat
 export { DEFAULT_PAGE_LIMIT, type KeysetPage, MAX_PAGE_LIMIT, toKeysetPage } from "./paging.js";
 export { type Clock, type IdGenerator, randomIds, systemClock } from "./ports.js";
 export { compileUserRegex, MAX_REGEX_LENGTH, type UserRegex, userRegexProblem } from "./safe-regex.js";
-export { runTransaction, type Tx, type WriteLock, writeLockFor } from "./write-lock.js";
+export { statementWrites } from "./sql-kind.js";
+export {
+  runTransaction,
+  type Tx,
+  type WriteLock,
+  type WriteOptions,
+  writeLockFor,
+  writeLockForClient,
+} from "./write-lock.js";

@@ -1,0 +1,290 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  type Client,
+  createClient,
+  type InArgs,
+  type InStatement,
+  type ResultSet,
+  type Transaction,
+  type TransactionMode,
+} from "@libsql/client";
+import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import { DatabaseBusyError, findBusyError, WriteInsideWriterError } from "./errors.js";
+import { statementWrites } from "./sql-kind.js";
+import { type WriteLock, writeLockForClient } from "./write-lock.js";
+
+/** Where the database is and how long to wait for another process's write lock. */
+export interface DatabaseOptions {
+  /** `file:…` for an embedded SQLite file (WAL), or `libsql://…` / `http(s)://…` for a libSQL server. */
+  url: string;
+  authToken?: string | undefined;
+  /** How long a statement waits for a lock held by another process before `DATABASE_BUSY` (default 5 000 ms). */
+  busyTimeoutMs?: number;
+}
+
+/** An open database: the Drizzle handle every engine is given, its client, and how to close it. */
+export interface OpenDatabase {
+  db: LibSQLDatabase;
+  client: Client;
+  close(): void;
+}
+
+/** How long SQLite itself blocks the thread on a lock before we wait without blocking it. */
+const NATIVE_WAIT_MS = 20;
+const MAX_BACKOFF_MS = 100;
+
+/** One libsql client and the operations still using it; retired once a connection of it met SQLITE_BUSY. */
+class Generation {
+  inflight = 0;
+  retired = false;
+  constructor(readonly client: Client) {}
+
+  enter(): void {
+    this.inflight++;
+  }
+
+  leave(): void {
+    this.inflight--;
+    if (this.retired && this.inflight === 0) this.client.close();
+  }
+
+  retire(): void {
+    if (this.retired) return;
+    this.retired = true;
+    if (this.inflight === 0) this.client.close();
+  }
+}
+
+/** Whether `err` is SQLite's "busy" or "locked" (from this process's other connections or another process). */
+function isBusyError(err: unknown): boolean {
+  return findBusyError(err) !== undefined;
+}
+
+function sqlOf(stmt: InStatement): string {
+  return typeof stmt === "string" ? stmt : stmt.sql;
+}
+
+/**
+ * A libsql client that keeps the promises of the one writer by construction:
+ * - a write sent outside a transaction queues behind the write lock like every transaction (and a write sent
+ *   that way by the lock's own holder is refused: it would wait on itself);
+ * - a transaction opened without the lock takes it until it ends;
+ * - SQLite's "busy" from another process is waited out without blocking the event loop, up to
+ *   `busyTimeoutMs`, then answered `DATABASE_BUSY` with nothing written;
+ * - a connection that met "busy" is never used again. libsql leaves the statement that failed open on its
+ *   connection, so every later `COMMIT` there fails "SQL statements in progress": the whole underlying
+ *   client is replaced, and closed once the operations still using it end.
+ */
+class GuardedClient implements Client {
+  readonly protocol: string;
+  closed = false;
+  readonly #lock: WriteLock;
+  readonly #busyTimeoutMs: number;
+  readonly #open: () => Client;
+  #current: Generation;
+
+  constructor(open: () => Client, busyTimeoutMs: number) {
+    this.#open = open;
+    this.#busyTimeoutMs = busyTimeoutMs;
+    this.#current = new Generation(open());
+    this.protocol = this.#current.client.protocol;
+    this.#lock = writeLockForClient(this);
+  }
+
+  /** Replaces `gen` (when still current) by a fresh client. */
+  #heal(gen: Generation): void {
+    if (gen === this.#current && !this.closed) this.#current = new Generation(this.#open());
+    gen.retire();
+  }
+
+  /** Runs `op` on the current client, healing and retrying while the database is busy, up to the timeout. */
+  async #retrying<T>(
+    op: (client: Client) => Promise<T>,
+    hold = false,
+  ): Promise<{ value: T; gen: Generation }> {
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      const gen = this.#current;
+      gen.enter();
+      try {
+        const value = await op(gen.client);
+        if (!hold) gen.leave();
+        return { value, gen };
+      } catch (err) {
+        gen.leave();
+        if (!isBusyError(err)) throw err;
+        this.#heal(gen);
+        const waited = Date.now() - started;
+        if (waited >= this.#busyTimeoutMs) throw new DatabaseBusyError(waited);
+        const pause = Math.min(MAX_BACKOFF_MS, 5 * 2 ** attempt, this.#busyTimeoutMs - waited);
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
+  /** Runs a write outside a transaction behind the write lock. */
+  async #write<T>(sql: string, op: (client: Client) => Promise<T>): Promise<T> {
+    if (this.#lock.holds()) throw new WriteInsideWriterError(sql);
+    return this.#lock(async () => (await this.#retrying(op)).value);
+  }
+
+  async execute(stmtOrSql: InStatement | string, args?: InArgs): Promise<ResultSet> {
+    const stmt: InStatement =
+      typeof stmtOrSql === "string" && args !== undefined ? { sql: stmtOrSql, args } : stmtOrSql;
+    const sql = sqlOf(stmt);
+    const op = (client: Client) => client.execute(stmt);
+    if (statementWrites(sql)) return this.#write(sql, op);
+    return (await this.#retrying(op)).value;
+  }
+
+  async batch(
+    stmts: Array<InStatement | [string, InArgs?]>,
+    mode?: TransactionMode,
+  ): Promise<Array<ResultSet>> {
+    const sqls = stmts.map((s) => (Array.isArray(s) ? s[0] : sqlOf(s)));
+    const op = (client: Client) => client.batch(stmts, mode);
+    const writing = sqls.find(statementWrites);
+    if (writing !== undefined) return this.#write(writing, op);
+    return (await this.#retrying(op)).value;
+  }
+
+  migrate(stmts: Array<InStatement>): Promise<Array<ResultSet>> {
+    return this.#write("migrate", (client) => client.migrate(stmts));
+  }
+
+  executeMultiple(sql: string): Promise<void> {
+    return this.#write(sql, (client) => client.executeMultiple(sql));
+  }
+
+  async transaction(mode: TransactionMode = "write"): Promise<Transaction> {
+    const release = mode === "read" || this.#lock.holds() ? undefined : await this.#lock.acquire();
+    try {
+      const { value, gen } = await this.#retrying((client) => client.transaction(mode), true);
+      return new GuardedTransaction(value, {
+        busy: () => this.#heal(gen),
+        settled: () => {
+          gen.leave();
+          release?.();
+        },
+      });
+    } catch (err) {
+      release?.();
+      throw err;
+    }
+  }
+
+  sync(): ReturnType<Client["sync"]> {
+    return this.#current.client.sync();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.#current.retire();
+  }
+
+  reconnect(): void {
+    this.closed = false;
+    this.#heal(this.#current);
+  }
+}
+
+/** A transaction that tells its client when it met "busy" and when it ended (however it ended). */
+class GuardedTransaction implements Transaction {
+  #settled = false;
+  constructor(
+    readonly inner: Transaction,
+    readonly hooks: { busy(): void; settled(): void },
+  ) {}
+
+  async #guard<T>(op: () => Promise<T>, ends = false): Promise<T> {
+    try {
+      return await op();
+    } catch (err) {
+      if (!isBusyError(err)) throw err;
+      this.hooks.busy();
+      // The transaction cannot go on: end it (the connection goes back to a retired client).
+      this.close();
+      throw findBusyError(err) ?? err;
+    } finally {
+      if (ends) this.#settle();
+    }
+  }
+
+  #settle(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.hooks.settled();
+  }
+
+  execute(stmt: InStatement): Promise<ResultSet> {
+    return this.#guard(() => this.inner.execute(stmt));
+  }
+
+  batch(stmts: Array<InStatement>): Promise<Array<ResultSet>> {
+    return this.#guard(() => this.inner.batch(stmts));
+  }
+
+  executeMultiple(sql: string): Promise<void> {
+    return this.#guard(() => this.inner.executeMultiple(sql));
+  }
+
+  rollback(): Promise<void> {
+    return this.#guard(() => this.inner.rollback(), true);
+  }
+
+  commit(): Promise<void> {
+    return this.#guard(() => this.inner.commit(), true);
+  }
+
+  close(): void {
+    try {
+      this.inner.close();
+    } finally {
+      this.#settle();
+    }
+  }
+
+  get closed(): boolean {
+    return this.inner.closed;
+  }
+}
+
+function isFileUrl(url: string): boolean {
+  return url.startsWith("file:");
+}
+
+/**
+ * A libsql client with the guarantees of {@link GuardedClient}: writes through the one writer, "busy" waited
+ * out without blocking the event loop and answered `DATABASE_BUSY` past `busyTimeoutMs`, and no connection
+ * reused after it met "busy".
+ */
+export function createDatabaseClient(options: DatabaseOptions): Client {
+  const file = isFileUrl(options.url);
+  const open = () =>
+    createClient({
+      url: options.url,
+      ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
+      ...(file ? { timeout: Math.min(NATIVE_WAIT_MS, options.busyTimeoutMs ?? NATIVE_WAIT_MS) } : {}),
+    });
+  return new GuardedClient(open, options.busyTimeoutMs ?? 5000);
+}
+
+/**
+ * Opens a database for the engines: a `file:` URL gets its folder created and WAL journaling (so several
+ * processes can share the file); a `libsql://` or `http(s)://` URL talks to a libSQL server.
+ */
+export async function openDatabase(options: DatabaseOptions): Promise<OpenDatabase> {
+  if (isFileUrl(options.url)) {
+    const path = options.url.startsWith("file://")
+      ? fileURLToPath(options.url)
+      : options.url.slice("file:".length).split("?")[0];
+    if (path !== undefined && path !== "" && path !== ":memory:")
+      mkdirSync(dirname(path), { recursive: true });
+  }
+  const client = createDatabaseClient(options);
+  // journal_mode is stored in the file, so every connection (and every client after a heal) inherits it.
+  if (isFileUrl(options.url)) await client.execute("PRAGMA journal_mode = WAL");
+  return { db: drizzle(client), client, close: () => client.close() };
+}
