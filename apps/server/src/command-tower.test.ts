@@ -153,7 +153,6 @@ describe("/api/command-tower", { timeout: 120_000 }, () => {
       openDatabase({
         databaseUrl: `file:${join(t.dir, "test.db")}`,
         databaseAuthToken: undefined,
-        databaseIsFile: true,
         dbBusyTimeoutMs: 5000,
       });
     const connections: OpenDatabase[] = [await open(), await open()];

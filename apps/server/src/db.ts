@@ -1,43 +1,27 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-import { type Client, createClient } from "@libsql/client";
-import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import type { Client } from "@libsql/client";
+import { type OpenDatabase, openDatabase as openStoreDatabase } from "@vetted/store/database";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { Config } from "./config.js";
 
 /** The Drizzle database every package engine is given. */
 export type Database = LibSQLDatabase;
 
-/** An open database: the Drizzle handle, the raw client, and how to close it. */
-export interface OpenDatabase {
-  db: Database;
-  client: Client;
-  close(): void;
-}
+export type { OpenDatabase };
 
 /**
- * Opens the configured database. A `file:` URL gets its directory created, WAL journaling and a busy
- * timeout, so several processes can share the file; a `libsql://` or `http(s)://` URL talks to sqld/Turso.
+ * Opens the configured database through `@vetted/store`'s guarded client: a `file:` URL gets its directory
+ * created and WAL journaling, so several processes can share the file; a `libsql://` or `http(s)://` URL
+ * talks to sqld/Turso. Every write goes through the one writer; another process's write lock is waited out
+ * for `VETTED_DB_BUSY_TIMEOUT_MS` without blocking the event loop, then answered `DATABASE_BUSY`.
  */
-export async function openDatabase(
-  config: Pick<Config, "databaseUrl" | "databaseAuthToken" | "databaseIsFile" | "dbBusyTimeoutMs">,
+export function openDatabase(
+  config: Pick<Config, "databaseUrl" | "databaseAuthToken" | "dbBusyTimeoutMs">,
 ): Promise<OpenDatabase> {
-  if (config.databaseIsFile) {
-    const path = config.databaseUrl.startsWith("file://")
-      ? fileURLToPath(config.databaseUrl)
-      : config.databaseUrl.slice("file:".length);
-    mkdirSync(dirname(path), { recursive: true });
-  }
-  const client = createClient({
+  return openStoreDatabase({
     url: config.databaseUrl,
-    ...(config.databaseAuthToken === undefined ? {} : { authToken: config.databaseAuthToken }),
-    ...(config.databaseIsFile ? { timeout: config.dbBusyTimeoutMs } : {}),
+    authToken: config.databaseAuthToken,
+    busyTimeoutMs: config.dbBusyTimeoutMs,
   });
-  if (config.databaseIsFile) {
-    // journal_mode is stored in the file, so every pooled connection inherits it.
-    await client.execute("PRAGMA journal_mode = WAL");
-  }
-  return { db: drizzle(client), client, close: () => client.close() };
 }
 
 /** Measures a round trip to the database; never throws. */

@@ -1,7 +1,7 @@
 import { ComparisonError, type ComparisonErrorCode } from "@vetted/comparison";
 import { FileorgError, type FileorgErrorCode, ReviewError, type ReviewErrorCode } from "@vetted/fileorg";
 import { QueueFullError, RunsError, type RunsErrorCode } from "@vetted/runs";
-import { StoreError, type StoreErrorCode } from "@vetted/store";
+import { findBusyError, StoreError, type StoreErrorCode } from "@vetted/store";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -135,6 +135,8 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   KEY_INVALID: 500,
   BROWSER_UNAVAILABLE: 503,
   BROWSER_CRASHED: 503,
+  DATABASE_BUSY: 503,
+  WRITE_INSIDE_WRITER: 500,
   // Sessions and computer use.
   START_URL_INVALID: 400,
   SCREENSHOT_INVALID: 400,
@@ -209,6 +211,16 @@ interface Described {
 
 /** Turns anything thrown into a code, a message and details; unknown errors say nothing of their insides. */
 export function describeError(err: unknown): Described | undefined {
+  // Another process holding the write lock past the busy timeout, however deep Drizzle wrapped it.
+  const busy = findBusyError(err);
+  if (busy !== undefined) {
+    return {
+      code: busy.code,
+      message: busy.message,
+      details: busy.details,
+      headers: { "Retry-After": String(busy.retryAfterSeconds) },
+    };
+  }
   if (err instanceof ServerError) {
     return {
       code: err.code,

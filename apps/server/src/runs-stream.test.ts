@@ -169,7 +169,6 @@ describe("GET /api/runs/stream over a real loopback server", { timeout: 30_000 }
     const other = await openDatabase({
       databaseUrl: `file:${join(t.dir, "test.db")}`,
       databaseAuthToken: undefined,
-      databaseIsFile: true,
       dbBusyTimeoutMs: 5000,
     });
     // A second engine on its own connection, its worker never started: its commits are announced to its own

@@ -35,6 +35,7 @@ export { type Clock, type IdGenerator, randomIds, systemClock } from "./ports.js
 export { compileUserRegex, MAX_REGEX_LENGTH, type UserRegex, userRegexProblem } from "./safe-regex.js";
 export { statementWrites } from "./sql-kind.js";
 export {
+  BACKGROUND,
   runTransaction,
   type Tx,
   type WriteLock,

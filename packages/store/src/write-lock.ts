@@ -7,6 +7,9 @@ export interface WriteOptions {
   background?: boolean;
 }
 
+/** The options of a background writer: it waits while any request is queued for the writer. */
+export const BACKGROUND: Readonly<WriteOptions> = Object.freeze({ background: true });
+
 /**
  * The one writer of a database client: runs `fn` once every earlier holder is done. Foreground writers are
  * served in arrival order before any queued background writer; a running writer is never interrupted.

@@ -42,7 +42,6 @@ export async function createTestApp(
   const database = await openDatabase({
     databaseUrl: `file:${join(dir, "test.db")}`,
     databaseAuthToken: undefined,
-    databaseIsFile: true,
     dbBusyTimeoutMs: 5000,
   });
   await runMigrations(database.db);

@@ -10,6 +10,7 @@ import {
   mirrorStored,
   nearestVectors,
   runsWithVectors,
+  type VectorStore,
   vectorIndexReady,
 } from "./failure-vectors.js";
 import { loadRun } from "./persist.js";
@@ -90,9 +91,13 @@ interface EmbeddingsContext {
   readonly useIndex: boolean;
   /** The vector index: support, mirror tables, what has been copied. */
   readonly vectors: FailureVectors;
+  /** The index's reads and writes for a request (the writer's foreground lane). */
+  readonly forRequest: VectorStore;
+  /** The index's reads and writes for the worker's rounds (the writer's background lane: requests go first). */
+  readonly inBackground: VectorStore;
 }
 
-async function store(ctx: EmbeddingsContext, rows: readonly RunRow[]): Promise<number> {
+async function store(ctx: EmbeddingsContext, rows: readonly RunRow[], via: VectorStore): Promise<number> {
   const { r, embedder } = ctx;
   if (embedder === undefined || rows.length === 0) return 0;
   const texts = rows.map(failureTextOf);
@@ -107,8 +112,8 @@ async function store(ctx: EmbeddingsContext, rows: readonly RunRow[]): Promise<n
     failureText: texts[i] ?? "",
     createdAt: at,
   }));
-  const mirrored = ctx.useIndex && (await vectorIndexReady(r.db, ctx.vectors, embedder.dimension, at));
-  await r.write(async (tx) => {
+  const mirrored = ctx.useIndex && (await vectorIndexReady(via, ctx.vectors, embedder.dimension, at));
+  await via.write(async (tx) => {
     await tx.insert(runEmbeddings).values(values).onConflictDoNothing();
     if (mirrored) {
       await mirrorStored(
@@ -139,7 +144,7 @@ async function embedPending(ctx: EmbeddingsContext): Promise<number> {
     .filter((row) => !ctx.refused.has(row.id))
     .slice(0, BATCH);
   try {
-    return await store(ctx, pending);
+    return await store(ctx, pending, ctx.inBackground);
   } catch (err) {
     for (const row of pending) ctx.refused.add(row.id);
     throw err;
@@ -178,7 +183,7 @@ async function ownEmbedding(ctx: EmbeddingsContext, runId: string): Promise<OwnE
     .from(runs)
     .where(and(eq(runs.id, runId), failedOrBlocked));
   if (blocked === undefined) return undefined;
-  await store(ctx, [row]);
+  await store(ctx, [row], ctx.forRequest);
   return storedEmbedding(ctx, runId);
 }
 
@@ -195,7 +200,7 @@ async function similarFailures(ctx: EmbeddingsContext, runId: string, limit = 5)
   }
   const own = await ownEmbedding(ctx, runId);
   if (own === undefined) return [];
-  if (ctx.useIndex && (await vectorIndexReady(ctx.r.db, ctx.vectors, own.vector.length, ctx.r.now()))) {
+  if (ctx.useIndex && (await vectorIndexReady(ctx.forRequest, ctx.vectors, own.vector.length, ctx.r.now()))) {
     const found = await searchByIndex(ctx, runId, own, limit);
     if (found !== undefined) {
       ctx.r.observer.failureSearch?.("index");
@@ -239,7 +244,8 @@ async function searchByIndex(
   const { db } = ctx.r;
   const k = Math.max(limit * OVER_FETCH, MIN_FETCH);
   // A backlog (the first use of an index over many stored rows) is copied by the worker's rounds: scan meanwhile.
-  if (!(await catchUpMirror(db, ctx.vectors, own.vector.length, INLINE_CATCH_UP))) return undefined;
+  if (!(await catchUpMirror(ctx.forRequest, ctx.vectors, own.vector.length, INLINE_CATCH_UP)))
+    return undefined;
   const near = (await nearestVectors(db, own.vector, k))
     .map((v) => ({ ...v, similarity: dot(own.vector, fromBlob(v.vector)) }))
     .sort((a, b) => b.similarity - a.similarity || a.id - b.id);
@@ -345,9 +351,10 @@ async function refreshIndex(ctx: EmbeddingsContext): Promise<FailureIndex> {
 async function fillIndex(ctx: EmbeddingsContext): Promise<void> {
   const { r, embedder } = ctx;
   if (!ctx.useIndex) return;
-  if (embedder !== undefined) await vectorIndexReady(r.db, ctx.vectors, embedder.dimension, r.now());
+  if (embedder !== undefined)
+    await vectorIndexReady(ctx.inBackground, ctx.vectors, embedder.dimension, r.now());
   for (const dimension of [...ctx.vectors.mirrors.keys()]) {
-    await catchUpMirror(r.db, ctx.vectors, dimension, ROUND_CATCH_UP);
+    await catchUpMirror(ctx.inBackground, ctx.vectors, dimension, ROUND_CATCH_UP);
   }
 }
 
@@ -387,6 +394,8 @@ export function createFailureEmbeddings(
     running: undefined,
     useIndex: vectorIndex,
     vectors: createFailureVectors({ onError: (message, err) => r.observer.error?.(message, err) }),
+    forRequest: { read: r.db, write: (fn) => r.write(fn) },
+    inBackground: { read: r.db, write: (fn) => r.write(fn, { background: true }) },
   };
   return {
     embedPending: (): Promise<number> => embedPending(ctx),

@@ -45,10 +45,21 @@ export interface NearRun {
   failureText: string;
 }
 
-/** What the vector index needs of a database: a Drizzle libSQL database (or one less its vector functions). */
+/** What the vector index reads through: a Drizzle libSQL database (or one less its vector functions). */
 export interface Queryable {
   all<T>(query: SQL): PromiseLike<T[]>;
-  run(query: SQL): PromiseLike<unknown>;
+}
+
+/**
+ * What the vector index writes through: the one writer, in its background lane (requests go first). Every
+ * write of the index is a transaction of it: a write beside it would meet the writer's lock as "busy".
+ */
+export type BackgroundWrite = (fn: (tx: Tx) => Promise<void>) => Promise<void>;
+
+/** Where the vector index reads and writes. */
+export interface VectorStore {
+  read: Queryable;
+  write: BackgroundWrite;
 }
 
 /** How far each dimension's table has been filled: the last `runs_run_embeddings` rowid copied. */
@@ -86,22 +97,24 @@ async function detect(db: Queryable): Promise<boolean> {
   }
 }
 
-async function createMirror(db: Queryable, state: FailureVectors, dimension: number): Promise<boolean> {
+async function createMirror(db: VectorStore, state: FailureVectors, dimension: number): Promise<boolean> {
   const table = mirrorTable(dimension);
   try {
-    await db.run(
-      sql.raw(`CREATE TABLE IF NOT EXISTS ${table} (vector F32_BLOB(${dimension}) NOT NULL UNIQUE)`),
-    );
-    await db.run(
-      sql.raw(
-        `CREATE INDEX IF NOT EXISTS ${table}_idx ON ${table} (libsql_vector_idx(vector, 'metric=cosine'))`,
-      ),
-    );
-    await db.run(
-      sql.raw(
-        `CREATE TABLE IF NOT EXISTS ${COPIED} (dimension INTEGER PRIMARY KEY NOT NULL, up_to INTEGER NOT NULL)`,
-      ),
-    );
+    await db.write(async (tx) => {
+      await tx.run(
+        sql.raw(`CREATE TABLE IF NOT EXISTS ${table} (vector F32_BLOB(${dimension}) NOT NULL UNIQUE)`),
+      );
+      await tx.run(
+        sql.raw(
+          `CREATE INDEX IF NOT EXISTS ${table}_idx ON ${table} (libsql_vector_idx(vector, 'metric=cosine'))`,
+        ),
+      );
+      await tx.run(
+        sql.raw(
+          `CREATE TABLE IF NOT EXISTS ${COPIED} (dimension INTEGER PRIMARY KEY NOT NULL, up_to INTEGER NOT NULL)`,
+        ),
+      );
+    });
     return true;
   } catch (err) {
     const retry = Math.round(state.retryMs / 1000);
@@ -119,12 +132,12 @@ async function createMirror(db: Queryable, state: FailureVectors, dimension: num
  * failed (`at`: now, in ms). Never throws: false means scan.
  */
 export function vectorIndexReady(
-  db: Queryable,
+  db: VectorStore,
   state: FailureVectors,
   dimension: number,
   at: number,
 ): Promise<boolean> {
-  state.support ??= detect(db);
+  state.support ??= detect(db.read);
   const known = state.mirrors.get(dimension);
   if (known !== undefined && (known.failedAt === undefined || at - known.failedAt < state.retryMs)) {
     return known.ready;
@@ -148,34 +161,36 @@ export function vectorIndexReady(
  * engines that do not mirror). One read of the highest rowid when nothing is new. True when it is caught up.
  */
 export async function catchUpMirror(
-  db: Queryable,
+  db: VectorStore,
   state: FailureVectors,
   dimension: number,
   max: number,
 ): Promise<boolean> {
   const mirror = state.mirrors.get(dimension);
   if (mirror === undefined || !(await mirror.ready)) return false;
-  const [copied] = await db.all<{ last: number | null; from: number | null }>(
+  const [copied] = await db.read.all<{ last: number | null; from: number | null }>(
     sql`SELECT (SELECT max(rowid) FROM runs_run_embeddings) AS last,
       (SELECT up_to FROM ${sql.raw(COPIED)} WHERE dimension = ${dimension}) AS "from"`,
   );
   const last = copied?.last ?? 0;
   const from = copied?.from ?? 0;
   if (last <= from) return true;
-  const [cut] = await db.all<{ rowid: number }>(
+  const [cut] = await db.read.all<{ rowid: number }>(
     sql`SELECT rowid FROM runs_run_embeddings WHERE rowid > ${from} ORDER BY rowid LIMIT 1 OFFSET ${max - 1}`,
   );
   const upTo = Math.min(cut?.rowid ?? last, last);
-  await db.run(
-    sql`INSERT OR IGNORE INTO ${sql.raw(mirrorTable(dimension))} (vector)
-      SELECT vector FROM runs_run_embeddings
-      WHERE rowid > ${from} AND rowid <= ${upTo} AND dimension = ${dimension}`,
-  );
-  // After the copy (a copy repeated after a crash in between only finds the vectors there already).
-  await db.run(
-    sql`INSERT INTO ${sql.raw(COPIED)} (dimension, up_to) VALUES (${dimension}, ${upTo})
-      ON CONFLICT (dimension) DO UPDATE SET up_to = max(up_to, excluded.up_to)`,
-  );
+  await db.write(async (tx) => {
+    await tx.run(
+      sql`INSERT OR IGNORE INTO ${sql.raw(mirrorTable(dimension))} (vector)
+        SELECT vector FROM runs_run_embeddings
+        WHERE rowid > ${from} AND rowid <= ${upTo} AND dimension = ${dimension}`,
+    );
+    // In the same transaction: the copy and how far it got commit together.
+    await tx.run(
+      sql`INSERT INTO ${sql.raw(COPIED)} (dimension, up_to) VALUES (${dimension}, ${upTo})
+        ON CONFLICT (dimension) DO UPDATE SET up_to = max(up_to, excluded.up_to)`,
+    );
+  });
   return upTo >= last;
 }
 

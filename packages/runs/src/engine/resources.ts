@@ -1,6 +1,13 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Clock, type IdGenerator, randomIds, runTransaction, type Tx } from "@vetted/store";
+import {
+  type Clock,
+  type IdGenerator,
+  randomIds,
+  runTransaction,
+  type Tx,
+  type WriteOptions,
+} from "@vetted/store";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { BrowserHost } from "../browser/host.js";
 import { parseProtectedDomains } from "../domain/providers.js";
@@ -114,8 +121,11 @@ export interface RunsResources {
   changes: ChangeHub;
   /** Asks the worker to look for work soon (a no-op until it starts). */
   kick(): void;
-  /** One write transaction; the runs given new events in it are announced to the hub once it commits. */
-  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * One write transaction; the runs given new events in it are announced to the hub once it commits.
+   * Background work passes `{ background: true }`: it waits while requests are queued for the writer.
+   */
+  write<T>(fn: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
 }
 
 const touchedRuns = new WeakMap<Tx, Set<string>>();
@@ -177,12 +187,16 @@ export function createResources(options: RunsEngineOptions): RunsResources {
     hub,
     changes,
     kick: () => undefined,
-    async write(fn) {
+    async write(fn, writeOptions) {
       const touched = new Set<string>();
-      const result = await runTransaction(db, (tx) => {
-        touchedRuns.set(tx, touched);
-        return fn(tx);
-      });
+      const result = await runTransaction(
+        db,
+        (tx) => {
+          touchedRuns.set(tx, touched);
+          return fn(tx);
+        },
+        writeOptions,
+      );
       for (const id of touched) hub.announce(id);
       if (touched.size > 0) changes.announce();
       return result;

@@ -1,4 +1,10 @@
-import { exceedsJsonDepth, MAX_JSON_DEPTH, NestingTooDeepError, type Tx } from "@vetted/store";
+import {
+  exceedsJsonDepth,
+  MAX_JSON_DEPTH,
+  NestingTooDeepError,
+  type Tx,
+  type WriteOptions,
+} from "@vetted/store";
 import { eq } from "drizzle-orm";
 import { isTerminal } from "../domain/status.js";
 import { crashRun } from "../domain/step-recovery.js";
@@ -54,7 +60,7 @@ export function isOwnLease(leaseOwner: string | null, workerId: string): boolean
 /** What {@link failRunOnError} needs of the engine. */
 export interface CrashDeps {
   /** One write transaction (the engine's, which tells the event hub). */
-  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  write<T>(fn: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
   workerId: string;
   now(): number;
   persist(tx: Tx, row: RunRow, t: Transition, at: number): Promise<RunRow | undefined>;

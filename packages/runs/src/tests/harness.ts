@@ -3,8 +3,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient } from "@libsql/client";
-import { drizzle } from "drizzle-orm/libsql";
+import { openDatabase } from "@vetted/store/database";
 import { createRunsEngine, type RunsEngineOptions } from "../engine/runs-engine.js";
 import type { RunsError } from "../errors.js";
 import { migrate } from "../store/migrate.js";
@@ -20,13 +19,14 @@ function testEngineOver(db: RunsEngineOptions["db"], options: Partial<RunsEngine
   return createRunsEngine({ db, secretsKey: TEST_SECRETS_KEY, leaseMs: 1000, pollMs: 50, ...options });
 }
 
-/** A migrated temporary SQLite file and an engine over it. */
-export async function openTestEngine(options: Partial<RunsEngineOptions> = {}) {
+/**
+ * A migrated temporary SQLite file, opened as the server opens it (`@vetted/store`'s guarded client; another
+ * process's write lock is waited out `busyTimeoutMs`), and an engine over it.
+ */
+export async function openTestEngine(options: Partial<RunsEngineOptions> = {}, busyTimeoutMs = 5000) {
   const dir = mkdtempSync(join(tmpdir(), "vetted-runs-"));
   const file = join(dir, "runs.db");
-  const client = createClient({ url: `file:${file}`, timeout: 5000 });
-  await client.execute("PRAGMA journal_mode = WAL");
-  const db = drizzle(client);
+  const { db, client } = await openDatabase({ url: `file:${file}`, busyTimeoutMs });
   await migrate(db);
   const engine = testEngineOver(db, options);
   return {
@@ -101,8 +101,8 @@ export async function waitFor<T>(
 
 /** A second engine (its own connection, its own worker id) over the database file of another one. */
 export async function openSecondEngine(file: string, options: Partial<RunsEngineOptions> = {}) {
-  const client = createClient({ url: `file:${file}`, timeout: 5000 });
-  const engine = testEngineOver(drizzle(client), options);
+  const { db, client } = await openDatabase({ url: `file:${file}`, busyTimeoutMs: 5000 });
+  const engine = testEngineOver(db, options);
   return {
     engine,
     async close() {

@@ -1,9 +1,10 @@
 import type { Client } from "@libsql/client";
 import { createClient } from "@libsql/client";
+import { runTransaction } from "@vetted/store";
 import type { SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFailureVectors, vectorIndexReady } from "../engine/failure-vectors.js";
+import { createFailureVectors, type VectorStore, vectorIndexReady } from "../engine/failure-vectors.js";
 import { createRunsEngine } from "../engine/runs-engine.js";
 import { openTestEngine, TEST_SECRETS_KEY, waitFor } from "./harness.js";
 
@@ -249,14 +250,16 @@ describe("similar failures through libSQL's vector index", () => {
     cleanups.push(t.close);
     const asked: string[] = [];
     // The libSQL database, less its vector functions (as an older server or plain SQLite answers).
-    const withoutVectors = {
-      all: <T>(_query: SQL): Promise<T[]> => {
-        asked.push("all");
-        return Promise.reject(new Error("SQLITE_ERROR: no such function: vector_distance_cos"));
+    const withoutVectors: VectorStore = {
+      read: {
+        all: <T>(_query: SQL): Promise<T[]> => {
+          asked.push("all");
+          return Promise.reject(new Error("SQLITE_ERROR: no such function: vector_distance_cos"));
+        },
       },
-      run: (query: SQL) => {
-        asked.push("run");
-        return t.db.run(query);
+      write: (fn) => {
+        asked.push("write");
+        return runTransaction(t.db, fn);
       },
     };
     const state = createFailureVectors();
@@ -271,24 +274,24 @@ describe("similar failures through libSQL's vector index", () => {
     expect(tables.rows).toEqual([]);
   });
   it("tries a vector table again a while after its creation failed (another connection held the write lock)", async () => {
-    const t = await openTestEngine();
+    const t = await openTestEngine({}, 50);
     cleanups.push(t.close);
     // A second connection to the same file holds SQLite's write lock, so creating the table meets a busy database.
     await t.engine.stop(); // its own background rounds stay out of this
     const holder = createClient({ url: `file:${t.file}` });
     cleanups.push(() => holder.close());
-    await t.client.execute("PRAGMA busy_timeout = 50");
     const held = await holder.transaction("write");
     await held.execute("CREATE TABLE held_for_the_test (a)");
     const told: string[] = [];
     const state = createFailureVectors({ retryMs: 60_000, onError: (message) => told.push(message) });
-    expect(await vectorIndexReady(t.db, state, DIM, 1_000)).toBe(false);
+    const store: VectorStore = { read: t.db, write: (fn) => runTransaction(t.db, fn) };
+    expect(await vectorIndexReady(store, state, DIM, 1_000)).toBe(false);
     expect(told).toEqual([expect.stringContaining(`runs_run_vectors_${DIM}`)]);
     await held.rollback();
     // Within the delay the failure stands (no attempt per search), past it the table is made.
-    expect(await vectorIndexReady(t.db, state, DIM, 30_000)).toBe(false);
+    expect(await vectorIndexReady(store, state, DIM, 30_000)).toBe(false);
     expect(told).toHaveLength(1);
-    expect(await vectorIndexReady(t.db, state, DIM, 61_000)).toBe(true);
+    expect(await vectorIndexReady(store, state, DIM, 61_000)).toBe(true);
     const tables = await t.client.execute(
       `SELECT name FROM sqlite_master WHERE name = 'runs_run_vectors_${DIM}'`,
     );

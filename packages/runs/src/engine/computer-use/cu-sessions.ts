@@ -80,7 +80,7 @@ export async function createCuSession(r: ComputerUseResources, input: CuSessionI
     createdAt: at,
     updatedAt: at,
   };
-  await r.db.insert(cuSessions).values(row);
+  await runTransaction(r.db, (tx) => tx.insert(cuSessions).values(row));
   return toCuSession(row);
 }
 

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { runTransaction } from "@vetted/store";
 import { asc, eq } from "drizzle-orm";
 import type { CuEvidence } from "../../domain/computer-use.js";
 import { cuEvidence } from "../../store/lanes-schema.js";
@@ -55,7 +56,7 @@ export async function saveScreenshot(
     summary: page.summary,
     createdAt: r.now(),
   };
-  await r.db.insert(cuEvidence).values(row);
+  await runTransaction(r.db, (tx) => tx.insert(cuEvidence).values(row));
   return row;
 }
 

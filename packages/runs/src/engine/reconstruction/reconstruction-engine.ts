@@ -1,4 +1,4 @@
-import { type Clock, type IdGenerator, randomIds } from "@vetted/store";
+import { type Clock, type IdGenerator, randomIds, runTransaction } from "@vetted/store";
 import { eq, lt } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { z } from "zod";
@@ -136,8 +136,10 @@ export function createReconstructionEngine(options: ReconstructionEngineOptions)
       createdAt: at,
       expiresAt: at + ttl,
     };
-    await options.db.delete(reconstructionPreviews).where(lt(reconstructionPreviews.expiresAt, at - ttl));
-    await options.db.insert(reconstructionPreviews).values(row);
+    await runTransaction(options.db, async (tx) => {
+      await tx.delete(reconstructionPreviews).where(lt(reconstructionPreviews.expiresAt, at - ttl));
+      await tx.insert(reconstructionPreviews).values(row);
+    });
     return toPreview(row);
   }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { runTransaction } from "@vetted/store";
 import { and, eq, ne } from "drizzle-orm";
 import type { StorageState } from "../../browser/host.js";
 import { buildFlowDraft } from "../../domain/flow-draft.js";
@@ -131,7 +132,7 @@ export async function startSession(r: SessionsResources, input: SessionStartInpu
     finishedAt: null,
   };
   try {
-    await r.db.insert(sessions).values(row);
+    await runTransaction(r.db, (tx) => tx.insert(sessions).values(row));
   } finally {
     // The next session's context is prepared once this one has started, not while it navigates.
     refillSpare(r);

@@ -1,3 +1,4 @@
+import { BACKGROUND } from "@vetted/store";
 import { and, asc, eq, isNull, lt, lte, or } from "drizzle-orm";
 import {
   type DeliveryAttempt,
@@ -37,19 +38,21 @@ export async function claimDelivery(
   token: string,
   at: number,
 ): Promise<DeliveryRow | undefined> {
-  const [row] = await r.write((tx) =>
-    tx
-      .update(webhookDeliveries)
-      .set({ leaseOwner: token, leaseExpiresAt: at + r.leaseMs })
-      .where(
-        and(
-          eq(webhookDeliveries.id, id),
-          eq(webhookDeliveries.status, "pending"),
-          lte(webhookDeliveries.nextAttemptAt, at),
-          or(isNull(webhookDeliveries.leaseOwner), lt(webhookDeliveries.leaseExpiresAt, at)),
-        ),
-      )
-      .returning(),
+  const [row] = await r.write(
+    (tx) =>
+      tx
+        .update(webhookDeliveries)
+        .set({ leaseOwner: token, leaseExpiresAt: at + r.leaseMs })
+        .where(
+          and(
+            eq(webhookDeliveries.id, id),
+            eq(webhookDeliveries.status, "pending"),
+            lte(webhookDeliveries.nextAttemptAt, at),
+            or(isNull(webhookDeliveries.leaseOwner), lt(webhookDeliveries.leaseExpiresAt, at)),
+          ),
+        )
+        .returning(),
+    BACKGROUND,
   );
   return row;
 }
@@ -166,22 +169,24 @@ async function recordOutcome(
     error: result.error,
     duration_ms: Math.max(0, at - startedAt),
   };
-  const written = await r.write((tx) =>
-    tx
-      .update(webhookDeliveries)
-      .set({
-        status: decision.status,
-        attempts,
-        nextAttemptAt: decision.status === "pending" ? decision.nextAttemptAt : null,
-        lastStatusCode: result.statusCode,
-        lastError: result.error,
-        attemptLog: [...row.attemptLog, entry].slice(-ATTEMPT_LOG_MAX),
-        deliveredAt: decision.status === "delivered" ? at : null,
-        leaseOwner: null,
-        leaseExpiresAt: null,
-      })
-      .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.leaseOwner, token)))
-      .returning({ id: webhookDeliveries.id }),
+  const written = await r.write(
+    (tx) =>
+      tx
+        .update(webhookDeliveries)
+        .set({
+          status: decision.status,
+          attempts,
+          nextAttemptAt: decision.status === "pending" ? decision.nextAttemptAt : null,
+          lastStatusCode: result.statusCode,
+          lastError: result.error,
+          attemptLog: [...row.attemptLog, entry].slice(-ATTEMPT_LOG_MAX),
+          deliveredAt: decision.status === "delivered" ? at : null,
+          leaseOwner: null,
+          leaseExpiresAt: null,
+        })
+        .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.leaseOwner, token)))
+        .returning({ id: webhookDeliveries.id }),
+    BACKGROUND,
   );
   if (written.length > 0) r.onAttempt(decision.status === "pending" ? "retry" : decision.status);
 }

@@ -1,3 +1,4 @@
+import { BACKGROUND } from "@vetted/store";
 import { and, eq } from "drizzle-orm";
 import { webhookFeeds } from "../../store/schema.js";
 import { enqueueWebhookEvent, type OutboxEvent } from "./outbox.js";
@@ -30,11 +31,13 @@ async function positionOf(r: HookResources, feed: WebhookFeed): Promise<number> 
   const [row] = await r.db.select().from(webhookFeeds).where(eq(webhookFeeds.name, feed.name)).limit(1);
   if (row !== undefined) return row.position;
   const head = await feed.head();
-  await r.write((tx) =>
-    tx
-      .insert(webhookFeeds)
-      .values({ name: feed.name, position: head, updatedAt: r.now() })
-      .onConflictDoNothing(),
+  await r.write(
+    (tx) =>
+      tx
+        .insert(webhookFeeds)
+        .values({ name: feed.name, position: head, updatedAt: r.now() })
+        .onConflictDoNothing(),
+    BACKGROUND,
   );
   const [stored] = await r.db.select().from(webhookFeeds).where(eq(webhookFeeds.name, feed.name)).limit(1);
   return stored?.position ?? head;
@@ -59,5 +62,5 @@ export async function relayFeed(r: HookResources, feed: WebhookFeed): Promise<nu
     if (moved.length === 0) return 0;
     for (const entry of entries) await enqueueWebhookEvent(tx, entry.event, entry.at, r.newId);
     return entries.length;
-  });
+  }, BACKGROUND);
 }

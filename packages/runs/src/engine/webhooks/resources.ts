@@ -1,4 +1,11 @@
-import { type Clock, type IdGenerator, randomIds, runTransaction, type Tx } from "@vetted/store";
+import {
+  type Clock,
+  type IdGenerator,
+  randomIds,
+  runTransaction,
+  type Tx,
+  type WriteOptions,
+} from "@vetted/store";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../../domain/webhooks.js";
 import { createOutboundPolicy, type OutboundPolicy, type OutboundPolicyOptions } from "../outbound.js";
@@ -54,7 +61,7 @@ export interface HookResources {
   onAttempt(outcome: "delivered" | "retry" | "failed"): void;
   /** This process's dispatcher; each claim's lease token starts with it. */
   workerId: string;
-  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  write<T>(fn: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
 }
 
 /** The secret box context of a webhook's secret: a sealed secret copied to another webhook does not open. */
@@ -85,6 +92,6 @@ export function createHookResources(options: WebhooksEngineOptions): HookResourc
     onError: options.onError ?? (() => undefined),
     onAttempt: options.onAttempt ?? (() => undefined),
     workerId: newId("whw"),
-    write: (fn) => runTransaction(db, fn),
+    write: (fn, writeOptions) => runTransaction(db, fn, writeOptions),
   };
 }
