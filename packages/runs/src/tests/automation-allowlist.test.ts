@@ -19,7 +19,10 @@ afterEach(async () => {
 
 /** A commands-file command `touch <file>`: its file exists once it ran. */
 function touching(id: string, file: string): AutomationCommand {
-  const [spec] = parseCommandsFile(JSON.stringify([{ command_id: id, title: id, argv: ["touch", file] }]), []);
+  const [spec] = parseCommandsFile(
+    JSON.stringify([{ command_id: id, title: id, argv: ["touch", file] }]),
+    [],
+  );
   if (spec === undefined) throw new Error("no spec");
   return createProcessCommand(spec, { env: process.env, killGraceMs: 500 });
 }
@@ -64,7 +67,10 @@ describe("the automation allowlist", () => {
     const automation = await openOver(t.db, [touching("listed", join(dir, "listed"))]);
     const refused = automation.runCommand({ command_id: "rm" });
     await expect(refused).rejects.toBeInstanceOf(CommandNotFoundError);
-    await expect(refused).rejects.toMatchObject({ code: "COMMAND_NOT_FOUND", details: { known: ["listed"] } });
+    await expect(refused).rejects.toMatchObject({
+      code: "COMMAND_NOT_FOUND",
+      details: { known: ["listed"] },
+    });
     expect((await automation.listTasks()).items).toEqual([]);
   });
 
