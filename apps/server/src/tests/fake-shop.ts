@@ -8,7 +8,10 @@ export const GOOD_OTP = "123456";
 export interface FakeShop {
   shopUrl: string;
   providerUrl: string;
-  /** How many requests each `<Idempotency-Key> <path>` received (the engine keys requests run:step). */
+  /**
+   * How many requests a run's step sent, over all its attempts (the engine keys each request
+   * `<run>:<step>:<attempt>`).
+   */
   count(runId: string, stepId: string): number;
   /** Every request path received, in order. */
   paths: string[];
@@ -55,7 +58,8 @@ export async function startFakeShop(): Promise<FakeShop> {
   return {
     shopUrl: `http://127.0.0.1:${shopPort}`,
     providerUrl: `http://127.0.0.2:${providerPort}`,
-    count: (runId, stepId) => counts.get(`${runId}:${stepId}`) ?? 0,
+    count: (runId, stepId) =>
+      [...counts].reduce((n, [key, c]) => (key.startsWith(`${runId}:${stepId}:`) ? n + c : n), 0),
     paths,
     async close() {
       handler.closeAllConnections();

@@ -11,6 +11,7 @@ import {
   openGate,
   openProviderGate,
   type RunState,
+  stepAttempt,
 } from "./transitions.js";
 
 const NOW = Date.UTC(2026, 0, 1);
@@ -174,5 +175,14 @@ describe("the run state machine", () => {
     expect(t.state).toMatchObject({ status: "success", cursor: 2, vars: { a: 1 } });
     expect(cancelRun(t.state)).toBeUndefined();
     expect(cancelRun(waitingForOtp())?.state).toMatchObject({ status: "cancelled", reason: "cancelled" });
+  });
+});
+
+describe("stepAttempt", () => {
+  it("counts a step that sends the one-time code once more for every code refused, any other step once", () => {
+    expect(stepAttempt(STEPS, "pay", 0)).toBe(1);
+    expect(stepAttempt(STEPS, "pay", 2)).toBe(3);
+    expect(stepAttempt(STEPS, "code", 2)).toBe(1);
+    expect(stepAttempt(STEPS, "missing", 2)).toBe(1);
   });
 });

@@ -45,6 +45,17 @@ export function completeStep(
 }
 
 /**
+ * Which attempt at the step `stepId` this is, 1 for the first. A step that sends `${gate.otp_code}` is
+ * attempted again each time a wrong code sends the run back to the gate (`otp_attempts` counts those), so
+ * its attempt is `otp_attempts + 1`; any other step has one attempt. A re-claim after a crash, or an
+ * approved re-send of a step whose outcome is unknown, changes neither: it is the same attempt again.
+ */
+export function stepAttempt(steps: readonly Step[], stepId: string, otpAttempts: number): number {
+  const step = steps.find((s) => s.id === stepId);
+  return step !== undefined && references(step, "gate", "otp_code") ? otpAttempts + 1 : 1;
+}
+
+/**
  * A step failed. When it consumed `${gate.otp_code}` and its expectation did not hold, the code was wrong:
  * the run goes back to `waiting_otp` with one more attempt counted, until the policy's maximum
  * (then `failed` with `otp_attempts_exhausted`). Any other failure fails the run.

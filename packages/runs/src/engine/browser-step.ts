@@ -1,6 +1,7 @@
 import type { CDPSession, Frame, Page } from "playwright-core";
 import { matchProtectedDomain } from "../domain/providers.js";
 import type { Step } from "../domain/steps.js";
+import { stepAttempt } from "../domain/transitions.js";
 import { RunsError } from "../errors.js";
 import type { StepOutcome, StepType } from "../steps/step-type.js";
 import type { Held, PageGuard } from "./browser-runtime.js";
@@ -182,6 +183,7 @@ async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
   const ctx = {
     runId: x.row.id,
     stepId: x.step.id,
+    attempt: stepAttempt(x.row.steps, x.step.id, x.row.otpAttempts),
     signal: x.signal,
     retries: 0,
     fetch: x.r.fetch,

@@ -10,6 +10,7 @@ import {
   openProviderGate,
   openThreeDsGate,
   type RunState,
+  stepAttempt,
   type Transition,
 } from "../domain/transitions.js";
 import { stepTypeOf } from "../steps/registry.js";
@@ -45,6 +46,7 @@ export async function runStep(
     outcome = await type.execute(step, {
       runId: row.id,
       stepId: step.id,
+      attempt: stepAttempt(row.steps, step.id, row.otpAttempts),
       signal,
       retries: row.policies.retries,
       fetch: stepFetch,

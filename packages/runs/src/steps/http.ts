@@ -92,7 +92,9 @@ export const httpStep: StepType<HttpStep> = {
         expectation: false,
       };
     }
-    const key = `${ctx.runId}:${step.id}`;
+    // One key per attempt at the step: the same across its retries and crash-retries (the far side may
+    // deduplicate them), a new one after a wrong one-time code (a new request with another body).
+    const key = `${ctx.runId}:${step.id}:${ctx.attempt}`;
     let last: StepOutcome = {
       kind: "failed",
       reason: "step_failed",

@@ -10,6 +10,12 @@ export interface StepContext {
   stepId: string;
   /** Aborted when the run is cancelled, times out, or its worker loses the lease. */
   signal: AbortSignal;
+  /**
+   * Which attempt at this step this is, 1 for the first: a step sent again after a wrong one-time code is
+   * a new attempt; a crash-retry or an approved re-send of an in-doubt step is the same attempt. Part of
+   * the `http` step's `Idempotency-Key` (`<run_id>:<step_id>:<attempt>`).
+   */
+  attempt: number;
   /** How many times to retry a failed request (the template's `retries`). */
   retries: number;
   fetch: typeof globalThis.fetch;

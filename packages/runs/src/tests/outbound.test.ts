@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { FlowInput } from "../domain/flow.js";
 import type { RunsEngineOptions } from "../engine/runs-engine.js";
+import { parseProtectedDomains } from "../index.js";
 import { openTestEngine, waitFor } from "./harness.js";
 import { startSink } from "./sink.js";
 
@@ -77,6 +78,44 @@ describe("the protected provider gate, with 127.0.0.1 protected", () => {
       (r) => r.status === "success",
     );
     expect(t.sink.received).toEqual([{ method: "POST", path: "/pay", host: `shop.invalid:${t.sink.port}` }]);
+  });
+});
+
+describe("the protected provider gate, for a name that does not resolve", () => {
+  it("pauses for approval before any lookup, and looks the name up only once approved", async () => {
+    const lookups: string[] = [];
+    const t = await setup({
+      // As VETTED_PROTECTED_PROVIDER_DOMAINS=pay.vetted-test.invalid configures it.
+      protectedDomains: parseProtectedDomains("pay.vetted-test.invalid"),
+      outbound: {
+        lookup: async (name) => {
+          lookups.push(name);
+          throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: "ENOTFOUND" });
+        },
+      },
+    });
+    const run = await runOf(t, "https://pay.vetted-test.invalid/charge", settled);
+    expect(run).toMatchObject({
+      status: "waiting_user",
+      reason: null,
+      error: null,
+      wait_context: {
+        reason_code: "provider_protected_payment_step",
+        provider_domain: "pay.vetted-test.invalid",
+        gate_required_by_policy: true,
+        allowed_resume_kinds: ["approval"],
+      },
+    });
+    expect(lookups).toEqual([]);
+    // Approved, the step goes on: now the name is looked up, and the step fails on it.
+    await t.engine.resumeRun(run.id, { kind: "approval", approved: true });
+    const failed = await waitFor(
+      () => t.engine.getRun(run.id),
+      (r) => settled(r.status),
+    );
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toContain("pay.vetted-test.invalid does not resolve");
+    expect(lookups).toEqual(["pay.vetted-test.invalid"]);
   });
 });
 
