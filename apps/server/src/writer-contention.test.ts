@@ -2,6 +2,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { holdWriteLock } from "../../../packages/store/src/tests/lock-holder.js";
 import { type Answer, apiClient } from "./tests/api-client.js";
 import { type ServerProcess, startServerProcess } from "./tests/server-process.js";
 
@@ -64,4 +65,50 @@ describe("background embeddings never poison the writer (issue 24 §1)", () => {
     expect((await api.post("/api/flows", { name: "after", steps: FAILING })).status).toBe(201);
     expect(server?.stderr() ?? "").not.toMatch(/SQLITE_BUSY|database is locked|statements in progress/);
   }, 180_000);
+});
+
+describe("another process holding the database's write lock (issue 24 §1)", () => {
+  const plain = (name: string) => ({ name, steps: [{ id: "s", type: "set", vars: { a: 1 } }] });
+
+  it("answers 503 DATABASE_BUSY with Retry-After past the busy timeout, never 500, and serves the next request", async () => {
+    const api = await start({ VETTED_DB_BUSY_TIMEOUT_MS: "400" });
+    expect((await api.post("/api/flows", plain("before"))).status).toBe(201);
+    const holder = await holdWriteLock(join(dir ?? "", "vetted.db"), 2000);
+    const answers: Answer[] = [];
+    const healthMs: number[] = [];
+    const deadline = Date.now() + 1500;
+    for (let i = 0; Date.now() < deadline; i++) {
+      const started = performance.now();
+      const health = await api.get("/healthz");
+      healthMs.push(performance.now() - started);
+      expect(health.status).toBeLessThan(500);
+      answers.push(
+        ...(await Promise.all([
+          api.post("/api/flows", plain(`during ${i}`)),
+          api.post("/api/flows", plain(`during ${i}b`)),
+          api.get("/api/flows"),
+        ])),
+      );
+    }
+    await holder.released;
+    const statuses = new Set(answers.map((a) => `${a.status} ${a.code ?? ""}`.trim()));
+    expect([...statuses].sort()).toEqual(["200", "503 DATABASE_BUSY"]);
+    for (const busy of answers.filter((a) => a.status === 503)) {
+      expect(busy.headers.get("retry-after")).toBe("1");
+    }
+    // Waiting for the lock never froze the server: it kept answering in well under the busy timeout.
+    expect(Math.max(...healthMs)).toBeLessThan(400);
+    expect((await api.post("/api/flows", plain("after"))).status).toBe(201);
+    expect(server?.stderr() ?? "").not.toMatch(/statements in progress/);
+  }, 120_000);
+
+  it("waits out a lock held for less than the busy timeout: every write commits", async () => {
+    const api = await start({ VETTED_DB_BUSY_TIMEOUT_MS: "5000" });
+    const holder = await holdWriteLock(join(dir ?? "", "vetted.db"), 1000);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => api.post("/api/flows", plain(`waiting ${i}`))),
+    );
+    await holder.released;
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
+  }, 120_000);
 });
