@@ -1,7 +1,4 @@
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-import { createClient } from "@libsql/client";
 import {
   AnalyzeRequest,
   ApplyRequest,
@@ -17,8 +14,8 @@ import {
   ReviewError,
   RollbackRequest,
 } from "@vetted/fileorg";
-import { StoreError } from "@vetted/store";
-import { drizzle } from "drizzle-orm/libsql";
+import { findBusyError, StoreError } from "@vetted/store";
+import { openDatabase } from "@vetted/store/database";
 import type { z } from "zod";
 import type { CliSettings } from "../settings.js";
 import { type Backend, BackendError, type Saved } from "./backend.js";
@@ -27,6 +24,9 @@ const ACTOR = { actor: "cli" };
 
 /** Turns the engines' typed errors into {@link BackendError}s (same codes as the server answers). */
 function toBackendError(err: unknown): unknown {
+  // Another process (a server, another `vetted`) held the database's write lock too long.
+  const busy = findBusyError(err);
+  if (busy !== undefined) return new BackendError(busy.code, busy.message, busy.details);
   if (err instanceof FileorgError || err instanceof ReviewError || err instanceof StoreError) {
     return new BackendError(err.code, err.message, err.details);
   }
@@ -63,15 +63,16 @@ function guarded<T extends object>(target: T): T {
   });
 }
 
-/** Opens the embedded database of the data directory (created on first use), WAL and a busy timeout. */
-async function openDatabase(settings: CliSettings) {
-  const url = settings.databaseUrl;
-  const path = url.startsWith("file://") ? fileURLToPath(url) : url.slice("file:".length);
-  mkdirSync(dirname(path), { recursive: true });
+/**
+ * Opens the embedded database of the data directory (created on first use) as the server does: WAL, the one
+ * writer, and another process's lock waited out `busyTimeoutMs` before `DATABASE_BUSY`.
+ */
+async function openLocalDatabase(settings: CliSettings) {
   mkdirSync(settings.dataDir, { recursive: true });
-  const client = createClient({ url, timeout: settings.busyTimeoutMs });
-  await client.execute("PRAGMA journal_mode = WAL");
-  const db = drizzle(client);
+  const { db, client } = await openDatabase({
+    url: settings.databaseUrl,
+    busyTimeoutMs: settings.busyTimeoutMs,
+  });
   await migrate(db);
   return { db, client };
 }
@@ -81,7 +82,7 @@ async function openDatabase(settings: CliSettings) {
  * inbox), over the embedded SQLite file of the data directory. Jobs run in this process.
  */
 export async function createLocalBackend(settings: CliSettings): Promise<Backend> {
-  const { db, client } = await openDatabase(settings);
+  const { db, client } = await openLocalDatabase(settings);
   const fileorg = createFileorgEngine({
     db,
     allowedRoots: settings.allowedRoots,
