@@ -156,4 +156,15 @@ describe("the write lock's lanes", () => {
     await Promise.all([first, background, ...requests]);
     expect(order).toEqual(["first", "request 1", "request 2", "request 3", "background"]);
   });
+
+  it("still serves a background writer after 16 foreground writers in a row", async () => {
+    const database = await open(5000);
+    const lock = writeLockFor(database.db);
+    const order: string[] = [];
+    const first = lock(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    const background = lock(async () => void order.push("background"), { background: true });
+    const requests = Array.from({ length: 30 }, (_, i) => lock(async () => void order.push(`request ${i}`)));
+    await Promise.all([first, background, ...requests]);
+    expect(order.indexOf("background")).toBe(16);
+  });
 });

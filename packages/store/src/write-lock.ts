@@ -7,12 +7,17 @@ export interface WriteOptions {
   background?: boolean;
 }
 
+/** A waiting background writer is served after at most this many foreground writers in a row. */
+const FAIR_SHARE = 16;
+
 /** The options of a background writer: it waits while any request is queued for the writer. */
 export const BACKGROUND: Readonly<WriteOptions> = Object.freeze({ background: true });
 
 /**
  * The one writer of a database client: runs `fn` once every earlier holder is done. Foreground writers are
- * served in arrival order before any queued background writer; a running writer is never interrupted.
+ * served in arrival order before any queued background writer (which is still served after at most 16
+ * foreground writers in a row, so a steady stream of requests never starves it); a running writer is never
+ * interrupted.
  */
 export interface WriteLock {
   <T>(fn: () => Promise<T>, options?: WriteOptions): Promise<T>;
@@ -57,9 +62,18 @@ function createWriteLock(holding: AsyncLocalStorage<Hold>): WriteLock {
   let busy = false;
   const self = {};
 
+  // Foreground writers served in a row while a background writer waited (it is served after FAIR_SHARE).
+  let passedOver = 0;
   const pump = (): void => {
     if (busy) return;
-    const next = foreground.shift() ?? background.shift();
+    let next: (() => void) | undefined;
+    if (background.length > 0 && (foreground.length === 0 || passedOver >= FAIR_SHARE)) {
+      next = background.shift();
+      passedOver = 0;
+    } else {
+      next = foreground.shift();
+      if (background.length > 0) passedOver++;
+    }
     if (next === undefined) return;
     busy = true;
     next();
