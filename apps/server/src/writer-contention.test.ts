@@ -71,12 +71,12 @@ describe("another process holding the database's write lock (issue 24 §1)", () 
   const plain = (name: string) => ({ name, steps: [{ id: "s", type: "set", vars: { a: 1 } }] });
 
   it("answers 503 DATABASE_BUSY with Retry-After past the busy timeout, never 500, and serves the next request", async () => {
-    const api = await start({ VETTED_DB_BUSY_TIMEOUT_MS: "400" });
+    const api = await start({ VETTED_DB_BUSY_TIMEOUT_MS: "1000" });
     expect((await api.post("/api/flows", plain("before"))).status).toBe(201);
-    const holder = await holdWriteLock(join(dir ?? "", "vetted.db"), 2000);
+    const holder = await holdWriteLock(join(dir ?? "", "vetted.db"), 2500);
     const answers: Answer[] = [];
     const healthMs: number[] = [];
-    const deadline = Date.now() + 1500;
+    const deadline = Date.now() + 2000;
     for (let i = 0; Date.now() < deadline; i++) {
       const started = performance.now();
       const health = await api.get("/healthz");
@@ -96,8 +96,8 @@ describe("another process holding the database's write lock (issue 24 §1)", () 
     for (const busy of answers.filter((a) => a.status === 503)) {
       expect(busy.headers.get("retry-after")).toBe("1");
     }
-    // Waiting for the lock never froze the server: it kept answering in well under the busy timeout.
-    expect(Math.max(...healthMs)).toBeLessThan(400);
+    // Waiting for the lock never froze the server (SQLite's own busy handler would hold it a whole second).
+    expect(Math.max(...healthMs)).toBeLessThan(700);
     expect((await api.post("/api/flows", plain("after"))).status).toBe(201);
     expect(server?.stderr() ?? "").not.toMatch(/statements in progress/);
   }, 120_000);
