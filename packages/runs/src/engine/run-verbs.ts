@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { CreateRunInput, ResumeRequest, type Run, RunOtpSubmitRequest } from "../domain/run.js";
 import { sliceSteps } from "../domain/step-range.js";
 import { DEFAULT_POLICIES, type Policies, validateParams } from "../domain/template.js";
-import { cancelRun, decideResume } from "../domain/transitions.js";
+import { cancelRun, decideResume, needsStartCode, openStartGate } from "../domain/transitions.js";
 import {
   InvalidInputError,
   OtpUnavailableError,
@@ -132,6 +132,18 @@ function rangeOf(
   return { version: flow.version, steps: cut.steps, range };
 }
 
+/**
+ * A template run whose policy requires a one-time code, and whose flow has no `otp_gate` of its own, waits
+ * for the code before its first step: the new row moves `queued` → `waiting_otp` in the creating transaction.
+ */
+async function gateStart(r: RunsResources, tx: Tx, src: RunSource, row: RunRow, at: number): Promise<RunRow> {
+  if (src.templateId === null || !needsStartCode(row.steps, src.policies)) return row;
+  const updated = await persist(r, tx, row, openStartGate(stateOf(row), row.steps, src.policies, at), at);
+  // Unreachable: the row was inserted by this transaction, so its version cannot have moved.
+  if (updated === undefined) throw new Error(`run ${row.id} changed inside its creating transaction`);
+  return updated;
+}
+
 /** Refuses a `session_id` with no saved browser state to start from. @throws SESSION_NOT_FOUND */
 async function assertSessionState(r: RunsResources, sessionId: string): Promise<void> {
   const state = await r.sessionStates?.load(sessionId);
@@ -171,7 +183,7 @@ export async function createRun(
       ...flow.range,
     };
     await appendEvents(tx, id, 0, [{ type: "run_created", data }], at);
-    const view = toRun(row);
+    const view = toRun(await gateStart(r, tx, src, row, at));
     await remember(tx, "create", opts.idempotencyKey, hash, view, at);
     return view;
   });

@@ -1,4 +1,5 @@
 import { hostOfUrl } from "../host.js";
+import { needsStartCode } from "../gate-transitions.js";
 import { references } from "../interpolate.js";
 import { matchProtectedDomain } from "../providers.js";
 import type { Step } from "../steps.js";
@@ -64,6 +65,8 @@ function capabilitiesOf(input: FeasibilityInput): Capability[] {
     }
   }
   if (matchProtectedDomain(target, protectedDomains) !== undefined) need.add("protected_provider_approval");
+  // A template that requires a code asks for one before its first step when no otp_gate does.
+  if (needsStartCode(steps, input.policies)) need.add("otp_source");
   return CAPABILITIES.filter((c) => need.has(c));
 }
 
