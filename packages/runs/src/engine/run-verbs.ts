@@ -1,7 +1,13 @@
 import { assertJsonDepth, type Tx } from "@vetted/store";
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
-import { CreateRunInput, ResumeRequest, type Run, RunOtpSubmitRequest } from "../domain/run.js";
+import {
+  CancelRunRequest,
+  CreateRunInput,
+  ResumeRequest,
+  type Run,
+  RunOtpSubmitRequest,
+} from "../domain/run.js";
 import { sliceSteps } from "../domain/step-range.js";
 import { DEFAULT_POLICIES, type Policies, validateParams } from "../domain/template.js";
 import { cancelRun, decideResume, needsStartCode, openStartGate } from "../domain/transitions.js";
@@ -286,16 +292,22 @@ export async function submitOtp(
   return resumeWith(r, runId, { kind: "otp", otp_code: code, ...expected }, hash, opts.idempotencyKey);
 }
 
-/** Cancels a run from any non-terminal status and aborts its running step. @throws RUN_NOT_FOUND, RUN_FINISHED */
-export async function cancel(r: RunsResources, runId: string): Promise<Run> {
+/**
+ * Cancels a run from any non-terminal status and aborts its running step; with `expected_version`, only
+ * while the run is still at that version (checked in the cancelling transaction).
+ * @throws RUN_NOT_FOUND, RUN_FINISHED, VERSION_MISMATCH, REQUEST_INVALID
+ */
+export async function cancel(r: RunsResources, runId: string, request: CancelRunRequest = {}): Promise<Run> {
+  const body = parseInput(CancelRunRequest, request, "REQUEST_INVALID", "The cancel request");
   const at = r.now();
   const run = await r.write(async (tx) => {
     const row = await loadRun(tx, runId);
     const t = cancelRun(stateOf(row));
-    if (t === undefined) {
-      throw new RunStateError("RUN_FINISHED", `The run already ended (${row.status}).`, {
-        status: row.status,
-      });
+    const details = { status: row.status, version: row.version };
+    if (t === undefined) throw new RunStateError("RUN_FINISHED", `The run already ended (${row.status}).`, details);
+    if (body.expected_version !== undefined && body.expected_version !== row.version) {
+      const message = `The run is at version ${row.version}, not ${body.expected_version}; reload it.`;
+      throw new VersionConflictError(message, details);
     }
     const updated = await persist(r, tx, row, t, at);
     if (updated === undefined) throw new RunStateError("RUN_FINISHED", "The run changed meanwhile; retry.");

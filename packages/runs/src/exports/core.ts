@@ -27,6 +27,7 @@ export {
   Run,
   RunEvent,
   RunOtpSubmitRequest,
+  CancelRunRequest,
   WaitContext,
 } from "../domain/run.js";
 export { RUN_CHANGE_TYPES, RunChange, type RunChangeType } from "../domain/run-change.js";
