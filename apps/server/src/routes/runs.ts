@@ -86,7 +86,7 @@ const cancel = createRoute({
   request: { params: RunParams, query: CancelRunRequest },
   responses: {
     200: jsonResponse("The cancelled run", Run),
-    400: errorResponse("REQUEST_INVALID: expected_version is not a positive integer"),
+    400: errorResponse("VALIDATION_FAILED: expected_version is not a positive integer"),
     404: errorResponse("No such run"),
     409: errorResponse("RUN_FINISHED, or VERSION_MISMATCH: expected_version is stale"),
   },
