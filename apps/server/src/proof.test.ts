@@ -171,7 +171,10 @@ describe("/api/proof campaigns over real runs", () => {
     const after = await runOf(t, audit, { a11y: "ok", lcp: "slow" });
     for (const id of [before, after]) expect((await until(t, id, ended)).status).toBe("failed");
 
-    const cmp = await call(t, "POST", "/api/proof/runs/compare", { left_run_id: before, right_run_id: after });
+    const cmp = await call(t, "POST", "/api/proof/runs/compare", {
+      left_run_id: before,
+      right_run_id: after,
+    });
     expect(cmp.status).toBe(200);
     expect(cmp.body.checks).toEqual({
       added: [],

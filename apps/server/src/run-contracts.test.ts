@@ -46,7 +46,10 @@ describe("POST /api/runs/{run_id}/cancel?expected_version=N", () => {
     const flowId = await flowOf([{ id: "ok", type: "approval_gate" }]);
     const created = await call("POST", "/api/runs", { flow_id: flowId });
     const waiting = await until(String(created.json.id), (r) => r.status === "waiting_user");
-    const stale = await call("POST", `/api/runs/${waiting.id}/cancel?expected_version=${waiting.version - 1}`);
+    const stale = await call(
+      "POST",
+      `/api/runs/${waiting.id}/cancel?expected_version=${waiting.version - 1}`,
+    );
     expect(stale).toMatchObject({
       status: 409,
       json: { error: { code: "VERSION_MISMATCH", details: { version: waiting.version } } },

@@ -32,9 +32,7 @@ export function createCommandTowerOverviewRoutes(sources: HealthSources & Pick<A
       diagnosticsReport(sources),
       alertsReport(sources),
       // Before any session was finished the latest flow is an empty preview: the overview says null.
-      tower
-        .latestFlow()
-        .then((flow) => (flow.session_id === null ? null : flow)),
+      tower.latestFlow().then((flow) => (flow.session_id === null ? null : flow)),
     ]);
     const { metrics: _metrics, ...summary } = diagnostics;
     return c.json(

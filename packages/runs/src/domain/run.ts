@@ -102,15 +102,14 @@ export type RunOtpSubmitRequest = z.infer<typeof RunOtpSubmitRequest>;
  * What `cancelRun` takes besides the run: an optional `expected_version` (the query of
  * `POST /api/runs/{run_id}/cancel`, where it arrives as text and is coerced).
  */
-export const CancelRunRequest = z
-  .object({
-    expected_version: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .meta({ description: "Refuse (409 VERSION_MISMATCH) unless the run is still at this version" }),
-  });
+export const CancelRunRequest = z.object({
+  expected_version: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .meta({ description: "Refuse (409 VERSION_MISMATCH) unless the run is still at this version" }),
+});
 /** What `cancelRun` takes besides the run. */
 export type CancelRunRequest = z.input<typeof CancelRunRequest>;
 

@@ -36,11 +36,14 @@ export const Policies = z
   .object({
     otp: z
       .object({
-        required: z.boolean().optional().meta({
-          description:
-            "true: every run needs a code (an otp_gate asks for it; a flow without one asks before its first " +
-            "step); false: otp_gate steps are skipped; absent: otp_gate steps ask, nothing more",
-        }),
+        required: z
+          .boolean()
+          .optional()
+          .meta({
+            description:
+              "true: every run needs a code (an otp_gate asks for it; a flow without one asks before its first " +
+              "step); false: otp_gate steps are skipped; absent: otp_gate steps ask, nothing more",
+          }),
         source: z.enum(["manual", "inbound_messages", "inbound_sms"]).default("manual"),
         max_attempts: z.number().int().min(1).max(10).default(3),
         timeout_seconds: z.number().int().min(1).max(86_400).default(600),

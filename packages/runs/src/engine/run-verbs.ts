@@ -304,7 +304,8 @@ export async function cancel(r: RunsResources, runId: string, request: CancelRun
     const row = await loadRun(tx, runId);
     const t = cancelRun(stateOf(row));
     const details = { status: row.status, version: row.version };
-    if (t === undefined) throw new RunStateError("RUN_FINISHED", `The run already ended (${row.status}).`, details);
+    if (t === undefined)
+      throw new RunStateError("RUN_FINISHED", `The run already ended (${row.status}).`, details);
     if (body.expected_version !== undefined && body.expected_version !== row.version) {
       const message = `The run is at version ${row.version}, not ${body.expected_version}; reload it.`;
       throw new VersionConflictError(message, details);

@@ -20,6 +20,7 @@ export {
   parseProtectedDomains,
 } from "../domain/providers.js";
 export {
+  CancelRunRequest,
   CreateRunInput,
   EVENT_TYPES,
   type EventType,
@@ -27,7 +28,6 @@ export {
   Run,
   RunEvent,
   RunOtpSubmitRequest,
-  CancelRunRequest,
   WaitContext,
 } from "../domain/run.js";
 export { RUN_CHANGE_TYPES, RunChange, type RunChangeType } from "../domain/run-change.js";

@@ -39,7 +39,9 @@ describe("cancelRun with expected_version", () => {
 
   it("cancels at the current version, and without one as before", async () => {
     const first = await waitingRun();
-    const cancelled = await first.engine.cancelRun(first.waiting.id, { expected_version: first.waiting.version });
+    const cancelled = await first.engine.cancelRun(first.waiting.id, {
+      expected_version: first.waiting.version,
+    });
     expect(cancelled).toMatchObject({ status: "cancelled", version: first.waiting.version + 1 });
     const second = await waitingRun();
     expect((await second.engine.cancelRun(second.waiting.id)).status).toBe("cancelled");

@@ -85,7 +85,10 @@ describe("a template that requires a one-time code", () => {
     );
     expect(atGate.wait_context).toMatchObject({ at_step_id: "code", resume_from_step_id: "pay" });
 
-    const plain = await engine.createFlow({ name: "plain", steps: [{ id: "a", type: "set", vars: { v: 1 } }] });
+    const plain = await engine.createFlow({
+      name: "plain",
+      steps: [{ id: "a", type: "set", vars: { v: 1 } }],
+    });
     const unset = await engine.createTemplate({ name: "plain", flow_id: plain.id });
     const second = await engine.createRun({ template_id: unset.id });
     const ran = await waitFor(

@@ -33,8 +33,16 @@ function run(id: string, events: FactEvent[], over: Partial<RunFacts> = {}): Run
 
 describe("compareRuns", () => {
   it("names the checks that newly fail and those that got fixed", () => {
-    const left = run("run_l", [finished("open", "completed"), finished("lcp", "completed"), finished("a11y", "failed")]);
-    const right = run("run_r", [finished("open", "completed"), finished("lcp", "failed"), finished("a11y", "completed")]);
+    const left = run("run_l", [
+      finished("open", "completed"),
+      finished("lcp", "completed"),
+      finished("a11y", "failed"),
+    ]);
+    const right = run("run_r", [
+      finished("open", "completed"),
+      finished("lcp", "failed"),
+      finished("a11y", "completed"),
+    ]);
     const c = compareRuns(left, right);
     expect(c.checks).toEqual({
       added: [],
@@ -49,12 +57,18 @@ describe("compareRuns", () => {
   });
 
   it("does not call a check fixed when the right run never reached it, nor unchanged runs changed", () => {
-    const left = run("run_l", [finished("open", "completed"), finished("lcp", "completed"), finished("a11y", "failed")]);
+    const left = run("run_l", [
+      finished("open", "completed"),
+      finished("lcp", "completed"),
+      finished("a11y", "failed"),
+    ]);
     const stopped = run("run_r", [finished("open", "failed")], { reason: "step_failed" });
     expect(compareRuns(left, stopped).checks).toMatchObject({ newly_failing: [], newly_fixed: [] });
     const same = compareRuns(left, run("run_r", left.events.slice()));
     expect(same.checks).toMatchObject({ failing_on_both: ["a11y"], newly_failing: [], newly_fixed: [] });
-    const clean = run("run_c", [finished("lcp", "completed"), finished("a11y", "completed")], { status: "success" });
+    const clean = run("run_c", [finished("lcp", "completed"), finished("a11y", "completed")], {
+      status: "success",
+    });
     expect(compareRuns(clean, { ...clean, id: "run_d" }).summary).toContain("The checks are unchanged.");
   });
 });

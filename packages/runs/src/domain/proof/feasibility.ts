@@ -1,5 +1,5 @@
-import { hostOfUrl } from "../host.js";
 import { needsStartCode } from "../gate-transitions.js";
+import { hostOfUrl } from "../host.js";
 import { references } from "../interpolate.js";
 import { matchProtectedDomain } from "../providers.js";
 import type { Step } from "../steps.js";

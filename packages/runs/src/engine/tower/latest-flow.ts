@@ -20,7 +20,10 @@ export const LatestFlowStep = z.object({
 /** `GET /api/command-tower/latest-flow`; with no finished session yet, an empty preview. */
 export const LatestFlow = z
   .object({
-    session_id: z.string().nullable().meta({ description: "Null in the empty preview: no session finished yet" }),
+    session_id: z
+      .string()
+      .nullable()
+      .meta({ description: "Null in the empty preview: no session finished yet" }),
     start_url: z.string().nullable().meta({ description: "Null in the empty preview" }),
     generated_at: z.string().nullable().meta({ description: "Null in the empty preview" }),
     source_event_count: z.number().int(),
