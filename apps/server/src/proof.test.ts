@@ -161,6 +161,34 @@ describe("/api/proof campaigns over real runs", () => {
     expect((await call(t, "GET", "/api/proof/campaigns?cursor=abc")).body.error?.code).toBe("CURSOR_INVALID");
   }, 90_000);
 
+  it("compares two runs where lcp newly fails and a11y got fixed, and says so", async () => {
+    const { t } = await setup();
+    const audit = await flow(t, "audit", [
+      { id: "a11y", type: "assert", value: "${params.a11y}", equals: "ok", message: "a11y violations" },
+      { id: "lcp", type: "assert", value: "${params.lcp}", equals: "ok", message: "LCP over budget" },
+    ]);
+    const before = await runOf(t, audit, { a11y: "violations", lcp: "ok" });
+    const after = await runOf(t, audit, { a11y: "ok", lcp: "slow" });
+    for (const id of [before, after]) expect((await until(t, id, ended)).status).toBe("failed");
+
+    const cmp = await call(t, "POST", "/api/proof/runs/compare", {
+      left_run_id: before,
+      right_run_id: after,
+    });
+    expect(cmp.status).toBe(200);
+    expect(cmp.body.checks).toEqual({
+      added: [],
+      removed: [],
+      failing_on_both: [],
+      newly_failing: ["lcp"],
+      newly_fixed: ["a11y"],
+    });
+    const summary = String(cmp.body.summary);
+    expect(summary).toContain("Newly failing: lcp.");
+    expect(summary).toContain("Newly fixed: a11y.");
+    expect(summary).not.toContain("The checks are unchanged.");
+  }, 60_000);
+
   it("compares a slower run, and briefs a failed run blocked and a clean one review-ready", async () => {
     const { t, shop } = await setup();
     const fast = await runOf(t, await flow(t, "fast", checkout(0, "sku_1")), { shop: shop.shopUrl });
@@ -178,7 +206,13 @@ describe("/api/proof campaigns over real runs", () => {
       (s) => s.step_id === "pause",
     );
     expect(pause?.delta_ms).toBeGreaterThanOrEqual(1000);
-    expect(cmp.body.checks).toEqual({ added: ["extra"], removed: [], failing_on_both: [] });
+    expect(cmp.body.checks).toEqual({
+      added: ["extra"],
+      removed: [],
+      failing_on_both: [],
+      newly_failing: [],
+      newly_fixed: [],
+    });
     expect(String(cmp.body.summary)).toContain("step pause");
     const both = await call(t, "POST", "/api/proof/runs/compare", {
       left_run_id: failed,

@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { createTowerEngine, LatestFlow, SessionNotFoundError } from "@vetted/runs";
+import { createTowerEngine, LatestFlow } from "@vetted/runs";
 import type { AppDeps, AppEnv } from "../app.js";
 import { alertsReport, diagnosticsReport, type HealthSources } from "../health-report.js";
 import { jsonResponse } from "./common.js";
@@ -31,10 +31,8 @@ export function createCommandTowerOverviewRoutes(sources: HealthSources & Pick<A
     const [diagnostics, alerts, latest] = await Promise.all([
       diagnosticsReport(sources),
       alertsReport(sources),
-      tower.latestFlow().catch((err: unknown) => {
-        if (err instanceof SessionNotFoundError) return null;
-        throw err;
-      }),
+      // Before any session was finished the latest flow is an empty preview: the overview says null.
+      tower.latestFlow().then((flow) => (flow.session_id === null ? null : flow)),
     ]);
     const { metrics: _metrics, ...summary } = diagnostics;
     return c.json(

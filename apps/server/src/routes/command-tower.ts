@@ -48,9 +48,12 @@ const latestFlow = createRoute({
   path: "/api/command-tower/latest-flow",
   tags: TAGS,
   summary: "The latest finished session's flow (as edited in the draft), step by step",
-  description: SESSION_SEMANTICS,
+  description: `${SESSION_SEMANTICS} Exception: asked for the latest before any session was finished, this answers 200 with an empty preview (session_id, start_url and generated_at null, no steps), not 404.`,
   request: { query: SessionQuery },
-  responses: { 200: jsonResponse("The latest flow", LatestFlow), ...errorResponses(400, 404) },
+  responses: {
+    200: jsonResponse("The latest flow, or the empty preview when no session was finished yet", LatestFlow),
+    ...errorResponses(400, 404),
+  },
 });
 const getDraft = createRoute({
   method: "get",

@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
+  CancelRunRequest,
   CreateRunInput,
   isTerminal,
   ResumeRequest,
@@ -82,11 +83,12 @@ const cancel = createRoute({
   path: "/api/runs/{run_id}/cancel",
   tags: ["runs"],
   summary: "Cancel a run from any non-terminal status (a running step is aborted)",
-  request: { params: RunParams },
+  request: { params: RunParams, query: CancelRunRequest },
   responses: {
     200: jsonResponse("The cancelled run", Run),
+    400: errorResponse("VALIDATION_FAILED: expected_version is not a positive integer"),
     404: errorResponse("No such run"),
-    409: errorResponse("RUN_FINISHED"),
+    409: errorResponse("RUN_FINISHED, or VERSION_MISMATCH: expected_version is stale"),
   },
 });
 const events = createRoute({
@@ -149,7 +151,9 @@ export function createRunRoutes(deps: AppDeps) {
         200,
       ),
     )
-    .openapi(cancel, async (c) => c.json(await runs.cancelRun(c.req.valid("param").run_id), 200))
+    .openapi(cancel, async (c) =>
+      c.json(await runs.cancelRun(c.req.valid("param").run_id, c.req.valid("query")), 200),
+    )
     .openapi(events, async (c) => {
       const q = c.req.valid("query");
       return c.json(await runs.listEvents(c.req.valid("param").run_id, q), 200);

@@ -1421,7 +1421,10 @@ export interface paths {
         /** Cancel a run from any non-terminal status (a running step is aborted) */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Refuse (409 VERSION_MISMATCH) unless the run is still at this version */
+                    expected_version?: number;
+                };
                 header?: never;
                 path: {
                     run_id: string;
@@ -1439,6 +1442,15 @@ export interface paths {
                         "application/json": components["schemas"]["Run"];
                     };
                 };
+                /** @description VALIDATION_FAILED: expected_version is not a positive integer */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description No such run */
                 404: {
                     headers: {
@@ -1448,7 +1460,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description RUN_FINISHED */
+                /** @description RUN_FINISHED, or VERSION_MISMATCH: expected_version is stale */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5887,7 +5899,7 @@ export interface paths {
         };
         /**
          * The latest finished session's flow (as edited in the draft), step by step
-         * @description The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND.
+         * @description The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND. Exception: asked for the latest before any session was finished, this answers 200 with an empty preview (session_id, start_url and generated_at null, no steps), not 404.
          */
         get: {
             parameters: {
@@ -5901,7 +5913,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The latest flow */
+                /** @description The latest flow, or the empty preview when no session was finished yet */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -8193,8 +8205,8 @@ export interface components {
         Policies: {
             /** @default {} */
             otp: {
-                /** @default true */
-                required: boolean;
+                /** @description true: every run needs a code (an otp_gate asks for it; a flow without one asks before its first step); false: otp_gate steps are skipped; absent: otp_gate steps ask, nothing more */
+                required?: boolean;
                 /**
                  * @default manual
                  * @enum {string}
@@ -9533,10 +9545,14 @@ export interface components {
                 [key: string]: string | number | boolean;
             };
         };
+        /** @description The latest (or named) finished session's flow. Asked for the latest before any session was finished: an empty preview (session_id, start_url and generated_at null, counts and draft_version 0, no steps). */
         LatestFlow: {
-            session_id: string;
-            start_url: string;
-            generated_at: string;
+            /** @description Null in the empty preview: no session finished yet */
+            session_id: string | null;
+            /** @description Null in the empty preview */
+            start_url: string | null;
+            /** @description Null in the empty preview */
+            generated_at: string | null;
             source_event_count: number;
             step_count: number;
             draft_version: number;
@@ -9689,9 +9705,12 @@ export interface components {
             };
             /** @description Null until a session has been finished */
             latest_flow: {
-                session_id: string;
-                start_url: string;
-                generated_at: string;
+                /** @description Null in the empty preview: no session finished yet */
+                session_id: string | null;
+                /** @description Null in the empty preview */
+                start_url: string | null;
+                /** @description Null in the empty preview */
+                generated_at: string | null;
                 source_event_count: number;
                 step_count: number;
                 draft_version: number;
@@ -9986,6 +10005,10 @@ export interface components {
                 added: string[];
                 removed: string[];
                 failing_on_both: string[];
+                /** @description Checks that failed in the right run and not in the left (added checks included) */
+                newly_failing: string[];
+                /** @description Checks that failed in the left run and ran without failing in the right */
+                newly_fixed: string[];
             };
             summary: string;
         };

@@ -73,6 +73,49 @@ export function openGate(
   );
 }
 
+/**
+ * Whether a run of a template opens the policy's one-time-code gate before its first step: the template
+ * says a code is required (`policies.otp.required: true`, not merely left out) and none of the run's steps
+ * is an `otp_gate` of its own (that step asks for the code where the flow wants it).
+ */
+export function needsStartCode(steps: readonly Step[], policies: Policies): boolean {
+  return policies.otp.required === true && steps.length > 0 && !steps.some((s) => s.type === "otp_gate");
+}
+
+/**
+ * Opens the template's one-time-code gate on a run that has not started: `queued` → `waiting_otp`
+ * (`otp_required`, at and resuming from the first step), with the policy's deadline and attempts. The
+ * code the run resumes with is `${gate.otp_code}`, as at an `otp_gate` step.
+ */
+export function openStartGate(
+  state: RunState,
+  steps: readonly Step[],
+  policies: Policies,
+  now: number,
+): Transition {
+  const first = stepIdAt(steps, 0) ?? "";
+  const expiresAt = now + policies.otp.timeout_seconds * 1000;
+  const wait: WaitContext = {
+    reason_code: "otp_required",
+    at_step_id: first,
+    resume_from_step_id: first,
+    allowed_resume_kinds: ["otp"],
+    prompt: "This template requires a one-time code before the run starts. Enter the code",
+    provider_domain: null,
+    // Not an approval: resuming with the code must not count as approving a protected first step.
+    gate_required_by_policy: false,
+    opened_at: iso(now),
+    expires_at: iso(expiresAt),
+    otp_attempts: 0,
+    max_otp_attempts: policies.otp.max_attempts,
+  };
+  const next: RunState = { ...state, status: "waiting_otp", wait, waitExpiresAt: expiresAt, otpAttempts: 0 };
+  const data = { kind: "otp", reason_code: wait.reason_code, step_id: first, expires_at: wait.expires_at };
+  return moveTo(state, next, [{ type: "gate_opened", data: { ...data, before_first_step: true } }], {
+    reason: wait.reason_code,
+  });
+}
+
 function stripUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

@@ -16,6 +16,14 @@ describe("the README's run state diagram", () => {
     }
   });
 
+  it("draws every transition the state machine allows", () => {
+    const drawn = new Set([...diagram.matchAll(/^\s*(\w+) --> (\w+)/gm)].map((m) => `${m[1]} -> ${m[2]}`));
+    const allowed = RUN_STATUSES.flatMap((from) =>
+      RUN_STATUSES.filter((to) => canTransition(from, to)).map((to) => `${from} -> ${to}`),
+    );
+    expect(allowed.filter((edge) => !drawn.has(edge))).toEqual([]);
+  });
+
   it("names every end reason and the step_outcome_unknown pause", () => {
     for (const reason of END_REASONS.filter((r) => r !== "cancelled")) expect(diagram).toContain(reason);
     expect(REASON_CODES).toContain("step_outcome_unknown");

@@ -98,6 +98,21 @@ export const RunOtpSubmitRequest = z
 /** The body of `POST /api/runs/{run_id}/otp`. */
 export type RunOtpSubmitRequest = z.infer<typeof RunOtpSubmitRequest>;
 
+/**
+ * What `cancelRun` takes besides the run: an optional `expected_version` (the query of
+ * `POST /api/runs/{run_id}/cancel`, where it arrives as text and is coerced).
+ */
+export const CancelRunRequest = z.object({
+  expected_version: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .meta({ description: "Refuse (409 VERSION_MISMATCH) unless the run is still at this version" }),
+});
+/** What `cancelRun` takes besides the run. */
+export type CancelRunRequest = z.input<typeof CancelRunRequest>;
+
 /** The body of `POST /api/runs`: a template or a flow, and param values. */
 export const CreateRunInput = z
   .object({

@@ -57,8 +57,8 @@ export const END_REASONS = [
 export type EndReason = (typeof END_REASONS)[number];
 
 const ALLOWED: Record<RunStatus, readonly RunStatus[]> = {
-  queued: ["running", "failed", "cancelled"],
-  running: ["queued", "running", "waiting_otp", "waiting_user", "success", "failed", "cancelled"],
+  queued: ["running", "waiting_otp", "failed", "cancelled"],
+  running: ["running", "waiting_otp", "waiting_user", "success", "failed", "cancelled"],
   waiting_otp: ["queued", "failed", "cancelled", "success"],
   waiting_user: ["queued", "failed", "cancelled", "success"],
   success: [],

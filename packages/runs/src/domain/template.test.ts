@@ -29,7 +29,7 @@ describe("validateParams", () => {
 describe("templates", () => {
   it("fills every policy default", () => {
     expect(Policies.parse({})).toEqual({
-      otp: { required: true, source: "manual", max_attempts: 3, timeout_seconds: 600 },
+      otp: { source: "manual", max_attempts: 3, timeout_seconds: 600 },
       gate_timeout_seconds: 3600,
       run_timeout_seconds: 7200,
       retries: 0,

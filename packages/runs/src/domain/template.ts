@@ -31,12 +31,19 @@ export const ParamSpec = z
 /** One declared template parameter. */
 export type ParamSpec = z.infer<typeof ParamSpec>;
 
-/** A template's run policies; every field has a default. */
+/** A template's run policies; every field but `otp.required` has a default. */
 export const Policies = z
   .object({
     otp: z
       .object({
-        required: z.boolean().default(true),
+        required: z
+          .boolean()
+          .optional()
+          .meta({
+            description:
+              "true: every run needs a code (an otp_gate asks for it; a flow without one asks before its first " +
+              "step); false: otp_gate steps are skipped; absent: otp_gate steps ask, nothing more",
+          }),
         source: z.enum(["manual", "inbound_messages", "inbound_sms"]).default("manual"),
         max_attempts: z.number().int().min(1).max(10).default(3),
         timeout_seconds: z.number().int().min(1).max(86_400).default(600),

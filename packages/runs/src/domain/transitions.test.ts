@@ -8,8 +8,10 @@ import {
   decideResume,
   expireGate,
   failStep,
+  needsStartCode,
   openGate,
   openProviderGate,
+  openStartGate,
   type RunState,
   stepAttempt,
 } from "./transitions.js";
@@ -175,6 +177,29 @@ describe("the run state machine", () => {
     expect(t.state).toMatchObject({ status: "success", cursor: 2, vars: { a: 1 } });
     expect(cancelRun(t.state)).toBeUndefined();
     expect(cancelRun(waitingForOtp())?.state).toMatchObject({ status: "cancelled", reason: "cancelled" });
+  });
+
+  it("opens a template's code gate on a queued run, resuming at the first step with the code", () => {
+    const steps = STEPS.slice(1);
+    const policies = { ...DEFAULT_POLICIES, otp: { ...DEFAULT_POLICIES.otp, required: true } };
+    expect(needsStartCode(steps, policies)).toBe(true);
+    expect(needsStartCode(STEPS, policies)).toBe(false);
+    expect(needsStartCode(steps, DEFAULT_POLICIES)).toBe(false);
+    const t = openStartGate(stateWith({ status: "queued", version: 1 }), steps, policies, NOW);
+    expect(t.state).toMatchObject({ status: "waiting_otp", version: 2, waitExpiresAt: NOW + 600_000 });
+    expect(t.state.wait).toMatchObject({
+      reason_code: "otp_required",
+      at_step_id: "pay",
+      resume_from_step_id: "pay",
+      allowed_resume_kinds: ["otp"],
+      gate_required_by_policy: false,
+    });
+    const d = decideResume(t.state, steps, { kind: "otp", otp_code: "123456" }, NOW + 1000);
+    expect(d.ok && d.transition.state).toMatchObject({
+      status: "queued",
+      cursor: 0,
+      gate: { otp_code: "123456", approved_steps: [] },
+    });
   });
 });
 

@@ -7,8 +7,10 @@ import { type EventDraft, ended, iso, moveTo, type RunState, type Transition } f
 
 export {
   decideResume,
+  needsStartCode,
   openGate,
   openProviderGate,
+  openStartGate,
   openThreeDsGate,
   type ResumeRefusal,
 } from "./gate-transitions.js";

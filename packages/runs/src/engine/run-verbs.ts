@@ -1,10 +1,16 @@
 import { assertJsonDepth, type Tx } from "@vetted/store";
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
-import { CreateRunInput, ResumeRequest, type Run, RunOtpSubmitRequest } from "../domain/run.js";
+import {
+  CancelRunRequest,
+  CreateRunInput,
+  ResumeRequest,
+  type Run,
+  RunOtpSubmitRequest,
+} from "../domain/run.js";
 import { sliceSteps } from "../domain/step-range.js";
 import { DEFAULT_POLICIES, type Policies, validateParams } from "../domain/template.js";
-import { cancelRun, decideResume } from "../domain/transitions.js";
+import { cancelRun, decideResume, needsStartCode, openStartGate } from "../domain/transitions.js";
 import {
   InvalidInputError,
   OtpUnavailableError,
@@ -132,6 +138,18 @@ function rangeOf(
   return { version: flow.version, steps: cut.steps, range };
 }
 
+/**
+ * A template run whose policy requires a one-time code, and whose flow has no `otp_gate` of its own, waits
+ * for the code before its first step: the new row moves `queued` → `waiting_otp` in the creating transaction.
+ */
+async function gateStart(r: RunsResources, tx: Tx, src: RunSource, row: RunRow, at: number): Promise<RunRow> {
+  if (src.templateId === null || !needsStartCode(row.steps, src.policies)) return row;
+  const updated = await persist(r, tx, row, openStartGate(stateOf(row), row.steps, src.policies, at), at);
+  // Unreachable: the row was inserted by this transaction, so its version cannot have moved.
+  if (updated === undefined) throw new Error(`run ${row.id} changed inside its creating transaction`);
+  return updated;
+}
+
 /** Refuses a `session_id` with no saved browser state to start from. @throws SESSION_NOT_FOUND */
 async function assertSessionState(r: RunsResources, sessionId: string): Promise<void> {
   const state = await r.sessionStates?.load(sessionId);
@@ -171,7 +189,7 @@ export async function createRun(
       ...flow.range,
     };
     await appendEvents(tx, id, 0, [{ type: "run_created", data }], at);
-    const view = toRun(row);
+    const view = toRun(await gateStart(r, tx, src, row, at));
     await remember(tx, "create", opts.idempotencyKey, hash, view, at);
     return view;
   });
@@ -274,16 +292,23 @@ export async function submitOtp(
   return resumeWith(r, runId, { kind: "otp", otp_code: code, ...expected }, hash, opts.idempotencyKey);
 }
 
-/** Cancels a run from any non-terminal status and aborts its running step. @throws RUN_NOT_FOUND, RUN_FINISHED */
-export async function cancel(r: RunsResources, runId: string): Promise<Run> {
+/**
+ * Cancels a run from any non-terminal status and aborts its running step; with `expected_version`, only
+ * while the run is still at that version (checked in the cancelling transaction).
+ * @throws RUN_NOT_FOUND, RUN_FINISHED, VERSION_MISMATCH, REQUEST_INVALID
+ */
+export async function cancel(r: RunsResources, runId: string, request: CancelRunRequest = {}): Promise<Run> {
+  const body = parseInput(CancelRunRequest, request, "REQUEST_INVALID", "The cancel request");
   const at = r.now();
   const run = await r.write(async (tx) => {
     const row = await loadRun(tx, runId);
     const t = cancelRun(stateOf(row));
-    if (t === undefined) {
-      throw new RunStateError("RUN_FINISHED", `The run already ended (${row.status}).`, {
-        status: row.status,
-      });
+    const details = { status: row.status, version: row.version };
+    if (t === undefined)
+      throw new RunStateError("RUN_FINISHED", `The run already ended (${row.status}).`, details);
+    if (body.expected_version !== undefined && body.expected_version !== row.version) {
+      const message = `The run is at version ${row.version}, not ${body.expected_version}; reload it.`;
+      throw new VersionConflictError(message, details);
     }
     const updated = await persist(r, tx, row, t, at);
     if (updated === undefined) throw new RunStateError("RUN_FINISHED", "The run changed meanwhile; retry.");

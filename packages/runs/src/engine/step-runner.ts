@@ -91,7 +91,7 @@ export function transitionFor(
   }
   if (outcome.kind === "failed")
     return failStep(state, row.steps, outcome, row.policies, durationMs, r.now());
-  if (outcome.gate.kind === "otp" && !row.policies.otp.required) {
+  if (outcome.gate.kind === "otp" && row.policies.otp.required === false) {
     const skipped = { ...state, gate: { ...state.gate, otp_code: "" } };
     const detail = { skipped: "otp not required" };
     return completeStep(skipped, row.steps, { kind: "completed", detail }, 0);

@@ -20,6 +20,7 @@ export {
   parseProtectedDomains,
 } from "../domain/providers.js";
 export {
+  CancelRunRequest,
   CreateRunInput,
   EVENT_TYPES,
   type EventType,

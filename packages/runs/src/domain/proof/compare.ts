@@ -37,6 +37,16 @@ function failingChecks(run: RunFacts): Set<string> {
   );
 }
 
+/** The checks a run executed that never failed in it. */
+function passingChecks(run: RunFacts, failing: ReadonlySet<string>): Set<string> {
+  const checks = new Set(run.steps.filter(isCheck).map((s) => s.id));
+  return new Set(
+    executionsOf(run)
+      .filter((x) => x.outcome === "completed" && checks.has(x.stepId) && !failing.has(x.stepId))
+      .map((x) => x.stepId),
+  );
+}
+
 /** The step ids of both runs in flow order: the left run's, then the right's new ones. */
 function stepOrder(left: RunFacts, right: RunFacts): string[] {
   const ids = [...left.steps.map((s) => s.id)];
@@ -62,23 +72,28 @@ function summarize(c: Omit<RunComparison, "summary">): string {
   if (c.left.gate_outcome !== c.right.gate_outcome) {
     parts.push(`Gates went ${c.left.gate_outcome} on the left and ${c.right.gate_outcome} on the right.`);
   }
-  const { added, removed, failing_on_both } = c.checks;
+  const { added, removed, failing_on_both, newly_failing, newly_fixed } = c.checks;
+  if (newly_failing.length > 0) parts.push(`Newly failing: ${newly_failing.join(", ")}.`);
+  if (newly_fixed.length > 0) parts.push(`Newly fixed: ${newly_fixed.join(", ")}.`);
   if (added.length > 0) parts.push(`Checks added: ${added.join(", ")}.`);
   if (removed.length > 0) parts.push(`Checks removed: ${removed.join(", ")}.`);
   if (failing_on_both.length > 0) parts.push(`Failing on both: ${failing_on_both.join(", ")}.`);
-  if (added.length + removed.length + failing_on_both.length === 0) parts.push("The checks are unchanged.");
+  const changed = [added, removed, failing_on_both, newly_failing, newly_fixed].some((l) => l.length > 0);
+  if (!changed) parts.push("The checks are unchanged.");
   return parts.join(" ");
 }
 
 /**
  * Compares two runs: status and gate outcome of each, per-step duration deltas (right minus left, null
- * where a side did not run the step), checks added, removed and failing on both, and a one-paragraph
- * summary.
+ * where a side did not run the step), checks added, removed, failing on both, newly failing (failed on the
+ * right, not on the left) and newly fixed (failed on the left, ran without failing on the right), and a
+ * one-paragraph summary that names them.
  */
 export function compareRuns(left: RunFacts, right: RunFacts): RunComparison {
   const l = stepDurations(left);
   const r = stepDurations(right);
-  const steps = stepOrder(left, right)
+  const order = stepOrder(left, right);
+  const steps = order
     .filter((id) => l.has(id) || r.has(id))
     .map((id) => {
       const a = l.get(id) ?? null;
@@ -89,6 +104,7 @@ export function compareRuns(left: RunFacts, right: RunFacts): RunComparison {
   const rightChecks = new Set(right.steps.filter(isCheck).map((s) => s.id));
   const leftFailing = failingChecks(left);
   const rightFailing = failingChecks(right);
+  const rightPassing = passingChecks(right, rightFailing);
   const base = {
     left: sideOf(left),
     right: sideOf(right),
@@ -97,6 +113,8 @@ export function compareRuns(left: RunFacts, right: RunFacts): RunComparison {
       added: [...rightChecks].filter((id) => !leftChecks.has(id)),
       removed: [...leftChecks].filter((id) => !rightChecks.has(id)),
       failing_on_both: [...leftFailing].filter((id) => rightFailing.has(id)),
+      newly_failing: order.filter((id) => rightFailing.has(id) && !leftFailing.has(id)),
+      newly_fixed: order.filter((id) => leftFailing.has(id) && rightPassing.has(id)),
     },
   };
   return { ...base, summary: summarize(base) };

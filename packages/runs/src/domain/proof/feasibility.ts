@@ -1,3 +1,4 @@
+import { needsStartCode } from "../gate-transitions.js";
 import { hostOfUrl } from "../host.js";
 import { references } from "../interpolate.js";
 import { matchProtectedDomain } from "../providers.js";
@@ -64,6 +65,8 @@ function capabilitiesOf(input: FeasibilityInput): Capability[] {
     }
   }
   if (matchProtectedDomain(target, protectedDomains) !== undefined) need.add("protected_provider_approval");
+  // A template that requires a code asks for one before its first step when no otp_gate does.
+  if (needsStartCode(steps, input.policies)) need.add("otp_source");
   return CAPABILITIES.filter((c) => need.has(c));
 }
 

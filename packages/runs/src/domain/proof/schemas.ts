@@ -157,6 +157,12 @@ export const RunComparison = z
       added: z.array(z.string()),
       removed: z.array(z.string()),
       failing_on_both: z.array(z.string()),
+      newly_failing: z.array(z.string()).meta({
+        description: "Checks that failed in the right run and not in the left (added checks included)",
+      }),
+      newly_fixed: z.array(z.string()).meta({
+        description: "Checks that failed in the left run and ran without failing in the right",
+      }),
     }),
     summary: z.string(),
   })

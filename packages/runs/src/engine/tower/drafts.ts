@@ -25,10 +25,11 @@ export interface TowerDraft {
 }
 
 /**
- * The finished session a tower query names: omitted, `null` or `none` → the latest finished one.
- * @throws REQUEST_INVALID (empty or malformed id), SESSION_NOT_FOUND (unknown, not finished, or none yet)
+ * The finished session a tower query names: omitted, `null` or `none` → the latest finished one, or
+ * undefined when none has been finished yet.
+ * @throws REQUEST_INVALID (empty or malformed id), SESSION_NOT_FOUND (a named session unknown or unfinished)
  */
-export async function pickSession(r: TowerResources, sessionId: string | undefined) {
+async function findSession(r: TowerResources, sessionId: string | undefined) {
   if (sessionId === "")
     throw new SessionIdInvalidError(
       "session_id is empty: omit it (or say none) for the latest finished session.",
@@ -46,16 +47,29 @@ export async function pickSession(r: TowerResources, sessionId: string | undefin
     )
     .orderBy(desc(sessions.finishedAt), desc(sessions.id))
     .limit(1);
-  if (row === undefined || row.draft === null)
-    throw latest
-      ? new SessionNotFoundError("finished yet", "(record one: POST /api/sessions/start, then finish it)")
-      : new SessionNotFoundError(sessionId, "that is finished");
-  return { ...row, draft: row.draft };
+  if (row !== undefined && row.draft !== null) return { ...row, draft: row.draft };
+  if (latest) return undefined;
+  throw new SessionNotFoundError(sessionId, "that is finished");
 }
 
-/** The latest (or named) finished session's draft, with the tower's edits. @throws see {@link pickSession} */
-export async function getTowerDraft(r: TowerResources, sessionId?: string): Promise<TowerDraft> {
-  const s = await pickSession(r, sessionId);
+/**
+ * The finished session a tower query names: omitted, `null` or `none` → the latest finished one.
+ * @throws REQUEST_INVALID (empty or malformed id), SESSION_NOT_FOUND (unknown, not finished, or none yet)
+ */
+export async function pickSession(r: TowerResources, sessionId: string | undefined) {
+  const s = await findSession(r, sessionId);
+  if (s === undefined)
+    throw new SessionNotFoundError("finished yet", "(record one: POST /api/sessions/start, then finish it)");
+  return s;
+}
+
+/**
+ * The latest (or named) finished session's draft, with the tower's edits; undefined when the latest is
+ * asked for and no session has been finished yet. @throws see {@link pickSession}
+ */
+export async function findTowerDraft(r: TowerResources, sessionId?: string): Promise<TowerDraft | undefined> {
+  const s = await findSession(r, sessionId);
+  if (s === undefined) return undefined;
   const [edited] = await r.db.select().from(towerDrafts).where(eq(towerDrafts.sessionId, s.id)).limit(1);
   const generatedAt = new Date(s.finishedAt ?? s.updatedAt).toISOString();
   return {
@@ -69,6 +83,14 @@ export async function getTowerDraft(r: TowerResources, sessionId?: string): Prom
     generated_at: generatedAt,
     updated_at: edited === undefined ? generatedAt : new Date(edited.updatedAt).toISOString(),
   };
+}
+
+/** The latest (or named) finished session's draft, with the tower's edits. @throws see {@link pickSession} */
+export async function getTowerDraft(r: TowerResources, sessionId?: string): Promise<TowerDraft> {
+  const draft = await findTowerDraft(r, sessionId);
+  if (draft === undefined)
+    throw new SessionNotFoundError("finished yet", "(record one: POST /api/sessions/start, then finish it)");
+  return draft;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { DraftStep } from "../../domain/flow-draft.js";
-import { getTowerDraft } from "./drafts.js";
+import { findTowerDraft } from "./drafts.js";
 import type { TowerResources } from "./resources.js";
 
 /** One step of the latest flow, as the tower lists it. */
@@ -17,18 +17,26 @@ export const LatestFlowStep = z.object({
     .meta({ description: "The first selector candidate" }),
 });
 
-/** `GET /api/command-tower/latest-flow`. */
+/** `GET /api/command-tower/latest-flow`; with no finished session yet, an empty preview. */
 export const LatestFlow = z
   .object({
-    session_id: z.string(),
-    start_url: z.string(),
-    generated_at: z.string(),
+    session_id: z
+      .string()
+      .nullable()
+      .meta({ description: "Null in the empty preview: no session finished yet" }),
+    start_url: z.string().nullable().meta({ description: "Null in the empty preview" }),
+    generated_at: z.string().nullable().meta({ description: "Null in the empty preview" }),
     source_event_count: z.number().int(),
     step_count: z.number().int(),
     draft_version: z.number().int(),
     steps: z.array(LatestFlowStep),
   })
-  .meta({ id: "LatestFlow" });
+  .meta({
+    id: "LatestFlow",
+    description:
+      "The latest (or named) finished session's flow. Asked for the latest before any session was finished: " +
+      "an empty preview (session_id, start_url and generated_at null, counts and draft_version 0, no steps).",
+  });
 /** The latest flow. */
 export type LatestFlow = z.infer<typeof LatestFlow>;
 
@@ -42,9 +50,24 @@ function toStep(s: DraftStep): z.infer<typeof LatestFlowStep> {
   };
 }
 
-/** The latest (or named) finished session's flow, as edited. @throws REQUEST_INVALID, SESSION_NOT_FOUND */
+/** What the latest flow is before any session has been finished. */
+const EMPTY_LATEST_FLOW: LatestFlow = {
+  session_id: null,
+  start_url: null,
+  generated_at: null,
+  source_event_count: 0,
+  step_count: 0,
+  draft_version: 0,
+  steps: [],
+};
+
+/**
+ * The latest (or named) finished session's flow, as edited; the empty preview when the latest is asked for
+ * and no session has been finished yet. @throws REQUEST_INVALID, SESSION_NOT_FOUND (a named session)
+ */
 export async function latestFlow(r: TowerResources, sessionId?: string): Promise<LatestFlow> {
-  const d = await getTowerDraft(r, sessionId);
+  const d = await findTowerDraft(r, sessionId);
+  if (d === undefined) return { ...EMPTY_LATEST_FLOW, steps: [] };
   return {
     session_id: d.session_id,
     start_url: d.start_url,
