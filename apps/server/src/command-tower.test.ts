@@ -136,7 +136,7 @@ describe("/api/command-tower", { timeout: 120_000 }, () => {
       expected_version: 0,
       edits: [{ op: "delete", step_id: "click_5" }],
     });
-    expect(stale).toMatchObject({ status: 409, json: { error: { code: "VERSION_MISMATCH" } } });
+    expect(stale).toMatchObject({ status: 409, json: { error: { code: "VERSION_CONFLICT" } } });
     expect(
       (
         await call("PATCH", `${T}/latest-flow-draft`, {
@@ -148,7 +148,7 @@ describe("/api/command-tower", { timeout: 120_000 }, () => {
     expect((await call("GET", `${T}/latest-flow-draft`)).json.version).toBe(1);
 
     // Two connections to the same database file edit at version 1 at once (both read it before either
-    // writes): exactly one wins, the other answers VERSION_MISMATCH.
+    // writes): exactly one wins, the other answers VERSION_CONFLICT.
     const open = () =>
       openDatabase({
         databaseUrl: `file:${join(t.dir, "test.db")}`,
@@ -175,7 +175,7 @@ describe("/api/command-tower", { timeout: 120_000 }, () => {
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       const lost = results.find((r) => r.status === "rejected");
       expect(lost?.status === "rejected" ? (lost.reason as { code: string }).code : "").toBe(
-        "VERSION_MISMATCH",
+        "VERSION_CONFLICT",
       );
     } finally {
       for (const c of connections) c.close();

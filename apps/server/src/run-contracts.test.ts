@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 describe("POST /api/runs/{run_id}/cancel?expected_version=N", () => {
-  it("answers 409 VERSION_MISMATCH for a stale version and leaves the run waiting", async () => {
+  it("answers 409 VERSION_CONFLICT for a stale version and leaves the run waiting", async () => {
     const flowId = await flowOf([{ id: "ok", type: "approval_gate" }]);
     const created = await call("POST", "/api/runs", { flow_id: flowId });
     const waiting = await until(String(created.json.id), (r) => r.status === "waiting_user");
@@ -52,7 +52,7 @@ describe("POST /api/runs/{run_id}/cancel?expected_version=N", () => {
     );
     expect(stale).toMatchObject({
       status: 409,
-      json: { error: { code: "VERSION_MISMATCH", details: { version: waiting.version } } },
+      json: { error: { code: "VERSION_CONFLICT", details: { version: waiting.version } } },
     });
     expect((await call("GET", `/api/runs/${waiting.id}`)).json).toMatchObject({
       status: "waiting_user",

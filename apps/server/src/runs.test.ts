@@ -232,7 +232,7 @@ describe("resume semantics", { timeout: 30_000 }, () => {
       await resume({ kind: "otp", otp_code: GOOD_OTP, expected_version: waiting.version - 1 }),
     ).toMatchObject({
       status: 409,
-      code: "VERSION_MISMATCH",
+      code: "VERSION_CONFLICT",
     });
     expect(await api.post("/api/runs/run_nope/resume", { kind: "otp", otp_code: "1" })).toMatchObject({
       status: 404,
@@ -285,7 +285,7 @@ describe("flows, templates and runs", { timeout: 30_000 }, () => {
     expect(patched).toMatchObject({ status: 200, json: { name: "g", version: 2 } });
     expect(await api.patch(`/api/flows/${id}`, { name: "h", expected_version: 1 })).toMatchObject({
       status: 409,
-      code: "VERSION_MISMATCH",
+      code: "VERSION_CONFLICT",
     });
     expect(
       await api.post("/api/flows", {

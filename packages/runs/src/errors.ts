@@ -6,7 +6,7 @@ export const RUNS_ERROR_CODES = [
   "TEMPLATE_INVALID",
   "FLOW_INVALID",
   "PARAMS_INVALID",
-  "VERSION_MISMATCH",
+  "VERSION_CONFLICT",
   "RUN_NOT_WAITING",
   "RUN_FINISHED",
   "RESUME_KIND_NOT_ALLOWED",
@@ -120,7 +120,7 @@ export class InvalidInputError extends RunsError {
 export class VersionConflictError extends RunsError {
   override readonly name = "VersionConflictError";
   constructor(message: string, details?: unknown) {
-    super("VERSION_MISMATCH", message, details);
+    super("VERSION_CONFLICT", message, details);
   }
 }
 

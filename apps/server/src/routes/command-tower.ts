@@ -69,7 +69,7 @@ const patchDraft = createRoute({
   path: "/api/command-tower/latest-flow-draft",
   tags: TAGS,
   summary: "Edit the latest flow's draft: reorder (move), delete, change a step's selectors or value",
-  description: `All edits apply or none. expected_version must be the draft's version: a stale one → 409 VERSION_MISMATCH (of two concurrent edits at one version, one wins). An edit naming no step of the draft → 404 STEP_NOT_FOUND. ${SESSION_SEMANTICS}`,
+  description: `All edits apply or none. expected_version must be the draft's version: a stale one → 409 VERSION_CONFLICT (of two concurrent edits at one version, one wins). An edit naming no step of the draft → 404 STEP_NOT_FOUND. ${SESSION_SEMANTICS}`,
   request: { query: SessionQuery, body: jsonBody(TowerDraftPatch) },
   responses: { 200: jsonResponse("The edited draft", TowerDraftView), ...errorResponses(400, 404, 409) },
 });

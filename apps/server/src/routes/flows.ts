@@ -69,7 +69,7 @@ const patch = createRoute({
   responses: {
     200: jsonResponse("The flow at its new version", Flow),
     404: errorResponse("No such flow"),
-    409: errorResponse("VERSION_MISMATCH: expected_version is stale"),
+    409: errorResponse("VERSION_CONFLICT: expected_version is stale"),
   },
 });
 

@@ -59,7 +59,7 @@ const resumeResponses = {
   200: jsonResponse("The run with its new status; keep polling", Run),
   400: errorResponse("Invalid body (unknown kind, missing field)"),
   404: errorResponse("No such run"),
-  409: errorResponse("RUN_NOT_WAITING (another resume won, or the run ended) or VERSION_MISMATCH"),
+  409: errorResponse("RUN_NOT_WAITING (another resume won, or the run ended) or VERSION_CONFLICT"),
   422: errorResponse("RESUME_KIND_NOT_ALLOWED, INPUT_INVALID, OTP_UNAVAILABLE or IDEMPOTENCY_KEY_REUSED"),
 };
 const resume = createRoute({
@@ -88,7 +88,7 @@ const cancel = createRoute({
     200: jsonResponse("The cancelled run", Run),
     400: errorResponse("VALIDATION_FAILED: expected_version is not a positive integer"),
     404: errorResponse("No such run"),
-    409: errorResponse("RUN_FINISHED, or VERSION_MISMATCH: expected_version is stale"),
+    409: errorResponse("RUN_FINISHED, or VERSION_CONFLICT: expected_version is stale"),
   },
 });
 const events = createRoute({

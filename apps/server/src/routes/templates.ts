@@ -43,7 +43,7 @@ const patch = createRoute({
   responses: {
     200: jsonResponse("The template at its new version", Template),
     404: errorResponse("No such template"),
-    409: errorResponse("VERSION_MISMATCH: expected_version is stale"),
+    409: errorResponse("VERSION_CONFLICT: expected_version is stale"),
     422: errorResponse("TEMPLATE_INVALID"),
   },
 });

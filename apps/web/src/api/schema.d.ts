@@ -387,7 +387,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description VERSION_MISMATCH: expected_version is stale */
+                /** @description VERSION_CONFLICT: expected_version is stale */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -561,7 +561,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description VERSION_MISMATCH: expected_version is stale */
+                /** @description VERSION_CONFLICT: expected_version is stale */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1302,7 +1302,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description RUN_NOT_WAITING (another resume won, or the run ended) or VERSION_MISMATCH */
+                /** @description RUN_NOT_WAITING (another resume won, or the run ended) or VERSION_CONFLICT */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1383,7 +1383,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description RUN_NOT_WAITING (another resume won, or the run ended) or VERSION_MISMATCH */
+                /** @description RUN_NOT_WAITING (another resume won, or the run ended) or VERSION_CONFLICT */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1422,7 +1422,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    /** @description Refuse (409 VERSION_MISMATCH) unless the run is still at this version */
+                    /** @description Refuse (409 VERSION_CONFLICT) unless the run is still at this version */
                     expected_version?: number;
                 };
                 header?: never;
@@ -1460,7 +1460,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description RUN_FINISHED, or VERSION_MISMATCH: expected_version is stale */
+                /** @description RUN_FINISHED, or VERSION_CONFLICT: expected_version is stale */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6009,7 +6009,7 @@ export interface paths {
         head?: never;
         /**
          * Edit the latest flow's draft: reorder (move), delete, change a step's selectors or value
-         * @description All edits apply or none. expected_version must be the draft's version: a stale one → 409 VERSION_MISMATCH (of two concurrent edits at one version, one wins). An edit naming no step of the draft → 404 STEP_NOT_FOUND. The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND.
+         * @description All edits apply or none. expected_version must be the draft's version: a stale one → 409 VERSION_CONFLICT (of two concurrent edits at one version, one wins). An edit naming no step of the draft → 404 STEP_NOT_FOUND. The finished session whose flow to use. Omitted, `null` or `none` → the caller's latest finished session; an empty string → 400; a malformed id (not `ss_…`) → 400; an unknown (or unfinished) session → 404 SESSION_NOT_FOUND.
          */
         patch: {
             parameters: {
@@ -9610,7 +9610,7 @@ export interface components {
             updated_at: string;
         };
         TowerDraftPatch: {
-            /** @description The draft's version as read (GET latest-flow-draft); a stale one → 409 VERSION_MISMATCH */
+            /** @description The draft's version as read (GET latest-flow-draft); a stale one → 409 VERSION_CONFLICT */
             expected_version: number;
             edits: ({
                 /** @enum {string} */

@@ -171,7 +171,7 @@ export function openProviderGate(
 export interface ResumeRefusal {
   code: Extract<
     RunsErrorCode,
-    "RUN_NOT_WAITING" | "VERSION_MISMATCH" | "RESUME_KIND_NOT_ALLOWED" | "INPUT_INVALID"
+    "RUN_NOT_WAITING" | "VERSION_CONFLICT" | "RESUME_KIND_NOT_ALLOWED" | "INPUT_INVALID"
   >;
   message: string;
 }
@@ -198,7 +198,7 @@ export function decideResume(
     return {
       ok: false,
       refusal: {
-        code: "VERSION_MISMATCH",
+        code: "VERSION_CONFLICT",
         message: `The run is at version ${state.version}, not ${request.expected_version}; reload it.`,
       },
     };

@@ -108,7 +108,7 @@ export const CancelRunRequest = z.object({
     .int()
     .min(1)
     .optional()
-    .meta({ description: "Refuse (409 VERSION_MISMATCH) unless the run is still at this version" }),
+    .meta({ description: "Refuse (409 VERSION_CONFLICT) unless the run is still at this version" }),
 });
 /** What `cancelRun` takes besides the run. */
 export type CancelRunRequest = z.input<typeof CancelRunRequest>;

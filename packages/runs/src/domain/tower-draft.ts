@@ -30,7 +30,7 @@ export type TowerDraftEdit = z.infer<typeof TowerDraftEdit>;
 export const TowerDraftPatch = z
   .object({
     expected_version: z.number().int().min(0).meta({
-      description: "The draft's version as read (GET latest-flow-draft); a stale one → 409 VERSION_MISMATCH",
+      description: "The draft's version as read (GET latest-flow-draft); a stale one → 409 VERSION_CONFLICT",
     }),
     edits: z.array(TowerDraftEdit).min(1).max(100),
   })

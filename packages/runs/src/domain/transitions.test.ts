@@ -93,7 +93,7 @@ describe("the run state machine", () => {
       return d.ok ? undefined : d.refusal.code;
     };
     expect(refuse(waiting, { kind: "approval", approved: true })).toBe("RESUME_KIND_NOT_ALLOWED");
-    expect(refuse(waiting, { kind: "otp", otp_code: "1", expected_version: 1 })).toBe("VERSION_MISMATCH");
+    expect(refuse(waiting, { kind: "otp", otp_code: "1", expected_version: 1 })).toBe("VERSION_CONFLICT");
     expect(refuse(stateWith(), { kind: "otp", otp_code: "1" })).toBe("RUN_NOT_WAITING");
     expect(refuse(stateWith({ status: "success" }), { kind: "otp", otp_code: "1" })).toBe("RUN_NOT_WAITING");
   });

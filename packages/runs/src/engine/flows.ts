@@ -54,7 +54,7 @@ export async function getFlow(r: RunsResources, flowId: string): Promise<Flow> {
   return toFlow(row);
 }
 
-/** Changes a flow and bumps its version (older versions stay for pinned templates). @throws FLOW_NOT_FOUND, VERSION_MISMATCH */
+/** Changes a flow and bumps its version (older versions stay for pinned templates). @throws FLOW_NOT_FOUND, VERSION_CONFLICT */
 export async function updateFlow(r: RunsResources, flowId: string, patch: FlowPatch): Promise<Flow> {
   assertJsonDepth(patch, "The flow");
   const p = parseInput(FlowPatch, patch, "FLOW_INVALID", "The flow");

@@ -199,7 +199,7 @@ export async function createRun(
 
 /**
  * Resumes a paused run: a compare-and-set on the paused state, so exactly one concurrent resume wins.
- * @throws RUN_NOT_FOUND, RUN_NOT_WAITING, VERSION_MISMATCH, RESUME_KIND_NOT_ALLOWED, INPUT_INVALID,
+ * @throws RUN_NOT_FOUND, RUN_NOT_WAITING, VERSION_CONFLICT, RESUME_KIND_NOT_ALLOWED, INPUT_INVALID,
  *   IDEMPOTENCY_KEY_REUSED
  */
 export async function resumeRun(
@@ -230,7 +230,7 @@ async function resumeWith(
     const { code, message } = decision.refusal;
     const details = { status: row.status, version: row.version };
     if (code === "RUN_NOT_WAITING") throw new RunStateError(code, message, details);
-    if (code === "VERSION_MISMATCH") throw new VersionConflictError(message, details);
+    if (code === "VERSION_CONFLICT") throw new VersionConflictError(message, details);
     throw new ResumeRefusedError(code, message, {
       allowed_resume_kinds: row.waitContext?.allowed_resume_kinds ?? [],
     });
@@ -295,7 +295,7 @@ export async function submitOtp(
 /**
  * Cancels a run from any non-terminal status and aborts its running step; with `expected_version`, only
  * while the run is still at that version (checked in the cancelling transaction).
- * @throws RUN_NOT_FOUND, RUN_FINISHED, VERSION_MISMATCH, REQUEST_INVALID
+ * @throws RUN_NOT_FOUND, RUN_FINISHED, VERSION_CONFLICT, REQUEST_INVALID
  */
 export async function cancel(r: RunsResources, runId: string, request: CancelRunRequest = {}): Promise<Run> {
   const body = parseInput(CancelRunRequest, request, "REQUEST_INVALID", "The cancel request");

@@ -56,7 +56,7 @@ export async function getTemplate(r: RunsResources, templateId: string): Promise
   return toTemplate(row);
 }
 
-/** Changes a template and bumps its version. @throws TEMPLATE_NOT_FOUND, VERSION_MISMATCH, TEMPLATE_INVALID */
+/** Changes a template and bumps its version. @throws TEMPLATE_NOT_FOUND, VERSION_CONFLICT, TEMPLATE_INVALID */
 export async function updateTemplate(
   r: RunsResources,
   templateId: string,

@@ -21,7 +21,7 @@ async function waitingRun() {
 }
 
 describe("cancelRun with expected_version", () => {
-  it("refuses a stale version with VERSION_MISMATCH and leaves the run as it was", async () => {
+  it("refuses a stale version with VERSION_CONFLICT and leaves the run as it was", async () => {
     const { engine, waiting } = await waitingRun();
     const logged = (await engine.listEvents(waiting.id)).items.length;
     const stale = engine.cancelRun(waiting.id, { expected_version: waiting.version - 1 });
@@ -29,7 +29,7 @@ describe("cancelRun with expected_version", () => {
     await expect(
       engine.cancelRun(waiting.id, { expected_version: waiting.version - 1 }),
     ).rejects.toMatchObject({
-      code: "VERSION_MISMATCH",
+      code: "VERSION_CONFLICT",
       details: { status: "waiting_user", version: waiting.version },
     });
     const after = await engine.getRun(waiting.id);

@@ -245,7 +245,7 @@ describe("the run engine's edges", () => {
       ).vars,
     ).toEqual({ v: 2 });
     await expect(engine.updateFlow(flow.id, { name: "x", expected_version: 1 })).rejects.toMatchObject({
-      code: "VERSION_MISMATCH",
+      code: "VERSION_CONFLICT",
     });
   });
 

@@ -96,8 +96,8 @@ export async function getTowerDraft(r: TowerResources, sessionId?: string): Prom
 /**
  * Edits the draft (reorder, delete, change a step's selectors or value), all edits or none. The write
  * happens only if the draft is still at `expected_version`: of two concurrent PATCHes at one version, one
- * wins and the other answers VERSION_MISMATCH.
- * @throws REQUEST_INVALID, STEP_NOT_FOUND (an edit names no step of the draft), VERSION_MISMATCH
+ * wins and the other answers VERSION_CONFLICT.
+ * @throws REQUEST_INVALID, STEP_NOT_FOUND (an edit names no step of the draft), VERSION_CONFLICT
  */
 export async function patchTowerDraft(r: TowerResources, sessionId: string | undefined, body: unknown) {
   const parsed = TowerDraftPatch.safeParse(body);
