@@ -106,6 +106,9 @@ export async function startFuzzServer(): Promise<FuzzServer> {
   try {
     const doc = (await get(server.url, "/api/openapi.json")) as unknown as OpenApiDocument;
     const ids = await seedIds(server.url, root);
+    // The local model parses its 300 MB word-vector table on first use (seconds, once per data dir): load it
+    // now, so the fuzzer's per-request limit judges handlers, not that one-time load.
+    await post(server.url, "/api/embeddings/batch", { texts: ["warm up the local model"], model: "local" });
     const paths = [
       root,
       join(root, "files"),

@@ -11,7 +11,7 @@ let target: FuzzServer;
 
 beforeAll(async () => {
   target = await startFuzzServer();
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await target?.close();
