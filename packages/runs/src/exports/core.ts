@@ -3,6 +3,12 @@
 
 /** The engines' ports and pages, from `@vetted/store`. */
 export type { Clock, IdGenerator, KeysetPage, KeysetPage as Page } from "@vetted/store";
+/**
+ * Opens a database the way the Vetted server does (re-exported from `@vetted/store/database`): every write
+ * through the one writer, another process's lock waited out without blocking the event loop, then
+ * `DATABASE_BUSY`, and no connection reused after it met "busy".
+ */
+export { type DatabaseOptions, type OpenDatabase, openDatabase } from "@vetted/store/database";
 export { Flow, FlowInput, FlowPatch } from "../domain/flow.js";
 export {
   type CanonicalHost,
