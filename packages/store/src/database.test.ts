@@ -140,6 +140,18 @@ describe("the guarded database client", () => {
     await runTransaction(database.db, (tx) => tx.run(sql`INSERT INTO notes (body) VALUES ('kept')`));
     expect(await database.db.all(sql`SELECT body FROM notes`)).toEqual([{ body: "kept" }]);
   });
+
+  it("refuses every operation once closed, even while work of the old client is still in flight", async () => {
+    const database = await open(5000);
+    const inFlight = runTransaction(database.db, async (tx) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await tx.run(sql`INSERT INTO notes (body) VALUES ('late')`);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    database.close();
+    await expect(database.db.all(sql`SELECT 1`)).rejects.toMatchObject({ cause: { code: "CLIENT_CLOSED" } });
+    await inFlight.catch(() => undefined);
+  });
 });
 
 describe("the write lock's lanes", () => {

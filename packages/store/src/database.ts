@@ -6,6 +6,7 @@ import {
   createClient,
   type InArgs,
   type InStatement,
+  LibsqlError,
   type ResultSet,
   type Transaction,
   type TransactionMode,
@@ -106,6 +107,7 @@ class GuardedClient implements Client {
   ): Promise<{ value: T; gen: Generation }> {
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
+      if (this.closed) throw new LibsqlError("The client is closed", "CLIENT_CLOSED");
       const gen = this.#current;
       gen.enter();
       try {
