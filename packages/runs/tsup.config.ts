@@ -1,7 +1,12 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/testing.ts"],
+  // The local embeddings worker sits beside the bundle, where `embeddings/local.ts` looks for it.
+  entry: {
+    index: "src/index.ts",
+    testing: "src/testing.ts",
+    "local-worker": "src/embeddings/local-worker.ts",
+  },
   format: ["esm"],
   dts: true,
   clean: true,

@@ -1,6 +1,6 @@
 import { ComparisonError, type ComparisonErrorCode } from "@vetted/comparison";
 import { FileorgError, type FileorgErrorCode, ReviewError, type ReviewErrorCode } from "@vetted/fileorg";
-import { QueueFullError, RunsError, type RunsErrorCode } from "@vetted/runs";
+import { EmbeddingsBusyError, QueueFullError, RunsError, type RunsErrorCode } from "@vetted/runs";
 import { findBusyError, StoreError, type StoreErrorCode } from "@vetted/store";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -157,6 +157,7 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   COMPARISON_NOT_CONFIGURED: 404,
   UPSTREAM_FAILED: 502,
   UPSTREAM_TIMEOUT: 504,
+  EMBEDDINGS_BUSY: 503,
   MODEL_UNKNOWN: 422,
   // The automation command lane.
   COMMAND_NOT_FOUND: 404,
@@ -240,7 +241,9 @@ export function describeError(err: unknown): Described | undefined {
       code: err.code,
       message: err.message,
       ...(err.details === undefined ? {} : { details: err.details }),
-      ...(err instanceof QueueFullError ? { headers: { "Retry-After": String(err.retryAfterS) } } : {}),
+      ...(err instanceof QueueFullError || err instanceof EmbeddingsBusyError
+        ? { headers: { "Retry-After": String(err.retryAfterS) } }
+        : {}),
     };
   }
   if (err instanceof HTTPException) {

@@ -36,6 +36,7 @@ export const RUNS_ERROR_CODES = [
   "PLANNER_FAILED",
   "UPSTREAM_FAILED",
   "UPSTREAM_TIMEOUT",
+  "EMBEDDINGS_BUSY",
   "MODEL_UNKNOWN",
   // The automation command lane (see automation-errors.ts).
   "COMMAND_NOT_FOUND",

@@ -49,6 +49,53 @@ describe("the local embeddings model", () => {
   }, 180_000);
 });
 
+/** The longest the event loop went without running a timer while `work` ran. */
+async function longestStall<T>(work: () => Promise<T>): Promise<{ value: T; stall: number }> {
+  let last = performance.now();
+  let stall = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    stall = Math.max(stall, now - last);
+    last = now;
+  }, 5);
+  try {
+    const value = await work();
+    // The gap up to now counts too: a block at the very end is seen by no timer tick.
+    return { value, stall: Math.max(stall, performance.now() - last) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+describe("the local model's worker thread", () => {
+  it("embeds a large batch off the event loop, with the same vectors as on the calling thread", async () => {
+    // 256 KB of words the table mostly lacks (each hashed): seconds of work on the calling thread.
+    const texts = Array.from({ length: 32 }, (_, i) =>
+      Array.from({ length: 1400 }, (_, j) => `w${(i * 7919 + j * 104_729) % 50_000} (a) 12.5%`)
+        .join(" ")
+        .slice(0, 8192),
+    );
+    await local.embed(["load the model first"]);
+    const { value: threaded, stall } = await longestStall(() => local.embed(texts));
+    // On the calling thread the same batch blocks the loop for seconds (the tokenizer alone).
+    expect(stall).toBeLessThan(500);
+    const inline = await createLocalEmbedder({ cacheDir: TEST_CACHE_DIR, thread: false }).embed(
+      texts.slice(0, 3),
+    );
+    expect(threaded.slice(0, 3).map((v) => Array.from(v))).toEqual(inline.map((v) => Array.from(v)));
+  }, 180_000);
+
+  it("refuses texts past its queue with EMBEDDINGS_BUSY, and serves the batches it took", async () => {
+    const bounded = createLocalEmbedder({ cacheDir: TEST_CACHE_DIR, maxQueuedTexts: 10 });
+    const first = bounded.embed(Array(8).fill("a queued text"));
+    await expect(bounded.embed(Array(8).fill("one batch too many"))).rejects.toMatchObject({
+      code: "EMBEDDINGS_BUSY",
+    });
+    expect(await first).toHaveLength(8);
+    expect(await bounded.embed(["room again"])).toHaveLength(1);
+  }, 180_000);
+});
+
 describe("the embeddings service", () => {
   const service = createEmbeddings([local]);
 

@@ -27,3 +27,16 @@ export class UnknownModelError extends RunsError {
     });
   }
 }
+
+/** Too many texts already wait for the local model's worker: try again shortly (`Retry-After`). */
+export class EmbeddingsBusyError extends RunsError {
+  override readonly name = "EmbeddingsBusyError";
+  readonly retryAfterS = 1;
+  constructor(queued: number, max: number) {
+    super(
+      "EMBEDDINGS_BUSY",
+      `The local embeddings model has ${queued} texts waiting (at most ${max}); try again in a second.`,
+      { queued, max },
+    );
+  }
+}

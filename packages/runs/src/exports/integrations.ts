@@ -36,7 +36,12 @@ export {
   type WebhookPayload,
 } from "../domain/webhooks.js";
 export { dot, type Embedder, normalize } from "../embeddings/embedder.js";
-export { UnknownModelError, UpstreamFailedError, UpstreamTimeoutError } from "../embeddings/errors.js";
+export {
+  EmbeddingsBusyError,
+  UnknownModelError,
+  UpstreamFailedError,
+  UpstreamTimeoutError,
+} from "../embeddings/errors.js";
 export {
   createLocalEmbedder,
   createTokenizer,
