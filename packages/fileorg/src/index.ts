@@ -38,6 +38,22 @@ export {
   type DetectedConflict,
   detectConflicts,
 } from "./domain/detect-conflicts.js";
+export {
+  APPLY_STAY_REASONS,
+  ApplyBucketTally,
+  type ApplyFate,
+  ApplyPlan,
+  ApplyResult,
+  type ApplyRowFacts,
+  ApplySelection,
+  ApplyStays,
+  type ApplyStayReason,
+  ApplyWarning,
+  decideApplyFate,
+  FolderLinkTargetMoved,
+  SymlinkTargetMoved,
+  tallyApplyPlan,
+} from "./domain/apply-plan.js";
 // Review, preferences and inbox.
 export type { InboxBatch, InboxFile } from "./domain/inbox-batch.js";
 export { createIgnoreMatcher, DEFAULT_STABILITY_MS, inboxBatchId } from "./domain/inbox-batch.js";
@@ -46,6 +62,7 @@ export {
   AnalyzeRequest,
   APPLY_BUCKETS,
   type ApplyBucket,
+  ApplyPlanRequest,
   ApplyRequest,
   AuditEntry,
   AuditList,
