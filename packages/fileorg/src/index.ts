@@ -8,6 +8,22 @@
 
 export { runTransaction } from "@vetted/store";
 export {
+  APPLY_STAY_REASONS,
+  ApplyBucketTally,
+  type ApplyFate,
+  ApplyPlan,
+  ApplyResult,
+  type ApplyRowFacts,
+  ApplySelection,
+  type ApplyStayReason,
+  ApplyStays,
+  ApplyWarning,
+  decideApplyFate,
+  FolderLinkTargetMoved,
+  SymlinkTargetMoved,
+  tallyApplyPlan,
+} from "./domain/apply-plan.js";
+export {
   CategoryInput,
   CategoryList,
   CategoryView,
@@ -38,22 +54,6 @@ export {
   type DetectedConflict,
   detectConflicts,
 } from "./domain/detect-conflicts.js";
-export {
-  APPLY_STAY_REASONS,
-  ApplyBucketTally,
-  type ApplyFate,
-  ApplyPlan,
-  ApplyResult,
-  type ApplyRowFacts,
-  ApplySelection,
-  ApplyStays,
-  type ApplyStayReason,
-  ApplyWarning,
-  decideApplyFate,
-  FolderLinkTargetMoved,
-  SymlinkTargetMoved,
-  tallyApplyPlan,
-} from "./domain/apply-plan.js";
 // Review, preferences and inbox.
 export type { InboxBatch, InboxFile } from "./domain/inbox-batch.js";
 export { createIgnoreMatcher, DEFAULT_STABILITY_MS, inboxBatchId } from "./domain/inbox-batch.js";

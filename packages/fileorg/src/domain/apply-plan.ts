@@ -67,7 +67,8 @@ export type ApplyBucketTally = z.infer<typeof ApplyBucketTally>;
 export const ApplySelection = z
   .object({
     default: z.boolean().meta({
-      description: "True when the request named no buckets and no rows: auto_safe rows plus rows a person edited",
+      description:
+        "True when the request named no buckets and no rows: auto_safe rows plus rows a person edited",
     }),
     buckets: z.array(z.enum(REVIEW_BUCKETS)).meta({ description: "The buckets the request named" }),
     row_ids: z.number().int().meta({ description: "How many rows the request named by id" }),
@@ -155,10 +156,9 @@ export const FolderLinkTargetMoved = z
     link: z.string(),
     target: z.string(),
     files_moved: z.number().int().meta({ description: "Files moved out of the folder the link points at" }),
-    dangling: z
-      .boolean()
-      .optional()
-      .meta({ description: "After a real apply: the folder is gone (tidied away), the link points at nothing" }),
+    dangling: z.boolean().optional().meta({
+      description: "After a real apply: the folder is gone (tidied away), the link points at nothing",
+    }),
   })
   .meta({ id: "FileorgFolderLinkTargetMoved" });
 

@@ -55,7 +55,12 @@ describe("apply moves only what was reviewed", () => {
   it("by default moves auto_safe rows and edited rows, and reports the needs_review rows nobody looked at as unreviewed", async () => {
     h = await createHarness();
     const m = await analyzeMess(h);
-    expect(m.rows.filter((r) => r.review_bucket === "needs_review").map((r) => r.source_path).sort()).toEqual(
+    expect(
+      m.rows
+        .filter((r) => r.review_bucket === "needs_review")
+        .map((r) => r.source_path)
+        .sort(),
+    ).toEqual(
       [m.named("empty.txt"), m.named("fake.pdf"), m.named("mystery.dat")].map((r) => r.source_path).sort(),
     );
     // A person edits one needs_review row: it counts as reviewed.

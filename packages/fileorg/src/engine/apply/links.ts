@@ -65,7 +65,13 @@ export async function watchLinks(db: Queryable, manifestId: string, sourceDir: s
       for (const l of fileLinks.get(from) ?? []) {
         count++;
         if (moved.length < MAX_LISTED)
-          moved.push({ code: "SYMLINK_TARGET_MOVED", row_id: l.id, link: l.link, target: from, moved_to: to });
+          moved.push({
+            code: "SYMLINK_TARGET_MOVED",
+            row_id: l.id,
+            link: l.link,
+            target: from,
+            moved_to: to,
+          });
       }
       if (folderLinks.size === 0) return;
       // Every folder above the file, up to the source folder, may be a link's target.

@@ -14,10 +14,14 @@ import { tallyManifest } from "./selection.js";
 export async function planApply(db: Queryable, request: ApplyPlanRequest): Promise<ApplyPlan> {
   const manifest = await requireManifestJob(db, request.job_id);
   if (manifest.status !== "succeeded") {
-    throw new JobStateError("JOB_NOT_READY", `Analyze job ${manifest.id} is ${manifest.status}, not succeeded.`, {
-      job_id: manifest.id,
-      status: manifest.status,
-    });
+    throw new JobStateError(
+      "JOB_NOT_READY",
+      `Analyze job ${manifest.id} is ${manifest.status}, not succeeded.`,
+      {
+        job_id: manifest.id,
+        status: manifest.status,
+      },
+    );
   }
   if (request.row_ids !== undefined) await assertRowsOfManifest(db, manifest.id, request.row_ids);
   const tally = await tallyManifest(db, manifest.id, {
