@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { createClient } from "@libsql/client";
 import {
   AnalyzeRequest,
+  ApplyPlanRequest,
   ApplyRequest,
   BatchTriageRequest,
   createFileorgEngine,
@@ -102,6 +103,7 @@ export async function createLocalBackend(settings: CliSettings): Promise<Backend
     where: "local",
     analyze: (request) => fileorg.analyze(parseRequest(AnalyzeRequest, request), ACTOR),
     apply: (request) => fileorg.apply(parseRequest(ApplyRequest, request), ACTOR),
+    planApply: (request) => fileorg.planApply(parseRequest(ApplyPlanRequest, request)),
     rollback: (request) => fileorg.rollback(parseRequest(RollbackRequest, request), ACTOR),
     getJob: (jobId) => fileorg.getJob(jobId),
     listJobs: (query) => fileorg.listJobs(query),

@@ -46,9 +46,7 @@ export function ApplyConfirm({
       >
         <h2 id="apply-confirm-title">Apply with files left behind?</h2>
         <div id="apply-confirm-body">
-          <p>
-            {files(plan.rows)} will move. These stay where they are:
-          </p>
+          <p>{files(plan.rows)} will move. These stay where they are:</p>
           <ul>
             <li>{files(left.unreviewed)} nobody reviewed (needs review)</li>
             <li>{files(left.conflicts)} in an open conflict</li>

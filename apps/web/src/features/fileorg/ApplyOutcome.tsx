@@ -27,7 +27,8 @@ export function ApplyOutcome({ result, label }: { result: ApplyResult; label: st
     <div>
       {result.included_unreviewed > 0 ? (
         <p>
-          <strong>Includes {result.included_unreviewed} file(s) nobody reviewed</strong> (named by the request).
+          <strong>Includes {result.included_unreviewed} file(s) nobody reviewed</strong> (named by the
+          request).
         </p>
       ) : null}
       {stays.length > 0 ? (
