@@ -77,10 +77,29 @@ test("analyze, review, triage, resolve, apply and roll back a folder", async ({ 
   await page.getByRole("link", { name: "Apply and report" }).click();
   await page.getByRole("button", { name: "Dry run" }).click();
   await expect(page.locator("[data-dry-run=succeeded]")).toBeVisible({ timeout: 60_000 });
+  await expect(
+    page.getByRole("list", { name: "Dry run: files that stay" }).locator("[data-stays=unreviewed]"),
+  ).toHaveText("1 stay: nobody reviewed them");
+  // mystery.zzz was never reviewed: a real apply asks first, naming what it leaves behind.
   await page.getByRole("button", { name: "Apply the plan" }).click();
+  const confirm = page.getByRole("alertdialog", { name: "Apply with files left behind?" });
+  await expect(confirm).toContainText("8 files will move");
+  await expect(confirm).toContainText("1 file nobody reviewed (needs review)");
+  await expect(confirm).toContainText("0 files in an open conflict");
+  await expectAccessible(page);
+  await saveScreenshot(page, "fileorg-apply-confirm");
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+  await expect(confirm).toBeHidden();
+  expect(existsSync(join(source, "note-0.txt"))).toBe(true);
+  await page.getByRole("button", { name: "Apply the plan" }).click();
+  await confirm.getByRole("button", { name: "Move 8 files" }).click();
   await expect(page.locator("[data-apply-status=succeeded][data-kind=apply]")).toBeVisible({
     timeout: 60_000,
   });
+  await expect(
+    page.getByRole("list", { name: "Apply: files that stay" }).locator("[data-stays=unreviewed]"),
+  ).toHaveText("1 stay: nobody reviewed them");
+  expect(existsSync(join(source, "mystery.zzz"))).toBe(true);
   await expect(page.getByLabel("Report")).toContainText("rows");
   await expect(page.locator("[data-chain-valid=true]")).toBeVisible();
   expect(existsSync(join(source, "note-0.txt"))).toBe(false);

@@ -71,6 +71,14 @@ export function exitCodeOf(err: unknown): ExitCode {
 /** The one line printed on stderr for an error. */
 export function messageOf(err: unknown): string {
   if (err instanceof BackendError) return `${err.code}: ${err.message}`;
+  // A refusal names its code (`CONFIRMATION_REQUIRED: …`, the job's error code), as the server's errors do.
+  if (
+    err instanceof CliError &&
+    err.exitCode === EXIT.findings &&
+    err.code !== undefined &&
+    err.code !== "REFUSED"
+  )
+    return `${err.code}: ${err.message}`;
   if (err instanceof Error) return err.message;
   return String(err);
 }

@@ -8,6 +8,22 @@
 
 export { runTransaction } from "@vetted/store";
 export {
+  APPLY_STAY_REASONS,
+  ApplyBucketTally,
+  type ApplyFate,
+  ApplyPlan,
+  ApplyResult,
+  type ApplyRowFacts,
+  ApplySelection,
+  type ApplyStayReason,
+  ApplyStays,
+  ApplyWarning,
+  decideApplyFate,
+  FolderLinkTargetMoved,
+  SymlinkTargetMoved,
+  tallyApplyPlan,
+} from "./domain/apply-plan.js";
+export {
   CategoryInput,
   CategoryList,
   CategoryView,
@@ -46,6 +62,7 @@ export {
   AnalyzeRequest,
   APPLY_BUCKETS,
   type ApplyBucket,
+  ApplyPlanRequest,
   ApplyRequest,
   AuditEntry,
   AuditList,

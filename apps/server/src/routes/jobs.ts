@@ -1,6 +1,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   AnalyzeRequest,
+  ApplyPlan,
+  ApplyPlanRequest,
   ApplyRequest,
   AuditList,
   type FileorgEngine,
@@ -180,6 +182,18 @@ function createJobListRoutes(deps: AppDeps) {
         409,
       ),
       async (c) => c.json(await engine.apply(c.req.valid("json"), actorOf(c)), 202),
+    )
+    .openapi(
+      createRoute({
+        method: "post",
+        path: "/api/jobs/apply/plan",
+        tags: TAG,
+        summary:
+          "What an apply with these buckets/row_ids would move and leave, by bucket and why (unreviewed, conflict_open, skipped, blocked…), and the plan hash to apply exactly that; reads no file",
+        request: bodyOf(ApplyPlanRequest),
+        responses: { 200: jsonResponse("The apply plan", ApplyPlan), ...errors(400, 404, 409) },
+      }),
+      async (c) => c.json(await engine.planApply(c.req.valid("json")), 200),
     )
     .openapi(
       queueRoute("rollback", "Roll back an apply job (all rows, or `row_ids`)", RollbackRequest, 404, 409),

@@ -130,7 +130,11 @@ describe("review queue", () => {
     const app = await started();
     const jobId = await analyze(app, "applied", { "mystery.xyz": "???", "notes.txt": "n" });
     expect((await queue(app, jobId)).items).toHaveLength(1);
-    const apply = await app.deps.fileorg.apply({ job_id: jobId }, { actor: "local" });
+    // The needs_review row moves only when named (a plain apply leaves it unreviewed).
+    const apply = await app.deps.fileorg.apply(
+      { job_id: jobId, buckets: ["auto_safe", "needs_review"] },
+      { actor: "local" },
+    );
     expect((await app.deps.fileorg.waitForJob(apply.job_id, 30_000)).status).toBe("succeeded");
     const after = await queue(app, jobId);
     expect(after.items).toEqual([]);

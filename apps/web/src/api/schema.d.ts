@@ -2133,6 +2133,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/jobs/apply/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What an apply with these buckets/row_ids would move and leave, by bucket and why (unreviewed, conflict_open, skipped, blocked…), and the plan hash to apply exactly that; reads no file */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["FileorgApplyPlanRequest"];
+                };
+            };
+            responses: {
+                /** @description The apply plan */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FileorgApplyPlan"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/jobs/rollback": {
         parameters: {
             query?: never;
@@ -8551,7 +8618,8 @@ export interface components {
             revision: number | null;
             /** @description Manifest plan hash (analyze jobs) */
             plan_hash: string | null;
-            result: {
+            /** @description What the job did: an apply job's is a FileorgApplyResult */
+            result: components["schemas"]["FileorgApplyResult"] | {
                 [key: string]: unknown;
             } | null;
             /** @description Succeeded, but some rows failed (`result.failed_rows` > 0): not a clean run */
@@ -8562,6 +8630,87 @@ export interface components {
             started_at: string | null;
             finished_at: string | null;
             updated_at: string;
+        };
+        FileorgApplyResult: {
+            selection: components["schemas"]["FileorgApplySelection"];
+            /** @description Rows selected to move */
+            rows: number;
+            stays: components["schemas"]["FileorgApplyStays"];
+            by_bucket: {
+                auto_safe: components["schemas"]["FileorgApplyBucketTally"];
+                needs_review: components["schemas"]["FileorgApplyBucketTally"];
+                conflict: components["schemas"]["FileorgApplyBucketTally"];
+                blocked: components["schemas"]["FileorgApplyBucketTally"];
+            };
+            /** @description needs_review rows nobody approved or edited that move because the request named them (buckets or row_ids) */
+            included_unreviewed: number;
+            dry_run?: boolean;
+            would_move?: number;
+            would_fail?: number;
+            moved?: number;
+            failed?: number;
+            failed_rows?: number;
+            completed_with_errors?: boolean;
+            bytes_moved?: number;
+            /** @description Rows that would fail or failed, per row error code (e.g. SOURCE_CHANGED) */
+            by_error: {
+                [key: string]: number;
+            };
+            /** @description The first 100 warnings */
+            warnings: components["schemas"]["FileorgApplyWarning"][];
+            /** @description All warnings, counted */
+            moved_link_targets?: number;
+            folders_removed?: number;
+            folders_kept?: number;
+            cancelled?: boolean;
+        };
+        FileorgApplySelection: {
+            /** @description True when the request named no buckets and no rows: auto_safe rows plus rows a person edited */
+            default: boolean;
+            /** @description The buckets the request named */
+            buckets: ("blocked" | "conflict" | "needs_review" | "auto_safe")[];
+            /** @description How many rows the request named by id */
+            row_ids: number;
+        };
+        /** @description Rows that stay where they are, per reason */
+        FileorgApplyStays: {
+            unreviewed?: number;
+            not_selected?: number;
+            conflict_open?: number;
+            skipped?: number;
+            blocked?: number;
+            already_applied?: number;
+        };
+        FileorgApplyBucketTally: {
+            /** @description Rows selected to move (a failed move is in `by_error`) */
+            moves: number;
+            stays: components["schemas"]["FileorgApplyStays"];
+        };
+        FileorgApplyWarning: components["schemas"]["FileorgSymlinkTargetMoved"] | components["schemas"]["FileorgFolderLinkTargetMoved"];
+        FileorgSymlinkTargetMoved: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "SYMLINK_TARGET_MOVED";
+            row_id: string;
+            link: string;
+            target: string;
+            moved_to: string;
+        };
+        FileorgFolderLinkTargetMoved: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "FOLDER_LINK_TARGET_MOVED";
+            row_id: string;
+            link: string;
+            target: string;
+            /** @description Files moved out of the folder the link points at */
+            files_moved: number;
+            /** @description After a real apply: the folder is gone (tidied away), the link points at nothing */
+            dangling?: boolean;
         };
         FileorgJobError: {
             code: string;
@@ -8585,8 +8734,36 @@ export interface components {
             dry_run?: boolean;
             /** @description When given, must equal the manifest's current plan hash */
             plan_hash?: string;
-            /** @description Apply only rows of these review buckets (default: auto_safe and needs_review) */
+            /** @description Move the rows of these review buckets (naming needs_review moves rows nobody reviewed). Default, with neither buckets nor row_ids: auto_safe rows plus rows a person edited */
             buckets?: ("auto_safe" | "needs_review")[];
+            /** @description Move these rows (with buckets: these rows too); a blocked, conflict or skipped row still stays */
+            row_ids?: string[];
+        };
+        FileorgApplyPlan: {
+            /** @description The analyze job */
+            job_id: string;
+            /** @description Pass it to the apply so that it applies exactly this plan */
+            plan_hash: string | null;
+            selection: components["schemas"]["FileorgApplySelection"];
+            /** @description Rows selected to move */
+            rows: number;
+            stays: components["schemas"]["FileorgApplyStays"];
+            by_bucket: {
+                auto_safe: components["schemas"]["FileorgApplyBucketTally"];
+                needs_review: components["schemas"]["FileorgApplyBucketTally"];
+                conflict: components["schemas"]["FileorgApplyBucketTally"];
+                blocked: components["schemas"]["FileorgApplyBucketTally"];
+            };
+            /** @description needs_review rows nobody approved or edited that move because the request named them (buckets or row_ids) */
+            included_unreviewed: number;
+        };
+        FileorgApplyPlanRequest: {
+            /** @description The analyze job whose manifest is applied */
+            job_id: string;
+            /** @description Move the rows of these review buckets (naming needs_review moves rows nobody reviewed). Default, with neither buckets nor row_ids: auto_safe rows plus rows a person edited */
+            buckets?: ("auto_safe" | "needs_review")[];
+            /** @description Move these rows (with buckets: these rows too); a blocked, conflict or skipped row still stays */
+            row_ids?: string[];
         };
         FileorgRollbackRequest: {
             /** @description The apply job to roll back */

@@ -1,5 +1,7 @@
 import type {
   AnalyzeRequest,
+  ApplyPlan,
+  ApplyPlanRequest,
   ApplyRequest,
   BatchTriageRequest,
   BatchTriageResult,
@@ -43,6 +45,8 @@ export interface Backend {
   readonly where: string;
   analyze(request: AnalyzeRequest): Promise<Job>;
   apply(request: ApplyRequest): Promise<Job>;
+  /** What an apply would move and leave, by bucket and why, and the plan hash to apply exactly that. */
+  planApply(request: ApplyPlanRequest): Promise<ApplyPlan>;
   rollback(request: RollbackRequest): Promise<Job>;
   getJob(jobId: string): Promise<Job>;
   listJobs(query: PageQuery): Promise<JobList>;

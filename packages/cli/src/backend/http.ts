@@ -71,6 +71,7 @@ export function createHttpBackend(options: HttpBackendOptions): Backend {
     where: base,
     analyze: (request) => call("POST", "/api/jobs/analyze", request),
     apply: (request) => call("POST", "/api/jobs/apply", request),
+    planApply: (request) => call("POST", "/api/jobs/apply/plan", request),
     rollback: (request) => call("POST", "/api/jobs/rollback", request),
     getJob: (id) => call("GET", job(id)),
     listJobs: (query) => call("GET", `/api/jobs${queryString(pageQuery(query))}`),

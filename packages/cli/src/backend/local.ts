@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import {
   AnalyzeRequest,
+  ApplyPlanRequest,
   ApplyRequest,
   BatchTriageRequest,
   createFileorgEngine,
@@ -103,6 +104,7 @@ export async function createLocalBackend(settings: CliSettings): Promise<Backend
     where: "local",
     analyze: (request) => fileorg.analyze(parseRequest(AnalyzeRequest, request), ACTOR),
     apply: (request) => fileorg.apply(parseRequest(ApplyRequest, request), ACTOR),
+    planApply: (request) => fileorg.planApply(parseRequest(ApplyPlanRequest, request)),
     rollback: (request) => fileorg.rollback(parseRequest(RollbackRequest, request), ACTOR),
     getJob: (jobId) => fileorg.getJob(jobId),
     listJobs: (query) => fileorg.listJobs(query),

@@ -48,7 +48,8 @@ async function applySafeRows(
     return { jobId: undefined, code: EXIT.ok };
   }
   if (options.yes !== true) {
-    const question = `Move the ${plural(safe, "auto_safe file")} now? (rows needing review stay where they are)`;
+    const review = plan.rows.filter((r) => r.review_bucket === "needs_review").length;
+    const question = `Move the ${plural(safe, "auto_safe file")} now? ${review} needing review and ${plan.summary.open_conflicts} open conflicts stay where they are`;
     if (!(await confirmOrRefuse(ctx, question))) {
       out("Nothing was moved.");
       return { jobId: undefined, code: EXIT.findings };

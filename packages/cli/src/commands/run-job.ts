@@ -21,7 +21,7 @@ export async function runToEnd(
     view.stop();
   }
   if (job.status !== "succeeded") {
-    const why = job.error === null ? job.status : `${job.error.code}: ${job.error.message}`;
+    const why = job.error === null ? job.status : job.error.message;
     throw refused(`${job.kind} job ${job.job_id} ${job.status}: ${why}`, job.error?.code ?? "JOB_FAILED");
   }
   return job;
@@ -29,6 +29,7 @@ export async function runToEnd(
 
 /** A number from a job's result, 0 when absent. */
 export function resultNumber(job: Job, key: string): number {
-  const value = job.result?.[key];
+  const result: Record<string, unknown> | null = job.result;
+  const value = result?.[key];
   return typeof value === "number" ? value : 0;
 }

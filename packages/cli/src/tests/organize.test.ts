@@ -66,10 +66,12 @@ describe("vetted organize, apply and undo, standalone", () => {
     expect(existsSync(out) ? Object.keys(hashTree(out)) : []).toEqual([]);
   });
 
-  it("refuses --apply without --yes when there is no terminal to confirm on (exit 2), moving nothing", async () => {
+  it("refuses --apply without --yes when there is no terminal to confirm on (exit 1), naming the counts, moving nothing", async () => {
     const run = await runVetted(["organize", mess, "--out", out, "--apply"], box.env);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain("pass --yes");
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^vetted: CONFIRMATION_REQUIRED: Move the 4 auto_safe files now\? 3 needing review and 2 open conflicts stay where they are — .*pass --yes/m,
+    );
     expect(hashTree(mess)).toEqual(original);
   });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ApplyResult } from "./apply-plan.js";
 import { findStrategyPack, STRATEGY_PACKS } from "./strategy-packs.js";
 import {
   FINISHED_JOB_STATUSES,
@@ -71,16 +72,26 @@ export const ApplyRequest = z
       .string()
       .optional()
       .meta({ description: "When given, must equal the manifest's current plan hash" }),
-    buckets: z
-      .array(z.enum(APPLY_BUCKETS))
-      .min(1)
-      .optional()
-      .meta({ description: "Apply only rows of these review buckets (default: auto_safe and needs_review)" }),
+    buckets: z.array(z.enum(APPLY_BUCKETS)).min(1).optional().meta({
+      description:
+        "Move the rows of these review buckets (naming needs_review moves rows nobody reviewed). Default, with neither buckets nor row_ids: auto_safe rows plus rows a person edited",
+    }),
+    row_ids: z.array(z.string().min(1)).min(1).max(100_000).optional().meta({
+      description:
+        "Move these rows (with buckets: these rows too); a blocked, conflict or skipped row still stays",
+    }),
   })
   .strict()
   .meta({ id: "FileorgApplyRequest" });
 /** `POST /api/jobs/apply` body. */
 export type ApplyRequest = z.infer<typeof ApplyRequest>;
+
+/** `POST /api/jobs/apply/plan` body: the names an apply would be given (no dry run, no plan hash). */
+export const ApplyPlanRequest = ApplyRequest.pick({ job_id: true, buckets: true, row_ids: true })
+  .strict()
+  .meta({ id: "FileorgApplyPlanRequest" });
+/** `POST /api/jobs/apply/plan` body. */
+export type ApplyPlanRequest = z.infer<typeof ApplyPlanRequest>;
 
 /** `POST /api/jobs/rollback` body. */
 export const RollbackRequest = z
@@ -114,7 +125,10 @@ export const Job = z
     params: z.record(z.string(), z.unknown()),
     revision: z.number().int().nullable().meta({ description: "Manifest revision (analyze jobs)" }),
     plan_hash: z.string().nullable().meta({ description: "Manifest plan hash (analyze jobs)" }),
-    result: z.record(z.string(), z.unknown()).nullable(),
+    result: z
+      .union([ApplyResult, z.record(z.string(), z.unknown())])
+      .nullable()
+      .meta({ description: "What the job did: an apply job's is a FileorgApplyResult" }),
     completed_with_errors: z.boolean().meta({
       description: "Succeeded, but some rows failed (`result.failed_rows` > 0): not a clean run",
     }),

@@ -16,7 +16,10 @@ export interface BucketInput {
   reviewReasons?: readonly string[];
   /** A person approved the row as it is: no `needs_review` reason applies (blocked and conflict still do). */
   approved?: boolean;
-  /** The plan skips the row for a reason of its own (already in place): skipping it needs no review. */
+  /**
+   * The skip was decided (already in place; chosen by a rule, a triage, a resolution, or a person's edit):
+   * the row needs no review, whatever its other reasons.
+   */
   skipExpected?: boolean;
 }
 
@@ -65,7 +68,8 @@ export interface BucketVerdict {
 
 /**
  * Puts a row in its review bucket: `blocked` > `conflict` > `needs_review` (low confidence, edited, or any
- * extra review reason) > `auto_safe`. Pure; the reasons say why.
+ * extra review reason) > `auto_safe`; an approved row and a decided skip are `auto_safe`. Pure; the reasons
+ * say why.
  */
 export function computeReviewBucket(
   input: BucketInput,
@@ -74,6 +78,9 @@ export function computeReviewBucket(
   if (input.blocked) return { bucket: "blocked", reasons: ["BLOCKED"] };
   if (input.openConflicts > 0) return { bucket: "conflict", reasons: ["OPEN_CONFLICT"] };
   if (input.approved === true) return { bucket: "auto_safe", reasons: [] };
+  // A skip that was decided (by a person, a rule, a triage, a resolution, or the file already in place)
+  // moves nothing: whatever the file looks like, there is nothing left to review, so it leaves the queue.
+  if (input.action === "skip" && input.skipExpected === true) return { bucket: "auto_safe", reasons: [] };
   const reasons: string[] = [];
   if (input.action === "move" && input.confidence < threshold) reasons.push("LOW_CONFIDENCE");
   if (input.edited) reasons.push("EDITED");

@@ -1,7 +1,8 @@
-import type { Actor, AnalyzeRequest, Job } from "../domain/job.js";
+import type { Actor, AnalyzeRequest, ApplyPlanRequest, Job } from "../domain/job.js";
 import type { AnalyzeRuleSet } from "../domain/pack-rules.js";
 import type { RowAdjuster } from "./analyze/rows.js";
 import { analyzeBody } from "./analyze/run.js";
+import { planApply } from "./apply/plan.js";
 import { runApply } from "./apply/run.js";
 import { listKnownCategories } from "./categories.js";
 import { type AnalyzeFilesRequest, analyzeFilesJob } from "./jobs/analyze-files.js";
@@ -48,6 +49,11 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
      * PLAN_CHANGED (the given plan hash is stale) or JOB_BUSY (another apply/rollback of it is active).
      */
     apply: (request: ApplyInput, actor: Actor) => createApply(res, request, actor, null),
+    /**
+     * What an apply with this request would move and leave, by bucket (and why), with the plan hash to apply
+     * exactly that; reads no file. Throws JOB_NOT_FOUND, WRONG_JOB_KIND, JOB_NOT_READY, UNKNOWN_ROW_IDS.
+     */
+    planApply: (request: ApplyPlanRequest) => planApply(db, request),
     /** Queues a rollback of an apply job (all its rows, or `row_ids`). Throws JOB_NOT_FOUND, WRONG_JOB_KIND, JOB_BUSY. */
     rollback: (request: RollbackInput, actor: Actor) => createRollback(res, request, actor, null),
     /** Settles jobs a crash left running (also run by `start()`). */

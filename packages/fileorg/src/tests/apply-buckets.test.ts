@@ -43,8 +43,13 @@ describe("apply limited to review buckets", () => {
     const after = await h.engine.listRows(analyze.job_id, { bucket: "needs_review" });
     expect(after.items.map((r) => r.status)).toEqual(["pending", "pending"]);
 
-    // A plain apply afterwards moves the rest (both buckets, the engine's default).
-    const rest = await h.engine.apply({ job_id: analyze.job_id }, LOCAL);
+    // A plain apply afterwards leaves the needs_review rows nobody reviewed; naming the bucket moves them.
+    const plain = await h.engine.apply({ job_id: analyze.job_id }, LOCAL);
+    expect((await h.engine.waitForJob(plain.job_id)).result).toMatchObject({
+      moved: 0,
+      stays: { unreviewed: 2 },
+    });
+    const rest = await h.engine.apply({ job_id: analyze.job_id, buckets: ["needs_review"] }, LOCAL);
     expect((await h.engine.waitForJob(rest.job_id)).result).toMatchObject({ moved: 2 });
   });
 

@@ -24,7 +24,11 @@ async function analyze(harness: Harness, src: string, out: string) {
   return job.job_id;
 }
 
-async function applyAll(harness: Harness, jobId: string, extra: { buckets?: Array<"auto_safe"> } = {}) {
+async function applyAll(
+  harness: Harness,
+  jobId: string,
+  extra: { buckets?: Array<"auto_safe" | "needs_review"> } = {},
+) {
   const apply = await harness.engine.apply({ job_id: jobId, ...extra }, LOCAL);
   return harness.engine.waitForJob(apply.job_id);
 }
@@ -303,8 +307,11 @@ describe("apply by bucket", () => {
     const first = await applyAll(h, jobId, { buckets: ["auto_safe"] });
     expect(first.result).toMatchObject({ moved: 1, failed: 0 });
     expect(existsSync(join(src, "unsure.zzz"))).toBe(true);
+    // A plain apply leaves the row nobody reviewed; naming its bucket moves it.
     const second = await applyAll(h, jobId);
-    expect(second.result).toMatchObject({ moved: 1, failed: 0 });
+    expect(second.result).toMatchObject({ moved: 0, stays: { unreviewed: 1, already_applied: 1 } });
+    const third = await applyAll(h, jobId, { buckets: ["needs_review"] });
+    expect(third.result).toMatchObject({ moved: 1, failed: 0, included_unreviewed: 1 });
     expect(existsSync(join(src, "unsure.zzz"))).toBe(false);
   });
 });

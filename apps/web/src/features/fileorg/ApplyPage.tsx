@@ -4,7 +4,9 @@ import { useCallback, useState } from "react";
 import { api, unwrap } from "../../api/client.js";
 import { useEventStream } from "../../api/sse.js";
 import { ErrorState } from "../../ui/states.js";
-import type { Job } from "./types.js";
+import { ApplyConfirm, needsConfirmation } from "./ApplyConfirm.js";
+import { ApplyOutcome, isApplyResult } from "./ApplyOutcome.js";
+import type { ApplyPlan, Job } from "./types.js";
 
 /** Apply of one manifest: dry-run summary, apply with progress, report, rollback, audit with its verdict. */
 export function ApplyPage({ jobId }: { jobId: string }) {
@@ -26,9 +28,17 @@ export function ApplyPage({ jobId }: { jobId: string }) {
   );
   useEventStream("/api/jobs/stream", onFrame);
   const start = useMutation({
-    mutationFn: (body: { dry_run: boolean }) =>
+    mutationFn: (body: { dry_run: boolean; plan_hash?: string }) =>
       unwrap(api.POST("/api/jobs/apply", { body: { job_id: jobId, ...body } })),
     onSuccess: (job) => (job.params.dry_run === true ? setDry(job) : setApplyJob(job)),
+  });
+  // A real apply first asks what it would leave behind; anything unreviewed or in conflict is confirmed.
+  const [confirming, setConfirming] = useState<ApplyPlan | undefined>();
+  const applyPlanned = (plan: ApplyPlan) =>
+    start.mutate({ dry_run: false, ...(plan.plan_hash === null ? {} : { plan_hash: plan.plan_hash }) });
+  const plan = useMutation({
+    mutationFn: () => unwrap(api.POST("/api/jobs/apply/plan", { body: { job_id: jobId } })),
+    onSuccess: (p) => (needsConfirmation(p) ? setConfirming(p) : applyPlanned(p)),
   });
   const [rowIds, setRowIds] = useState("");
   const rollback = useMutation({
@@ -76,12 +86,25 @@ export function ApplyPage({ jobId }: { jobId: string }) {
             Dry run {dry.status}: {summary(dry.result)}
           </p>
         ) : null}
+        {dry !== undefined && isApplyResult(dry.result) ? (
+          <ApplyOutcome result={dry.result} label="Dry run" />
+        ) : null}
       </div>
       <div className="card">
         <h2>Apply</h2>
-        <button type="button" onClick={() => start.mutate({ dry_run: false })}>
+        <button type="button" onClick={() => plan.mutate()} disabled={plan.isPending}>
           Apply the plan
         </button>
+        {confirming !== undefined ? (
+          <ApplyConfirm
+            plan={confirming}
+            onCancel={() => setConfirming(undefined)}
+            onConfirm={() => {
+              setConfirming(undefined);
+              applyPlanned(confirming);
+            }}
+          />
+        ) : null}
         {applyJob !== undefined ? (
           <p data-apply-status={applyJob.status} data-kind={applyJob.kind}>
             {applyJob.kind} {applyJob.status}{" "}
@@ -89,6 +112,10 @@ export function ApplyPage({ jobId }: { jobId: string }) {
             {applyJob.completed_with_errors ? <strong>finished with errors</strong> : null}
           </p>
         ) : null}
+        {lastApply !== undefined && isApplyResult(lastApply.result) ? (
+          <ApplyOutcome result={lastApply.result} label="Apply" />
+        ) : null}
+        {plan.isError ? <ErrorState error={plan.error} title="The apply plan was refused" /> : null}
         {start.isError ? <ErrorState error={start.error} title="The apply was refused" /> : null}
       </div>
       {report.data !== undefined ? (
@@ -146,7 +173,7 @@ export function ApplyPage({ jobId }: { jobId: string }) {
       </div>
     </section>
   );
-  function summary(result: Record<string, unknown> | null): string {
+  function summary(result: Job["result"]): string {
     if (result === null) return "…";
     void client;
     return Object.entries(result)

@@ -7,3 +7,6 @@ export type ManifestView = S["FileorgManifestView"];
 export type RowPreview = S["FileorgRowPreview"];
 export type Conflict = S["FileorgConflict"];
 export type JobReport = S["FileorgJobReport"];
+export type ApplyPlan = S["FileorgApplyPlan"];
+export type ApplyResult = S["FileorgApplyResult"];
+export type ApplyWarning = S["FileorgApplyWarning"];

@@ -23,6 +23,8 @@ export interface GroupOutcome {
   /** Rows whose move failed on drift or an occupied target (they reopen as conflicts). */
   occupied: string[];
   byCode: Record<string, number>;
+  /** The moves done: where each file was and where it is now. */
+  done: Array<{ from: string; to: string }>;
 }
 
 /** A journal intent of `op` on `toPath` (and `fromPath`) for `jobId`. */
@@ -99,6 +101,7 @@ export async function executeGroup(
     failed: planned.failures.length,
     occupied: [],
     byCode: {},
+    done: [],
   };
   const moveRecords = records.filter((r) => r.op === "move");
   const identities = new Map(planned.moves.map((m) => [m.row.id, m.identity]));
@@ -114,6 +117,7 @@ export async function executeGroup(
     if (o.state === "done") {
       result.moved++;
       result.bytes += o.record.size ?? 0;
+      result.done.push({ from: o.record.fromPath ?? "", to: o.record.toPath });
     } else {
       result.failed++;
       result.byCode[o.error.code] = (result.byCode[o.error.code] ?? 0) + 1;

@@ -1,10 +1,10 @@
 import { dirname } from "node:path";
 import { runTransaction } from "@vetted/store";
-import { and, asc, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
-import { APPLY_BUCKETS } from "../../domain/job.js";
+import { and, asc, eq, gt, inArray } from "drizzle-orm";
+import type { ApplyResult } from "../../domain/apply-plan.js";
 import type { RowError } from "../../domain/manifest.js";
 import { isInside } from "../../domain/template.js";
-import { moveRow, ROW_TRANSITIONS, sourcesOf } from "../../domain/transitions.js";
+import { moveRow } from "../../domain/transitions.js";
 import { jobs, rows } from "../../store/schema.js";
 import { confineScope } from "../confined-fs.js";
 import { identityOfRow, sourceProblem } from "../confined-moves.js";
@@ -24,11 +24,9 @@ import {
   type MoveRow,
   type PlannedMove,
 } from "./group.js";
-import { movedLinkTargets } from "./links.js";
+import { type LinkWatch, watchLinks } from "./links.js";
+import { eligibleRows, namesOf, tallyManifest } from "./selection.js";
 import { removeEmptiedFolders } from "./tidy.js";
-
-/** Statuses of rows that apply (re)attempts: every status the row table lets move to `applied`. */
-const APPLICABLE_STATUSES = sourcesOf(ROW_TRANSITIONS, "applied");
 
 /** What an apply has done so far. */
 interface ApplyTotals {
@@ -146,11 +144,11 @@ async function settleManifest(run: JobRun, manifest: JobRecord, changedRowIds: r
   ctx.publish(messages);
 }
 
-function summaryOf(dryRun: boolean, total: number, t: ApplyTotals): Record<string, unknown> {
+/** The counts of what the apply does (or, in a dry run, would do). */
+function outcomeOf(dryRun: boolean, t: ApplyTotals) {
   return dryRun
-    ? { dry_run: true, rows: total, would_move: t.would_move, would_fail: t.would_fail, by_error: t.byError }
+    ? { dry_run: true, would_move: t.would_move, would_fail: t.would_fail, by_error: t.byError }
     : {
-        rows: total,
         moved: t.moved,
         failed: t.failed,
         failed_rows: t.failed,
@@ -160,51 +158,26 @@ function summaryOf(dryRun: boolean, total: number, t: ApplyTotals): Record<strin
       };
 }
 
-/** The buckets an apply job moves rows of (its `buckets` parameter, else every bucket that may move). */
-function bucketsOf(params: Record<string, unknown>): Array<(typeof APPLY_BUCKETS)[number]> {
-  const asked = Array.isArray(params.buckets) ? params.buckets : [];
-  const known = APPLY_BUCKETS.filter((b) => asked.includes(b));
-  return known.length > 0 ? known : [...APPLY_BUCKETS];
+/** The warnings of the watched links, as the result's fields. */
+async function warningsOf(links: LinkWatch, checkDangling: boolean) {
+  const found = await links.warnings(checkDangling);
+  return { warnings: found.items, ...(found.count > 0 ? { moved_link_targets: found.count } : {}) };
 }
 
-/** The rows of the manifest that an apply moves. */
-function eligibleRows(manifestId: string, buckets: ReturnType<typeof bucketsOf>): SQL | undefined {
-  return and(
-    eq(rows.jobId, manifestId),
-    eq(rows.action, "move"),
-    inArray(rows.reviewBucket, buckets),
-    inArray(rows.status, APPLICABLE_STATUSES),
-  );
-}
-
-/** After the moves: emptied source folders are removed (journaled) and moved symlink targets reported. */
+/** After the moves: emptied source folders are removed (journaled). */
 async function tidyUp(run: JobRun, options: MoveOptions, manifest: JobRecord, outputDir: string) {
   await run.phase("tidying");
   const sourceDir = String(manifest.params.source_dir ?? "");
   const scope = { sourceDir, outputDir, allowed: run.ctx.guard.roots };
   const tidy = await removeEmptiedFolders(run, options, manifest.id, scope);
-  const links = await movedLinkTargets(run, manifest.id, sourceDir);
-  return {
-    folders_removed: tidy.removed,
-    ...(tidy.kept > 0 ? { folders_kept: tidy.kept } : {}),
-    ...(links.count > 0 ? { warnings: links.items, moved_link_targets: links.count } : {}),
-  };
+  return { folders_removed: tidy.removed, ...(tidy.kept > 0 ? { folders_kept: tidy.kept } : {}) };
 }
 
-/** Runs an apply job: journaled group commits over the eligible rows of the manifest. */
-export async function runApply(run: JobRun, options: MoveOptions): Promise<Record<string, unknown>> {
-  const { ctx, job } = run;
-  const manifest = await findJob(ctx.db, job.manifestJobId);
-  if (manifest === undefined) throw new Error(`manifest job ${job.manifestJobId} is gone`);
+/** The planning state of an apply: where files go, the file threads, the folders known to exist. */
+function planningOf(run: JobRun, manifest: JobRecord, dryRun: boolean): ApplyPlanning {
+  const allowed = run.ctx.guard.roots;
   const outputDir = String(manifest.params.output_dir ?? "");
-  const allowed = ctx.guard.roots;
-  const dryRun = job.params.dry_run === true;
-  const eligible = eligibleRows(manifest.id, bucketsOf(job.params));
-  await run.phase("planning");
-  const [counted] = await ctx.db.select({ n: sql<number>`count(*)` }).from(rows).where(eligible);
-  const total = Number(counted?.n ?? 0);
-  await run.phase(dryRun ? "simulating" : "moving");
-  const p: ApplyPlanning = {
+  return {
     outputDir,
     dryRun,
     scope: {
@@ -217,6 +190,24 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
     known: new Set(),
     confined: createConfinement(outputDir),
   };
+}
+
+/**
+ * Runs an apply job: journaled group commits over the eligible rows of the manifest. Its result reports,
+ * by bucket, what moves and what stays and why, every warning raised, and what moved (or would) and failed.
+ */
+export async function runApply(run: JobRun, options: MoveOptions): Promise<ApplyResult> {
+  const { ctx, job } = run;
+  const manifest = await findJob(ctx.db, job.manifestJobId);
+  if (manifest === undefined) throw new Error(`manifest job ${job.manifestJobId} is gone`);
+  const dryRun = job.params.dry_run === true;
+  const names = namesOf(job.params);
+  const eligible = eligibleRows(manifest.id, names);
+  await run.phase("planning");
+  const plan = await tallyManifest(ctx.db, manifest.id, names);
+  const links = await watchLinks(ctx.db, manifest.id, String(manifest.params.source_dir ?? ""));
+  await run.phase(dryRun ? "simulating" : "moving");
+  const p = planningOf(run, manifest, dryRun);
   const t: ApplyTotals = {
     ...{ moved: 0, bytes: 0, failed: 0, would_move: 0, would_fail: 0 },
     byError: {},
@@ -236,10 +227,11 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
       after = group[group.length - 1]?.seq ?? after;
       const planned = await planGroup(p, group, t);
       done += group.length;
-      const progress = total === 0 ? 1 : done / total;
+      const progress = plan.rows === 0 ? 1 : Math.min(1, done / plan.rows);
       if (dryRun) {
         t.would_move += planned.moves.length;
         t.would_fail += planned.failures.length;
+        for (const m of planned.moves) links.note(m.from, m.to);
         await run.progress(progress, { rows: done });
       } else {
         const outcome = await executeGroup(run, options, "apply", planned, progress, p.scope, p.files);
@@ -247,14 +239,17 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Recor
         t.bytes += outcome.bytes;
         t.failed += outcome.failed;
         t.changedRowIds.push(...outcome.occupied);
+        for (const m of outcome.done) links.note(m.from, m.to);
         for (const [code, n] of Object.entries(outcome.byCode)) t.byError[code] = (t.byError[code] ?? 0) + n;
       }
-      if (await run.isCancelled()) return { ...summaryOf(dryRun, total, t), cancelled: true };
+      if (await run.isCancelled())
+        return { ...plan, ...outcomeOf(dryRun, t), ...(await warningsOf(links, false)), cancelled: true };
     }
   } finally {
     await p.files.close();
   }
-  if (dryRun) return summaryOf(dryRun, total, t);
+  if (dryRun) return { ...plan, ...outcomeOf(dryRun, t), ...(await warningsOf(links, false)) };
   await settleManifest(run, manifest, t.changedRowIds);
-  return { ...summaryOf(dryRun, total, t), ...(await tidyUp(run, options, manifest, outputDir)) };
+  const tidy = await tidyUp(run, options, manifest, p.outputDir);
+  return { ...plan, ...outcomeOf(dryRun, t), ...tidy, ...(await warningsOf(links, true)) };
 }

@@ -29,6 +29,7 @@ export interface ApplyInput {
   dry_run?: boolean | undefined;
   plan_hash?: string | undefined;
   buckets?: ApplyBucket[] | undefined;
+  row_ids?: string[] | undefined;
 }
 
 /** A rollback request. */
@@ -105,10 +106,12 @@ export async function createApply(
   retryOf: string | null,
 ): Promise<Job> {
   const manifest = await requireManifestJob(res.ctx.db, request.job_id);
+  if (request.row_ids !== undefined) await assertRowsOfManifest(res.ctx.db, manifest.id, request.row_ids);
   const params = {
     job_id: manifest.id,
     dry_run: request.dry_run ?? false,
     ...(request.buckets === undefined ? {} : { buckets: request.buckets }),
+    ...(request.row_ids === undefined ? {} : { row_ids: [...new Set(request.row_ids)] }),
   };
   return createJob(res, "apply", { manifestJobId: manifest.id, retryOf, params }, actor, async (tx) => {
     const fresh = await requireManifestJob(tx, request.job_id);
@@ -203,6 +206,7 @@ export async function retryJob(res: FileorgResources, jobId: string, actor: Acto
         job_id: job.manifestJobId,
         dry_run: job.params.dry_run === true,
         ...(Array.isArray(job.params.buckets) ? { buckets: job.params.buckets.filter(isApplyBucket) } : {}),
+        ...(Array.isArray(job.params.row_ids) ? { row_ids: job.params.row_ids.map(String) } : {}),
       },
       actor,
       job.id,

@@ -90,6 +90,8 @@ export function verdictOf(r: BucketFields, threshold = REVIEW_CONFIDENCE_THRESHO
       skipExpected:
         r.reasonCodes.includes("ALREADY_IN_PLACE") ||
         r.reasonCodes.includes(REVIEW_MARKERS.skipChosen) ||
+        // A person who sets a row to skip has decided it.
+        (r.edited && r.action === "skip") ||
         r.blocked,
       reviewReasons: r.reasonCodes.filter((c) => REVIEW_MARKER_REASONS.includes(c)),
     },
