@@ -233,7 +233,11 @@ export {
   ROW_TRANSITIONS,
   sourcesOf,
 } from "./domain/transitions.js";
-export { SPECIAL_FILE_REASON, SYMLINK_REASON } from "./engine/analyze/special-rows.js";
+export {
+  PROTECTED_PATH_REASON,
+  SPECIAL_FILE_REASON,
+  SYMLINK_REASON,
+} from "./engine/analyze/special-rows.js";
 export {
   assertKnownCategories,
   createCategory,
