@@ -123,6 +123,23 @@ describe("paths the engine never touches", () => {
     expect(failed.every((r) => r.status === "failed")).toBe(true);
   });
 
+  it("lists protected files of an inbox batch as blocked rows, never movable", async () => {
+    h = await createHarness({ start: false });
+    const { home, dataDir, extra } = homeWithData(h.dir);
+    await protectingEngine(h, dataDir, extra);
+    const files = [join(home, "report.txt"), join(dataDir, "vetted.db"), join(home, "shared.db")];
+    const job = await h.engine.analyzeFiles({ source_dir: home, files }, LOCAL);
+    expect(await h.engine.waitForJob(job.job_id)).toMatchObject({ status: "succeeded" });
+    const rows = (await h.engine.listRows(job.job_id, { limit: 50 })).items;
+    expect(rows.map((r) => [r.source_path, r.action, r.error?.code ?? null]).sort()).toEqual(
+      [
+        [join(home, "report.txt"), "move", null],
+        [join(dataDir, "vetted.db"), "skip", "PROTECTED_PATH"],
+        [join(home, "shared.db"), "skip", "PROTECTED_PATH"],
+      ].sort(),
+    );
+  });
+
   it("refuses a source, output or edited target inside the data directory with PATH_PROTECTED", async () => {
     h = await createHarness({ start: false });
     const { home, dataDir } = homeWithData(h.dir);
