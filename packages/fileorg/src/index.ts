@@ -116,6 +116,8 @@ export {
   type AnalyzeRuleSet,
   RULE_REASON_CODES,
 } from "./domain/pack-rules.js";
+export { PathInput } from "./domain/path-input.js";
+export { MAX_PATH_BYTES, MAX_SEGMENT_BYTES, pathLengthProblem } from "./domain/path-limits.js";
 export { planHashOf, planRowDigest } from "./domain/plan-hash.js";
 export type { PreferenceFamily } from "./domain/preference-family.js";
 export { PREFERENCE_FAMILIES } from "./domain/preference-family.js";
