@@ -15,7 +15,11 @@ const HUGE = `docs/${"x".repeat(60_000)}.txt`;
 /** Short as a path, but one segment of 300 bytes. */
 const LONG_SEGMENT = `docs/${"é".repeat(150)}.txt`;
 
-async function call<T>(method: string, path: string, body: unknown): Promise<{ status: number; body: T; ms: number }> {
+async function call<T>(
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: T; ms: number }> {
   const started = performance.now();
   const res = await t.app.request(path, {
     method,
@@ -55,41 +59,44 @@ afterAll(async () => {
 });
 
 /** Every entry point that takes a target path, with `path` in its place. */
-const ENTRY_POINTS: Array<{ name: string; request: (path: string) => [string, string, unknown]; pointer: string }> =
-  [
-    {
-      name: "a row edit",
-      request: (path) => ["PATCH", `/api/jobs/${jobId}/manifest/rows/${rowId}`, { target_path: path }],
-      pointer: "/target_path",
-    },
-    {
-      name: "a batch edit",
-      request: (path) => [
-        "POST",
-        `/api/jobs/${jobId}/manifest/batch`,
-        { operations: [{ row_id: rowId, patch: { target_path: path } }] },
-      ],
-      pointer: "/operations/0/patch/target_path",
-    },
-    {
-      name: "a triage set_target",
-      request: (path) => [
-        "POST",
-        `/api/jobs/${jobId}/review-queue/batch-triage`,
-        { row_ids: [rowId], action: "set_target", value: path },
-      ],
-      pointer: "/value",
-    },
-    {
-      name: "a manual conflict target",
-      request: (path) => [
-        "POST",
-        `/api/jobs/${jobId}/manifest/conflicts/resolve`,
-        { resolutions: [{ conflict_id: conflictId, strategy: "manual", target_path: path, row_id: rowId }] },
-      ],
-      pointer: "/resolutions/0/target_path",
-    },
-  ];
+const ENTRY_POINTS: Array<{
+  name: string;
+  request: (path: string) => [string, string, unknown];
+  pointer: string;
+}> = [
+  {
+    name: "a row edit",
+    request: (path) => ["PATCH", `/api/jobs/${jobId}/manifest/rows/${rowId}`, { target_path: path }],
+    pointer: "/target_path",
+  },
+  {
+    name: "a batch edit",
+    request: (path) => [
+      "POST",
+      `/api/jobs/${jobId}/manifest/batch`,
+      { operations: [{ row_id: rowId, patch: { target_path: path } }] },
+    ],
+    pointer: "/operations/0/patch/target_path",
+  },
+  {
+    name: "a triage set_target",
+    request: (path) => [
+      "POST",
+      `/api/jobs/${jobId}/review-queue/batch-triage`,
+      { row_ids: [rowId], action: "set_target", value: path },
+    ],
+    pointer: "/value",
+  },
+  {
+    name: "a manual conflict target",
+    request: (path) => [
+      "POST",
+      `/api/jobs/${jobId}/manifest/conflicts/resolve`,
+      { resolutions: [{ conflict_id: conflictId, strategy: "manual", target_path: path, row_id: rowId }] },
+    ],
+    pointer: "/resolutions/0/target_path",
+  },
+];
 
 describe("target paths are bounded at the edge", () => {
   for (const entry of ENTRY_POINTS) {
