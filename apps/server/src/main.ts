@@ -12,7 +12,7 @@ import { createBrowserLanes, lateSessionStates } from "./browser-lanes.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type OpenDatabase, openDatabase } from "./db.js";
 import { createServerEmbeddings } from "./embeddings.js";
-import { createFileorgDeps } from "./fileorg.js";
+import { createFileorgDeps, serverDataPaths } from "./fileorg.js";
 import { createHttpServer } from "./http-server.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics, type Metrics } from "./metrics.js";
@@ -73,6 +73,8 @@ async function startEngines(
     fileorg: {
       allowedRoots: config.allowedRoots,
       dataDir: config.dataDir,
+      // Never planned or moved, even where an allowed root holds them: the data directory, database, keys.
+      protectedPaths: serverDataPaths(config),
       env: { VETTED_JOURNAL_KEY: config.journalKey },
       leaseMs: config.fileorgLeaseMs,
     },

@@ -104,6 +104,7 @@ describe("@vetted/fileorg/browser", () => {
     expect(files).toEqual([
       "browser.ts",
       "domain/naming-template.ts",
+      "domain/path-limits.ts",
       "domain/posix-path.ts",
       "domain/reason-labels.ts",
     ]);

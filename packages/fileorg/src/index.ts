@@ -133,6 +133,8 @@ export {
   type AnalyzeRuleSet,
   RULE_REASON_CODES,
 } from "./domain/pack-rules.js";
+export { PathInput } from "./domain/path-input.js";
+export { MAX_PATH_BYTES, MAX_SEGMENT_BYTES, pathLengthProblem } from "./domain/path-limits.js";
 export { planHashOf, planRowDigest } from "./domain/plan-hash.js";
 export type { PreferenceFamily } from "./domain/preference-family.js";
 export { PREFERENCE_FAMILIES } from "./domain/preference-family.js";
@@ -250,7 +252,11 @@ export {
   ROW_TRANSITIONS,
   sourcesOf,
 } from "./domain/transitions.js";
-export { SPECIAL_FILE_REASON, SYMLINK_REASON } from "./engine/analyze/special-rows.js";
+export {
+  PROTECTED_PATH_REASON,
+  SPECIAL_FILE_REASON,
+  SYMLINK_REASON,
+} from "./engine/analyze/special-rows.js";
 export {
   assertKnownCategories,
   createCategory,

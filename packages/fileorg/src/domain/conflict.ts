@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PathInput } from "./path-input.js";
 import { CONFLICT_STATUSES } from "./transitions.js";
 
 /** Kinds of conflict a manifest can hold. */
@@ -46,7 +47,9 @@ export const ResolveRequest = z
         z.object({
           conflict_id: z.string().min(1),
           strategy: z.enum(RESOLUTION_STRATEGIES),
-          target_path: z.string().min(1).optional().meta({ description: "Required for `manual`" }),
+          target_path: PathInput.optional().meta({
+            description: `Required for \`manual\`; ${PathInput.description}`,
+          }),
           row_id: z
             .string()
             .optional()

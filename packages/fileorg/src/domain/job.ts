@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ApplyResult } from "./apply-plan.js";
+import { PathInput } from "./path-input.js";
 import { findStrategyPack, STRATEGY_PACKS } from "./strategy-packs.js";
 import {
   FINISHED_JOB_STATUSES,
@@ -32,8 +33,10 @@ export const DEFAULT_NAMING_TEMPLATE = "{category}/{yyyy}/{name}{ext}";
 /** `POST /api/jobs/analyze` body. */
 export const AnalyzeRequest = z
   .object({
-    source_dir: z.string().min(1),
-    output_dir: z.string().min(1).optional().meta({ description: "Defaults to `source_dir`" }),
+    source_dir: PathInput,
+    output_dir: PathInput.optional().meta({
+      description: `Defaults to \`source_dir\`; ${PathInput.description}`,
+    }),
     naming_template: z.string().min(1).max(512).optional().meta({ example: DEFAULT_NAMING_TEMPLATE }),
     recursive: z.boolean().optional(),
     include_hidden: z.boolean().optional(),

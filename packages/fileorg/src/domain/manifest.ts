@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DATE_SOURCES } from "./content-date.js";
+import { PathInput } from "./path-input.js";
 import { ROW_STATUSES } from "./transitions.js";
 
 /** What apply does with a row. */
@@ -111,11 +112,9 @@ export type ManifestRow = z.infer<typeof ManifestRow>;
 /** A field-level patch of one row; fields left out keep their values. */
 export const RowPatch = z
   .object({
-    target_path: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({ description: "Absolute, or relative to the job's output directory" }),
+    target_path: PathInput.optional().meta({
+      description: `Absolute, or relative to the job's output directory; ${PathInput.description}`,
+    }),
     category: CategoryName.optional().meta({ description: "A known category (built-in or custom)" }),
     action: z.enum(ROW_ACTIONS).optional(),
   })

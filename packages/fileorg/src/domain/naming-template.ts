@@ -3,6 +3,7 @@
  * of `node:` imports (paths and byte lengths come from `posix-path.ts`), so `@vetted/fileorg/browser`
  * serves the same renderer to the web console's live preview.
  */
+import { MAX_SEGMENT_BYTES, trimTrailingDotsAndSpaces, truncateUtf8 } from "./path-limits.js";
 import { basename, dirname, extname, utf8ByteLength } from "./posix-path.js";
 
 /** Tokens a naming template may use. */
@@ -106,20 +107,22 @@ function parentName(ctx: TemplateContext): string {
 const RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
 const ILLEGAL = /[<>:"/\\|?*\u0000-\u001f\u007f]/g;
-const MAX_SEGMENT_BYTES = 255;
 
-/** Makes one path segment legal on every common file system; never empty, never `.` or `..`. */
+/**
+ * Makes one path segment legal on every common file system; never empty, never `.` or `..`, at most 255
+ * bytes (UTF-8; a long segment is cut, keeping its extension when asked and when the extension leaves room
+ * for a name). Linear in the length of `raw`.
+ */
 export function sanitizeSegment(raw: string, keepExtension = false): string {
-  let s = raw.normalize("NFC").replace(ILLEGAL, "_").trim();
-  s = s.replace(/[. ]+$/, "");
+  let s = trimTrailingDotsAndSpaces(raw.normalize("NFC").replace(ILLEGAL, "_").trim());
   if (s === "" || s === "." || s === "..") s = "_";
   if (RESERVED.test(s)) s = `_${s}`;
   if (utf8ByteLength(s) > MAX_SEGMENT_BYTES) {
-    const ext = keepExtension ? extname(s) : "";
-    const budget = MAX_SEGMENT_BYTES - utf8ByteLength(ext);
-    let stem = s.slice(0, s.length - ext.length);
-    while (utf8ByteLength(stem) > budget) stem = stem.slice(0, -1);
-    s = stem + ext;
+    const found = keepExtension ? extname(s) : "";
+    // An extension too long to leave room for a name is cut with the rest.
+    const ext = utf8ByteLength(found) > MAX_SEGMENT_BYTES / 2 ? "" : found;
+    const stem = truncateUtf8(s.slice(0, s.length - ext.length), MAX_SEGMENT_BYTES - utf8ByteLength(ext));
+    s = ext === "" ? trimTrailingDotsAndSpaces(stem) || "_" : stem + ext;
   }
   return s;
 }

@@ -2,6 +2,7 @@ import picomatch from "picomatch";
 import { z } from "zod";
 import { DEFAULT_NAMING_TEMPLATE } from "./job.js";
 import { ROW_STATUSES } from "./manifest.js";
+import { PathInput } from "./path-input.js";
 import { ReviewBucketEnum } from "./review-row.js";
 import { ReasonCode, strictFields } from "./row-filter.js";
 import { STRATEGY_PACKS } from "./strategy-packs.js";
@@ -152,17 +153,14 @@ export const RuntimeSettingsInput = z
   .object({
     allowed_roots: z
       .array(
-        z
-          .string()
-          .min(1)
-          .refine((p) => p.startsWith("/") || /^[a-z]:[\\/]/i.test(p), "must be an absolute path"),
+        PathInput.refine((p) => p.startsWith("/") || /^[a-z]:[\\/]/i.test(p), "must be an absolute path"),
       )
       .max(100)
       .optional(),
-    default_output_root: z
-      .string()
-      .min(1)
-      .refine((p) => p.startsWith("/") || /^[a-z]:[\\/]/i.test(p), "must be an absolute path")
+    default_output_root: PathInput.refine(
+      (p) => p.startsWith("/") || /^[a-z]:[\\/]/i.test(p),
+      "must be an absolute path",
+    )
       .nullable()
       .optional(),
     workers: z.number().int().min(1).max(64).optional(),

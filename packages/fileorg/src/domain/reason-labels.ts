@@ -10,6 +10,8 @@ export const REVIEW_REASON_LABELS: Readonly<Record<string, string>> = {
   UNREADABLE: "The file could not be read",
   SYMLINK: "A symlink: listed, never followed or moved",
   SPECIAL_FILE: "A special file (FIFO, socket or device): listed, never read or moved",
+  PROTECTED_PATH:
+    "The server's own data (data directory, database or key files): listed, never read or moved",
   SOURCE_CHANGED: "The file changed since it was analyzed",
   OPEN_CONFLICT: "A conflict involving this row is still open",
   LOW_CONFIDENCE: "The classification is under the confidence threshold of the strategy pack",

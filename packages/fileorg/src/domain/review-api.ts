@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CategoryName, ManifestRow } from "./manifest.js";
+import { pathLengthProblem } from "./path-limits.js";
 import { ReviewBucketEnum } from "./review-row.js";
 import { ReviewRule } from "./review-rule.js";
 import { ReasonCode, strictFields } from "./row-filter.js";
@@ -97,11 +98,10 @@ export const BatchTriageRequest = z
       description: "Act on every row of the manifest: required when neither row_ids nor a filter narrow it",
     }),
     action: z.enum(["approve", "skip", "set_category", "set_target"]),
-    value: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({ description: "The category, or the target folder or naming template" }),
+    value: z.string().min(1).optional().meta({
+      description:
+        "The category, or the target folder or naming template (at most 4096 bytes, each segment at most 255)",
+    }),
   })
   .superRefine((r, ctx) => {
     for (const issue of selectionIssues(r)) ctx.addIssue({ code: "custom", ...issue });
@@ -112,6 +112,10 @@ export const BatchTriageRequest = z
     if (r.action === "set_category" && r.value !== undefined && !CategoryName.safeParse(r.value).success) {
       ctx.addIssue({ code: "custom", path: ["value"], message: "not a category name" });
     }
+    // A target folder or template is a path: bounded before any row is rendered with it.
+    const tooLong =
+      r.action === "set_target" && r.value !== undefined ? pathLengthProblem(r.value) : undefined;
+    if (tooLong !== undefined) ctx.addIssue({ code: "custom", path: ["value"], message: tooLong });
   })
   .meta({ id: "BatchTriageRequest" });
 /** A batch triage request. */

@@ -2,6 +2,7 @@ import { compileUserRegex } from "@vetted/store";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { CategoryName } from "./manifest.js";
+import { PathInput } from "./path-input.js";
 import { basenameOf, extensionOf, ReviewBucketEnum, type ReviewRowFacts } from "./review-row.js";
 import { checkNamingTemplate } from "./template-check.js";
 
@@ -81,13 +82,10 @@ export const RuleAction = z
     z.object({ type: z.literal("set_category"), category: CategoryName }),
     z.object({
       type: z.literal("set_target"),
-      template: z
-        .string()
-        .min(1)
-        .superRefine((t, ctx) => {
-          for (const issue of checkNamingTemplate(t))
-            ctx.addIssue({ code: "custom", message: `${issue.part}: ${issue.message}` });
-        }),
+      template: PathInput.superRefine((t, ctx) => {
+        for (const issue of checkNamingTemplate(t))
+          ctx.addIssue({ code: "custom", message: `${issue.part}: ${issue.message}` });
+      }),
     }),
     z.object({ type: z.literal("skip") }),
     z.object({ type: z.literal("approve") }),

@@ -4,6 +4,7 @@
  */
 import { posix } from "node:path";
 import { sanitizeSegment, splitName } from "./naming-template.js";
+import { pathLengthProblem } from "./path-limits.js";
 
 export {
   isInside,
@@ -37,11 +38,14 @@ export type TargetCheck = { ok: true; path: string } | { ok: false; message: str
 
 /**
  * Resolves an edited target path (absolute, or relative to `outputDir`) into a normalized absolute path,
- * refusing empty, `.`/`..`-escaping or illegal segments. Whether it is inside the output root is the
+ * refusing empty, `.`/`..`-escaping, illegal or too long segments and paths over 4096 bytes (checked first,
+ * in one pass, so a huge input costs no more than reading it). Whether it is inside the output root is the
  * caller's question (an outside target becomes an `outside_root` conflict).
  */
 export function resolveTargetPath(outputDir: string, input: string): TargetCheck {
   if (input.includes("\0")) return { ok: false, message: "The target path contains a NUL byte." };
+  const tooLong = pathLengthProblem(input);
+  if (tooLong !== undefined) return { ok: false, message: tooLong };
   const raw = input.startsWith("/") ? input : `${outputDir}/${input}`;
   const parts = raw.split("/").slice(1);
   const out: string[] = [];
@@ -59,5 +63,7 @@ export function resolveTargetPath(outputDir: string, input: string): TargetCheck
     out.push(part.normalize("NFC"));
   }
   if (out.length === 0) return { ok: false, message: "The target path is empty." };
-  return { ok: true, path: `/${out.join("/")}` };
+  const path = `/${out.join("/")}`;
+  const resolvedTooLong = pathLengthProblem(path);
+  return resolvedTooLong === undefined ? { ok: true, path } : { ok: false, message: resolvedTooLong };
 }

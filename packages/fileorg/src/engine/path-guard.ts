@@ -4,6 +4,7 @@ import { homedir, tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { isInside } from "../domain/template.js";
 import { FileorgError, PathOutsideRootError } from "../errors.js";
+import { isProtectedPath, resolveProtectedPaths } from "./protected-paths.js";
 
 /** Allowed roots when none are configured: the home directory and the system temp directory. */
 export function defaultAllowedRoots(): string[] {
@@ -23,10 +24,17 @@ export interface PathGuard {
   resolvePossiblyMissing(path: string): Promise<string>;
   /** True when a real path lies inside an allowed root. */
   isAllowed(realPath: string): boolean;
+  /** The never-touch set (as given and as real paths): the server's data directory, database and key files. */
+  readonly protectedPaths: readonly string[];
+  /** True when a path is protected or inside a protected folder: never planned, moved or written. */
+  isProtected(path: string): boolean;
 }
 
-/** Builds a guard over `roots` (resolved to real paths once; missing roots are ignored). */
-export function createPathGuard(roots: readonly string[]): PathGuard {
+/**
+ * Builds a guard over `roots` (resolved to real paths once; missing roots are ignored). A path inside
+ * `protectedPaths` resolves to PATH_PROTECTED even when it lies inside a root.
+ */
+export function createPathGuard(roots: readonly string[], protectedPaths: readonly string[] = []): PathGuard {
   const real: string[] = [];
   for (const root of roots) {
     try {
@@ -36,6 +44,17 @@ export function createPathGuard(roots: readonly string[]): PathGuard {
     }
   }
   const isAllowed = (p: string) => real.some((root) => isInside(root, p));
+  const never = resolveProtectedPaths(protectedPaths);
+  const isProtected = (p: string) => isProtectedPath(never, p);
+  const checkProtected = (path: string, resolved: string) => {
+    if (isProtected(resolved)) {
+      throw new FileorgError(
+        "PATH_PROTECTED",
+        `The path ${path} is the server's own data (its data directory, database or key files); fileorg never plans, moves or writes there.`,
+        { path },
+      );
+    }
+  };
   const checkSyntax = (path: string) => {
     if (!isAbsolute(path)) {
       throw new FileorgError(
@@ -56,6 +75,8 @@ export function createPathGuard(roots: readonly string[]): PathGuard {
   return {
     roots: real,
     isAllowed,
+    protectedPaths: never,
+    isProtected,
     async resolveDirectory(path) {
       checkSyntax(path);
       let resolved: string;
@@ -67,6 +88,7 @@ export function createPathGuard(roots: readonly string[]): PathGuard {
         throw new FileorgError("SOURCE_NOT_FOUND", `The directory ${path} does not exist.`, { path });
       }
       if (!isAllowed(resolved)) throw new PathOutsideRootError(path, real);
+      checkProtected(path, resolved);
       const info = await stat(resolved);
       if (!info.isDirectory()) {
         throw new FileorgError("NOT_A_DIRECTORY", `The path ${path} is not a directory.`, { path });
@@ -82,6 +104,7 @@ export function createPathGuard(roots: readonly string[]): PathGuard {
           await lstat(current);
           const resolved = join(await realpath(current), ...rest.reverse());
           if (!isAllowed(resolved)) throw new PathOutsideRootError(path, real);
+          checkProtected(path, resolved);
           return resolved;
         } catch (err) {
           if (err instanceof FileorgError) throw err;

@@ -1,4 +1,5 @@
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { JobKind } from "../domain/job.js";
 import type { AnalyzeRuleSet } from "../domain/pack-rules.js";
 import type { RowAdjuster } from "./analyze/rows.js";
@@ -7,7 +8,7 @@ import type { EngineContext } from "./context.js";
 import type { Database } from "./db.js";
 import { createId } from "./ids.js";
 import { createJournalSigner, type JournalSigner } from "./journal.js";
-import { loadJournalKey } from "./journal-key.js";
+import { JOURNAL_KEY_FILE, loadJournalKey } from "./journal-key.js";
 import { createLeaseOwner } from "./lease.js";
 import { createPathGuard, defaultAllowedRoots } from "./path-guard.js";
 import { EventHub, type JobRecord } from "./records.js";
@@ -32,8 +33,19 @@ export interface FileorgEngineOptions {
    * `VETTED_JOURNAL_KEY`, or generated once into the data directory with mode 0600).
    */
   journalKey?: Uint8Array;
-  /** Where the journal key file lives when `journalKey` is not given (default: the system temp directory). */
+  /**
+   * Where the journal key file lives when `journalKey` is not given (default: the system temp directory).
+   * When given, the whole directory is never touched (as if listed in `protectedPaths`).
+   */
   dataDir?: string;
+  /**
+   * Files and folders the engine never touches, whatever the roots and options (a folder covers everything
+   * in it): analyze lists a protected entry as a blocked `PROTECTED_PATH` row and never descends into it,
+   * apply refuses to move a row from or to one, and a source, output or edited target inside one is
+   * PATH_PROTECTED. The server passes its data directory, database files and key files. The journal key
+   * file the engine reads or generates is always protected.
+   */
+  protectedPaths?: readonly string[];
   /** Environment read for `VETTED_JOURNAL_KEY` (default `process.env`). */
   env?: Record<string, string | undefined>;
   /** Always move by copy + fsync + verify + unlink, as across devices (default false: link, then unlink). */
@@ -80,6 +92,14 @@ export interface FileorgResources {
   wake: () => void;
 }
 
+/** The never-touch set of an engine: the given paths, the data directory, and the journal key file it uses. */
+function protectedPathsOf(options: FileorgEngineOptions): string[] {
+  const out = [...(options.protectedPaths ?? [])];
+  if (options.dataDir !== undefined) out.push(options.dataDir);
+  if (options.journalKey === undefined) out.push(join(options.dataDir ?? tmpdir(), JOURNAL_KEY_FILE));
+  return out;
+}
+
 /** Builds the shared resources of one engine from its options. */
 export function createFileorgResources(options: FileorgEngineOptions): FileorgResources {
   const hub = new EventHub();
@@ -88,7 +108,7 @@ export function createFileorgResources(options: FileorgEngineOptions): FileorgRe
     clock: options.clock ?? Date.now,
     ids: options.ids ?? createId,
     hub,
-    guard: createPathGuard(options.allowedRoots ?? defaultAllowedRoots()),
+    guard: createPathGuard(options.allowedRoots ?? defaultAllowedRoots(), protectedPathsOf(options)),
     publish(messages) {
       for (const m of messages) hub.publish(m);
     },

@@ -88,6 +88,8 @@ export interface AnalyzePlan {
   confidenceThreshold?: number | undefined;
   /** Adjusts a new row before its bucket is computed (review's learned suggestions). */
   adjust?: RowAdjuster | undefined;
+  /** The never-touch set (the server's own data): listed as blocked rows, never read or moved. */
+  isProtected?: ((path: string) => boolean) | undefined;
   /** Whether each target folder exists (filled during the walk). */
   directories?: Map<string, Promise<boolean>>;
 }

@@ -19,7 +19,7 @@ import {
   workersOf,
 } from "./rules-at-analyze.js";
 import { buildSpecialRow } from "./special-rows.js";
-import { inspectAll, mapBounded, type WalkStats, walkFiles } from "./walk.js";
+import { inspectAll, listProtected, mapBounded, type WalkStats, walkFiles } from "./walk.js";
 
 /**
  * Rows per insert transaction. The SHA-256 and target indexes take rows in random order, so each batch
@@ -97,6 +97,11 @@ async function scanRows(
   const files = (async function* () {
     const paths: AsyncIterable<string> | Iterable<string> = listed ?? walkFiles(plan.sourceDir, plan, stats);
     for await (const path of paths) {
+      // A listed file (an inbox batch) may be protected too; the walk already lists the ones it meets.
+      if (plan.isProtected?.(path) === true) {
+        listProtected(path, false, stats);
+        continue;
+      }
       totals.discovered++;
       yield path;
     }
@@ -206,6 +211,7 @@ async function runAnalyze(
     directories: stats.directories,
     skipped_entries: stats.skippedEntries,
     special_entries: stats.specialEntries?.length ?? 0,
+    protected_entries: stats.specialEntries?.filter((e) => e.kind === "protected").length ?? 0,
     conflicts,
   };
 }
@@ -227,6 +233,7 @@ export function analyzeBody(res: FileorgResources): JobBody {
       files: Array.isArray(p.files) ? p.files.map(String) : undefined,
       confidenceThreshold: thresholdOf(run.job),
       adjust,
+      isProtected: (path) => res.ctx.guard.isProtected(path),
       directories: new Map(),
     };
     // Runtime limits, the strategy pack and the saved rules act on each row as it is built.

@@ -2,6 +2,7 @@ import { lstat, readlink } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { pathKey } from "../../domain/template.js";
 import { digestOf, type RowRecord, reviewOf } from "../manifest/index.js";
+import { PROTECTED_PATH_REASON } from "../protected-paths.js";
 import { type AnalyzePlan, buildRow } from "./rows.js";
 import type { SpecialEntry } from "./walk.js";
 
@@ -9,6 +10,7 @@ import type { SpecialEntry } from "./walk.js";
 export const SYMLINK_REASON = "SYMLINK";
 /** The reason a FIFO, socket or device is listed and never moved. */
 export const SPECIAL_FILE_REASON = "SPECIAL_FILE";
+export { PROTECTED_PATH_REASON } from "../protected-paths.js";
 
 /** Where a symlink points (resolved against its folder), or undefined when it cannot be read. */
 export async function linkTargetOf(path: string): Promise<string | undefined> {
@@ -22,6 +24,12 @@ async function describe(entry: SpecialEntry): Promise<{ code: string; message: s
     return {
       code: SYMLINK_REASON,
       message: `A symlink${target === undefined ? "" : ` to ${target}`}: never followed, never moved.`,
+    };
+  }
+  if (entry.kind === "protected") {
+    return {
+      code: PROTECTED_PATH_REASON,
+      message: "The server's own data (its data directory, database or key files): never read, never moved.",
     };
   }
   return {

@@ -16,12 +16,17 @@ export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([
 export interface WalkOptions {
   recursive: boolean;
   includeHidden: boolean;
+  /** The never-touch set: a protected entry is listed (not yielded, not descended into). */
+  isProtected?: ((path: string) => boolean) | undefined;
 }
 
-/** A symlink or special file (FIFO, socket, device) the walk passed over: listed as a skipped row. */
+/**
+ * A symlink, special file (FIFO, socket, device) or protected path (the server's own data) the walk passed
+ * over: listed as a blocked row.
+ */
 export interface SpecialEntry {
   path: string;
-  kind: "symlink" | "special";
+  kind: "symlink" | "special" | "protected";
 }
 
 /** At most this many symlinks and special files are listed per analyze; the rest are only counted. */
@@ -40,6 +45,15 @@ function isSkipped(name: string, isDir: boolean, options: WalkOptions): boolean 
   if (isDir && !options.includeHidden && SKIPPED_DIRECTORIES.has(name)) return true;
   // temp files of an interrupted apply are never part of a plan
   return !isDir && name.includes(".vetted-tmp-");
+}
+
+/** Lists a protected entry as a special one (unless hidden entries are skipped anyway); never descends. */
+export function listProtected(path: string, skipped: boolean, stats: WalkStats): void {
+  if (!skipped && stats.specialEntries !== undefined && stats.specialEntries.length < MAX_SPECIAL_ENTRIES) {
+    stats.specialEntries.push({ path, kind: "protected" });
+  } else {
+    stats.skippedEntries++;
+  }
 }
 
 /** Streams the regular files under `root` depth-first; only pending directory paths are held in memory. */
@@ -63,7 +77,9 @@ export async function* walkFiles(
     const subdirs: string[] = [];
     for await (const entry of handle) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) {
+      if (options.isProtected?.(path) === true) {
+        listProtected(path, isSkipped(entry.name, entry.isDirectory(), options), stats);
+      } else if (entry.isDirectory()) {
         if (isSkipped(entry.name, true, options)) stats.skippedEntries++;
         else if (options.recursive) subdirs.push(path);
       } else if (entry.isFile()) {

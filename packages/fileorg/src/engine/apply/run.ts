@@ -12,6 +12,7 @@ import { createInspectPool, type InspectPool, readerThreadsFor } from "../inspec
 import { recomputeConflicts } from "../manifest/index.js";
 import { MOVE_CONCURRENCY, type MoveScope } from "../move-steps.js";
 import { mapLimit } from "../pool.js";
+import { protectedRowProblem } from "../protected-paths.js";
 import { findJob, type JobRecord } from "../records.js";
 import type { JobRun } from "../run.js";
 import { createConfinement, missingDirectories } from "./confinement.js";
@@ -47,6 +48,8 @@ interface ApplyPlanning {
   files: InspectPool;
   known: Set<string>;
   confined: (dir: string) => Promise<boolean>;
+  /** The never-touch set, checked again per row: a plan may predate it. */
+  isProtected: (path: string) => boolean;
 }
 
 async function targetProblem(
@@ -89,6 +92,7 @@ async function planGroup(p: ApplyPlanning, group: readonly MoveRow[], totals: Ap
     : [];
   for (const [i, row] of group.entries()) {
     const error =
+      protectedRowProblem(p.isProtected, row) ??
       sourceProblem(sources[i], row) ??
       (await targetProblem(p, row, plannedTargets, occupiedNow[i] === true));
     if (error !== undefined) {
@@ -189,6 +193,7 @@ function planningOf(run: JobRun, manifest: JobRecord, dryRun: boolean): ApplyPla
     files: createInspectPool(readerThreadsFor(MOVE_CONCURRENCY)),
     known: new Set(),
     confined: createConfinement(outputDir),
+    isProtected: (path) => ctx.guard.isProtected(path),
   };
 }
 
