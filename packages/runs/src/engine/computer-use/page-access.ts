@@ -1,27 +1,33 @@
 import type { Page } from "playwright-core";
 import type { BrowserLease } from "../../browser/host.js";
+import type { OutboundGuard } from "../../browser/network-guard.js";
 import { type AriaNode, parseAriaSnapshot } from "../../domain/aria-snapshot.js";
 import type { ComputerUseResources } from "./resources.js";
 
 /** The page a computer-use session acts in: its recording session's live page, or its own. */
-export async function pageOf(
+export async function pageOf(r: ComputerUseResources, cusId: string, sessionId: string | null): Promise<Page> {
+  return (await pageAccess(r, cusId, sessionId)).page;
+}
+
+/** The page a computer-use session acts in, with the outbound guard of its context. */
+export async function pageAccess(
   r: ComputerUseResources,
   cusId: string,
   sessionId: string | null,
-): Promise<Page> {
-  if (sessionId !== null) return (await r.sessions.livePage(sessionId)).page;
+): Promise<{ page: Page; outbound: OutboundGuard }> {
+  if (sessionId !== null) return r.sessions.livePage(sessionId);
   let pending = r.ownPages.get(cusId);
   if (pending !== undefined) {
     const lease = await pending.catch(() => undefined);
     if (lease !== undefined && !lease.signal.aborted) {
       lease.touch();
-      return lease.page;
+      return lease;
     }
   }
   pending = r.browser.acquire(cusId);
   r.ownPages.set(cusId, pending);
   pending.catch(() => r.ownPages.delete(cusId));
-  return (await pending).page;
+  return pending;
 }
 
 /** Releases the pages computer-use sessions opened for themselves. */

@@ -1,3 +1,4 @@
+import type { OutboundGuard } from "../../browser/network-guard.js";
 import type { Clock, IdGenerator } from "@vetted/store";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { BrowserContext, Page } from "playwright-core";
@@ -6,7 +7,7 @@ import type { Planner } from "./planner.js";
 
 /** The recording sessions a computer-use session may act in (the sessions engine's `livePage`). */
 export interface LiveSessions {
-  livePage(sessionId: string): Promise<{ page: Page; context: BrowserContext }>;
+  livePage(sessionId: string): Promise<{ page: Page; context: BrowserContext; outbound: OutboundGuard }>;
 }
 
 /** What {@link createComputerUseEngine} is built from. */
