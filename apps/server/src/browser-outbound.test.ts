@@ -42,7 +42,10 @@ describe("one outbound policy for the server's browser contexts", { timeout: 120
 
   it("refuses a session that would open the protected provider, before it is reached", async () => {
     const before = site.requests().filter((r) => r.includes(site.payHost)).length;
-    const started = await api.post("/api/sessions/start", { start_url: `${site.payUrl}/pay`, mode: "manual" });
+    const started = await api.post("/api/sessions/start", {
+      start_url: `${site.payUrl}/pay`,
+      mode: "manual",
+    });
     expect(started.status).toBe(422);
     expect(started.json).toMatchObject({
       error: { code: "START_URL_DENIED", details: { provider_domain: site.payHost } },

@@ -1,10 +1,10 @@
 import type { CDPSession, Frame, Page } from "playwright-core";
+import type { OutboundGuard } from "../browser/network-guard.js";
 import { matchProtectedDomain } from "../domain/providers.js";
 import type { Step } from "../domain/steps.js";
 import { stepAttempt } from "../domain/transitions.js";
 import { RunsError } from "../errors.js";
 import type { StepOutcome, StepType } from "../steps/step-type.js";
-import type { OutboundGuard } from "../browser/network-guard.js";
 import type { Held } from "./browser-runtime.js";
 import { captureJpeg, type EvidenceDraft, writeScreenshot } from "./evidence.js";
 import { createRedactor } from "./redactor.js";

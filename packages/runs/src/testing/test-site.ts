@@ -119,7 +119,8 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       }
       if (url.pathname === "/frames/note") return send(res, 200, pages.note());
       if (url.pathname === "/go") return redirect(res, url.searchParams.get("to") ?? "/");
-      if (url.pathname === "/leaky") return send(res, 200, leakyPage(url.searchParams.get("kind") ?? "", payUrl));
+      if (url.pathname === "/leaky")
+        return send(res, 200, leakyPage(url.searchParams.get("kind") ?? "", payUrl));
       if (session === undefined) return redirect(res, "/login");
       if (url.pathname === "/account") return send(res, 200, pages.account(session.email));
       if (req.method === "POST" && url.pathname === "/otp") {

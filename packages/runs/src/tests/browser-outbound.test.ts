@@ -40,7 +40,11 @@ describe("the outbound guard of browser contexts: every hop of a redirect", { ti
     expect(providerSaw("/pay")).toHaveLength(before);
 
     await engine.resumeRun(paused.id, { kind: "approval", approved: true });
-    const done = await waitFor(() => engine.getRun(paused.id), (r) => r.status === "success", 20_000);
+    const done = await waitFor(
+      () => engine.getRun(paused.id),
+      (r) => r.status === "success",
+      20_000,
+    );
     expect(done.status).toBe("success");
     expect(providerSaw("/pay")).toHaveLength(before + 1);
   });
@@ -67,36 +71,48 @@ describe("the outbound guard of browser contexts: every hop of a redirect", { ti
       { id: "open", type: "navigate", url: via("http://169.254.169.254/latest/meta-data/") },
     ]);
     expect(run.status).toBe("failed");
-    expect(run.error).toContain("open: OUTBOUND_DENIED: requests to 169.254.169.254 are denied (169.254.0.0/16)");
+    expect(run.error).toContain(
+      "open: OUTBOUND_DENIED: requests to 169.254.169.254 are denied (169.254.0.0/16)",
+    );
   });
 });
 
-describe("the outbound guard of browser contexts: requests a page sends by itself", { timeout: 90_000 }, () => {
-  it.each(LEAK_KINDS)("pauses the run when the page sends a %s to the protected provider; it never leaves", async (kind) => {
-    const { engine } = await suite.engineWith();
-    const path = kind === "websocket" ? "/socket" : kind === "image" ? "/collect.png" : "/collect";
-    const before = providerSaw(path).length;
-    const run = await runSteps(engine, [
-      { id: "open", type: "navigate", url: `${suite.site.url}/leaky?kind=${kind}` },
-    ]);
-    expect(run.status, run.error ?? "").toBe("waiting_user");
-    expect(run.wait_context).toMatchObject({
-      reason_code: "provider_protected_payment_step",
-      provider_domain: suite.site.payHost,
-    });
-    expect(providerSaw(path)).toHaveLength(before);
-  });
+describe("the outbound guard of browser contexts: requests a page sends by itself", {
+  timeout: 90_000,
+}, () => {
+  it.each(LEAK_KINDS)(
+    "pauses the run when the page sends a %s to the protected provider; it never leaves",
+    async (kind) => {
+      const { engine } = await suite.engineWith();
+      const path = kind === "websocket" ? "/socket" : kind === "image" ? "/collect.png" : "/collect";
+      const before = providerSaw(path).length;
+      const run = await runSteps(engine, [
+        { id: "open", type: "navigate", url: `${suite.site.url}/leaky?kind=${kind}` },
+      ]);
+      expect(run.status, run.error ?? "").toBe("waiting_user");
+      expect(run.wait_context).toMatchObject({
+        reason_code: "provider_protected_payment_step",
+        provider_domain: suite.site.payHost,
+      });
+      expect(providerSaw(path)).toHaveLength(before);
+    },
+  );
 });
 
 describe("the outbound guard: spellings of an address", { timeout: 90_000 }, () => {
-  it.each(["0", "0.0.0.0"])("treats http://%s:… as the loopback address it reaches (protected 127.0.0.1)", async (host) => {
-    const { engine } = await suite.engineWith({
-      protectedDomains: ["127.0.0.1"],
-      outbound: { allow: ["127.0.0.0/8"] },
-    });
-    const port = new URL(suite.site.url).port;
-    const run = await runSteps(engine, [{ id: "open", type: "navigate", url: `http://${host}:${port}/login` }]);
-    expect(run.status, run.error ?? "").toBe("waiting_user");
-    expect(run.wait_context).toMatchObject({ provider_domain: "127.0.0.1" });
-  });
+  it.each(["0", "0.0.0.0"])(
+    "treats http://%s:… as the loopback address it reaches (protected 127.0.0.1)",
+    async (host) => {
+      const { engine } = await suite.engineWith({
+        protectedDomains: ["127.0.0.1"],
+        outbound: { allow: ["127.0.0.0/8"] },
+      });
+      const port = new URL(suite.site.url).port;
+      const run = await runSteps(engine, [
+        { id: "open", type: "navigate", url: `http://${host}:${port}/login` },
+      ]);
+      expect(run.status, run.error ?? "").toBe("waiting_user");
+      expect(run.wait_context).toMatchObject({ provider_domain: "127.0.0.1" });
+    },
+  );
 });

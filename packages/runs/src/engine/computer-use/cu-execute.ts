@@ -1,6 +1,6 @@
-import type { OutboundGuard } from "../../browser/network-guard.js";
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Page } from "playwright-core";
+import type { OutboundGuard } from "../../browser/network-guard.js";
 import { summarizeNodes } from "../../domain/aria-snapshot.js";
 import type { CuExecution } from "../../domain/computer-use.js";
 import { ActionRefusedError } from "../../lane-errors.js";

@@ -5,7 +5,11 @@ import { type AriaNode, parseAriaSnapshot } from "../../domain/aria-snapshot.js"
 import type { ComputerUseResources } from "./resources.js";
 
 /** The page a computer-use session acts in: its recording session's live page, or its own. */
-export async function pageOf(r: ComputerUseResources, cusId: string, sessionId: string | null): Promise<Page> {
+export async function pageOf(
+  r: ComputerUseResources,
+  cusId: string,
+  sessionId: string | null,
+): Promise<Page> {
   return (await pageAccess(r, cusId, sessionId)).page;
 }
 

@@ -1,7 +1,7 @@
-import type { OutboundGuard } from "../../browser/network-guard.js";
 import type { KeysetPage } from "@vetted/store";
 import { desc } from "drizzle-orm";
 import type { BrowserContext, Page } from "playwright-core";
+import type { OutboundGuard } from "../../browser/network-guard.js";
 import type { Flow } from "../../domain/flow.js";
 import { buildFlowDraft } from "../../domain/flow-draft.js";
 import { type FlowDraft, FlowFromSessionInput, type Session } from "../../domain/session.js";

@@ -1,9 +1,9 @@
-import type { OutboundGuard } from "../../browser/network-guard.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runTransaction } from "@vetted/store";
 import { and, eq, ne } from "drizzle-orm";
 import type { StorageState } from "../../browser/host.js";
+import type { OutboundGuard } from "../../browser/network-guard.js";
 import { buildFlowDraft } from "../../domain/flow-draft.js";
 import { type Session, SessionStartInput, type StoredArtifact } from "../../domain/session.js";
 import { InvalidInputError, SessionNotFoundError } from "../../errors.js";
@@ -94,11 +94,15 @@ function watchLease(r: SessionsResources, id: string, live: LiveSession): void {
 function refusedStart(startUrl: string, outbound: OutboundGuard): void {
   const d = outbound.denied;
   if (d !== undefined)
-    throw new SessionStartError("START_URL_DENIED", `${startUrl}: requests to ${d.host} are denied (${d.rule})`, {
-      start_url: startUrl,
-      host: d.host,
-      rule: d.rule,
-    });
+    throw new SessionStartError(
+      "START_URL_DENIED",
+      `${startUrl}: requests to ${d.host} are denied (${d.rule})`,
+      {
+        start_url: startUrl,
+        host: d.host,
+        rule: d.rule,
+      },
+    );
   const provider = outbound.blockedProvider;
   if (provider !== undefined)
     throw new SessionStartError(
