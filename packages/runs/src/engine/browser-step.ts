@@ -242,11 +242,9 @@ export async function runBrowserStep(
     return { outcome: errorOutcome(step.id, err), durationMs: Math.round(performance.now() - t0) };
   }
   const { lease, guard } = held;
-  Object.assign(lease.outbound, {
-    approved: row.gate.approved_steps.includes(step.id),
-    blockedProvider: undefined,
-    denied: undefined,
-  });
+  // What the guard stopped since the last step told its outcome (a request the page sent late) is this
+  // step's to tell: it is cleared once told, not here.
+  lease.outbound.approved = row.gate.approved_steps.includes(step.id);
   const x: InPage = { r, row, step, type, signal, held, evidenceId: r.newId("ev"), screenshots: {} };
   const secret = holdsSecret(row.steps[row.cursor]);
   const urlBefore = lease.page.url();
@@ -258,7 +256,7 @@ export async function runBrowserStep(
     const cause = lease.signal.aborted ? lease.signal.reason : err;
     outcome = guarded(step.id, lease.outbound, errorOutcome(step.id, cause));
   }
-  lease.outbound.approved = false;
+  Object.assign(lease.outbound, { approved: false, blockedProvider: undefined, denied: undefined });
   const urlAfter = lease.signal.aborted ? null : lease.page.url();
   const resumeUrl = outcome.kind === "protected" ? urlBefore : (urlAfter ?? "");
   if (/^https?:/i.test(resumeUrl)) guard.resumeUrl = resumeUrl;

@@ -88,6 +88,8 @@ describe("the outbound guard of browser contexts: requests a page sends by itsel
       const before = providerSaw(path).length;
       const run = await runSteps(engine, [
         { id: "open", type: "navigate", url: `${suite.site.url}/leaky?kind=${kind}` },
+        // A request the page sends later than the navigate waits for is told by the next step.
+        { id: "look", type: "wait_for", text: "Leaky" },
       ]);
       expect(run.status, run.error ?? "").toBe("waiting_user");
       expect(run.wait_context).toMatchObject({
