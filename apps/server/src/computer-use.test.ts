@@ -86,9 +86,15 @@ describe("computer use over HTTP", { timeout: 120_000 }, () => {
 
   it('answers "click Pay now" (critical) with 409 until confirmed, then pays once for four concurrent executes', async () => {
     const session = body<{ id: string }>(
-      await api.post("/api/sessions/start", { start_url: `${site.payUrl}/pay?order=ord_1` }),
+      // A session may not open the provider itself; the shop embeds its card form.
+      await api.post("/api/sessions/start", { start_url: `${site.url}/frames` }),
     );
-    const { cus, action } = await act(session.id, "click Pay now");
+    // The card form's frame loads after the session's page: preview once it shows "Pay now".
+    let { cus, action } = await act(session.id, "click Pay now");
+    for (let i = 0; i < 50 && action.risk_level !== "critical"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      ({ cus, action } = await act(session.id, "click Pay now"));
+    }
     expect(action).toMatchObject({ risk_level: "critical", require_confirmation: true });
     const early = await api.post(`${CU}/${cus}/execute/${action.action_id}`);
     expect(early).toMatchObject({ status: 409, code: "CONFIRMATION_REQUIRED" });
@@ -106,13 +112,13 @@ describe("computer use over HTTP", { timeout: 120_000 }, () => {
     for (const other of others) expect(other.json).toEqual(a.json);
     expect(a.json).toMatchObject({
       ok: true,
-      url_after: `${site.payUrl}/paid`,
+      url_after: `${site.url}/frames`,
       action: { status: "executed" },
     });
     expect(site.payments()).toBe(1);
 
-    const rejected = await act(session.id, "scroll down");
-    expect(rejected.action.risk_level).toBe("critical"); // any action on the protected provider's page
+    const rejected = await act(session.id, `open ${site.payUrl}/pay`);
+    expect(rejected.action.risk_level).toBe("critical"); // any action reaching the protected provider
     await api.post(`${CU}/${rejected.cus}/confirm/${rejected.action.action_id}`, { approved: false });
     expect(await api.post(`${CU}/${rejected.cus}/execute/${rejected.action.action_id}`)).toMatchObject({
       status: 409,

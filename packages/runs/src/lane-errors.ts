@@ -14,10 +14,17 @@ export class SessionNotActiveError extends RunsError {
   }
 }
 
-/** `start_url` is not an absolute http(s) URL, or it did not load. */
+/**
+ * `start_url` is not an absolute http(s) URL, it did not load, or the outbound policy refused it (or a
+ * hop of its redirects): a denied host, the server's own address, or a protected payment provider.
+ */
 export class SessionStartError extends RunsError {
   override readonly name = "SessionStartError";
-  constructor(code: "START_URL_INVALID" | "START_URL_UNREACHABLE", message: string, details?: unknown) {
+  constructor(
+    code: "START_URL_INVALID" | "START_URL_UNREACHABLE" | "START_URL_DENIED",
+    message: string,
+    details?: unknown,
+  ) {
     super(code, message, details);
   }
 }

@@ -1,6 +1,9 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { DEFAULT_PROTECTED_PROVIDER_DOMAINS } from "../domain/providers.js";
+import { createOutboundPolicy } from "../engine/outbound.js";
 import { BrowserCrashedError, BrowserUnavailableError } from "../errors.js";
 import { createLease, type LeaseHandle } from "./lease.js";
+import { NetworkGuard, type OutboundGuard, type OutboundJudge } from "./network-guard.js";
 
 /** Cookies and localStorage of a browser context, as Playwright saves and restores them. */
 export type StorageState = Awaited<ReturnType<BrowserContext["storageState"]>>;
@@ -24,6 +27,11 @@ export interface BrowserHostOptions {
   /** Why there is no browser, when `executablePath` is undefined (shown in health and errors). */
   unavailableReason?: string;
   logger?: BrowserHostLogger;
+  /**
+   * Judges every request of every context (see {@link BrowserHost.setOutbound}); default: the default
+   * outbound policy with the default protected providers.
+   */
+  outbound?: OutboundJudge;
 }
 
 /** What `GET /api/health` shows of the browser. */
@@ -59,6 +67,8 @@ export interface BrowserLease {
   readonly page: Page;
   readonly signal: AbortSignal;
   readonly crashed: boolean;
+  /** The context's outbound guard: set `approved` while a person-approved step acts; read what it stopped. */
+  readonly outbound: OutboundGuard;
   /** Marks the lease used now (idle contexts are closed after `idleMs`). */
   touch(): void;
   /** Closes the context and frees its slot. Idempotent. */
@@ -75,6 +85,12 @@ export interface BrowserHost {
    * @throws BrowserUnavailableError when there is no browser or it will not start
    */
   acquire(owner: string, options?: AcquireOptions): Promise<BrowserLease>;
+  /**
+   * Sets the one outbound policy every context of this host is held to (the run engine hands over its
+   * own, so runs, sessions, computer use and spare contexts share it). Requests already judged by a
+   * context keep their decision.
+   */
+  setOutbound(judge: OutboundJudge): void;
   /** Starts the browser ahead of the first acquire. */
   warm(): Promise<void>;
   /** Closes every context and the browser; later acquires are refused. */
@@ -89,6 +105,8 @@ interface Waiter {
 class Host implements BrowserHost {
   readonly available: boolean;
   private browser: Browser | undefined;
+  private readonly guards = new WeakMap<Browser, NetworkGuard>();
+  private judge: OutboundJudge;
   private launching: Promise<Browser> | undefined;
   private readonly leases = new Set<LeaseHandle>();
   private readonly queue: Waiter[] = [];
@@ -105,8 +123,13 @@ class Host implements BrowserHost {
     this.available = o.executablePath !== undefined;
     this.maxContexts = Math.max(1, o.maxContexts ?? 4);
     this.idleMs = o.idleMs ?? 300_000;
+    this.judge = o.outbound ?? defaultJudge();
     this.sweeper = setInterval(() => this.closeIdle(), Math.max(50, Math.min(5_000, this.idleMs / 4)));
     this.sweeper.unref();
+  }
+
+  setOutbound(judge: OutboundJudge): void {
+    this.judge = judge;
   }
 
   status(): BrowserHostStatus {
@@ -140,12 +163,16 @@ class Host implements BrowserHost {
         serviceWorkers: "block",
       });
       const page = await context.newPage();
+      const guard = this.guards.get(browser);
+      if (guard === undefined) throw new BrowserCrashedError();
+      const outbound = await guard.register(context, page);
       options.signal?.throwIfAborted();
       const lease = createLease({
         id: `lease_${++this.nextId}`,
         owner,
         context,
         page,
+        outbound,
         onEnd: (handle) => this.endLease(handle),
       });
       this.leases.add(lease);
@@ -226,7 +253,13 @@ class Host implements BrowserHost {
       .then(({ chromium }) =>
         chromium.launch({ executablePath, headless: true, timeout: this.o.launchTimeoutMs ?? 30_000 }),
       )
-      .then((browser) => {
+      .then(async (browser) => {
+        // Every request of every context is judged from the first one on.
+        const guard = await NetworkGuard.attach(browser, () => this.judge).catch(async (err: unknown) => {
+          await browser.close().catch(() => undefined);
+          throw err;
+        });
+        this.guards.set(browser, guard);
         this.launchError = undefined;
         if (this.closed) {
           void browser.close();
@@ -277,11 +310,18 @@ class Host implements BrowserHost {
   }
 }
 
+/** The default outbound policy with the default protected payment providers. */
+function defaultJudge(): OutboundJudge {
+  const policy = createOutboundPolicy();
+  return { decide: (url) => policy.decide(url, DEFAULT_PROTECTED_PROVIDER_DOMAINS) };
+}
+
 /**
  * The browser host: one headless Chromium process (launched on first use through `playwright-core`, which
  * never downloads a browser), one isolated context per lease, at most `maxContexts` at once with a FIFO
  * queue, idle contexts closed after `idleMs`, and a browser that crashes restarted — its leases end with
- * `BROWSER_CRASHED` rather than hang.
+ * `BROWSER_CRASHED` rather than hang. Every request of every context (each redirect hop, frames, workers,
+ * WebSockets) is judged by one outbound policy before it leaves (see {@link NetworkGuard}).
  */
 export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
   return new Host(options);

@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from "playwright-core";
 import type { BrowserLease } from "./host.js";
+import type { OutboundGuard } from "./network-guard.js";
 
 /** The host's side of a lease: its public face, when it was last used, and how it crashes. */
 export interface LeaseHandle {
@@ -15,6 +16,7 @@ export interface LeaseParts {
   owner: string;
   context: BrowserContext;
   page: Page;
+  outbound: OutboundGuard;
   /** Called once when the lease ends, however it ends. */
   onEnd(handle: LeaseHandle): void;
 }
@@ -37,6 +39,7 @@ export function createLease(parts: LeaseParts): LeaseHandle {
     owner: parts.owner,
     context: parts.context,
     page: parts.page,
+    outbound: parts.outbound,
     signal: controller.signal,
     get crashed() {
       return crashed;

@@ -23,6 +23,17 @@ export function canonicalAddress(address: string): string | undefined {
 }
 
 /**
+ * The address a connection to `address` (canonical) reaches: the unspecified addresses (`0.0.0.0`, which
+ * `http://0/` also spells, and `::`) connect to the loopback address of their family; every other address
+ * reaches itself.
+ */
+export function reachedAddress(address: string): string {
+  if (address === "0.0.0.0") return "127.0.0.1";
+  if (address === "::") return "::1";
+  return address;
+}
+
+/**
  * Canonicalizes a host as found in a URL or a configuration entry (brackets, case, trailing dot,
  * Unicode, and every IPv4 spelling the WHATWG URL parser accepts). Undefined for text that is no host.
  */

@@ -1,4 +1,11 @@
-import { canonicalHost, type HostRule, hostOfUrl, parseHostRule, ruleMatches } from "./host.js";
+import {
+  canonicalHost,
+  type HostRule,
+  hostOfUrl,
+  parseHostRule,
+  reachedAddress,
+  ruleMatches,
+} from "./host.js";
 
 /** Payment providers protected by default: a request to one of them (or a subdomain) needs approval. */
 export const DEFAULT_PROTECTED_PROVIDER_DOMAINS = [
@@ -35,13 +42,14 @@ export function parseProtectedDomains(value: string | undefined): string[] {
 /**
  * The protected domain a host (canonical name and known addresses) falls under, if any: a listed name
  * matches itself and its subdomains, a listed IP address matches that address in any spelling (and
- * `localhost` for a loopback address).
+ * `localhost` for a loopback address), and the address a connection reaches (`0.0.0.0` reaches loopback).
  */
 export function matchProtectedHost(
   name: string | null,
-  addresses: readonly string[],
+  known: readonly string[],
   domains: readonly string[],
 ): string | undefined {
+  const addresses = known.map(reachedAddress);
   for (const domain of domains) {
     const rule = ruleOf(domain);
     if (rule !== null && ruleMatches(rule, name, addresses)) return normalizeHost(domain);

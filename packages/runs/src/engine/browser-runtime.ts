@@ -1,12 +1,11 @@
 import type { Tx } from "@vetted/store";
 import { eq } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import type { CDPSession, Route } from "playwright-core";
+import type { CDPSession } from "playwright-core";
 import type { BrowserHost, BrowserLease, StorageState } from "../browser/host.js";
 import { BrowserUnavailableError, SessionNotFoundError } from "../errors.js";
 import { browserStates } from "../store/schema.js";
 import type { EvidenceDraft } from "./evidence.js";
-import type { OutboundDecision, OutboundPolicy } from "./outbound.js";
 import type { RunVault } from "./run-vault.js";
 import type { RunRow } from "./views.js";
 
@@ -16,15 +15,8 @@ export interface SessionStates {
   load(sessionId: string): Promise<StorageState | undefined>;
 }
 
-/** What the guard of one run's page saw during the current step. */
+/** What the runtime keeps of one run's page between steps (what leaves it is judged by the lease's guard). */
 export interface PageGuard {
-  /** Whether this step may reach a protected provider (a person approved it). */
-  approved: boolean;
-  /** A navigation to a protected provider that was stopped before it left. */
-  blockedProvider: string | undefined;
-  /** A navigation the outbound policy refused. */
-  denied: { url: string; host: string; rule: string } | undefined;
-  decisions: Map<string, Promise<OutboundDecision>>;
   /**
    * The URL to reopen at a gate: the page's after the last step, or the one before a step whose navigation
    * to a protected provider was stopped (the page then shows an error, not a place to come back to).
@@ -40,21 +32,6 @@ export interface PageGuard {
   challenge?: { signal: string; url: string } | undefined;
 }
 
-/**
- * Whether a request loads the page itself (not a resource, nor a child frame). A provider's iframe may
- * load — a page embedding a card form is not a step on the provider — and acting inside it pauses instead
- * (the step's frame check).
- */
-function isTopLevelNavigation(route: Route): boolean {
-  const request = route.request();
-  if (!request.isNavigationRequest()) return false;
-  try {
-    return request.frame().parentFrame() === null;
-  } catch {
-    return true; // no frame to tell (a service worker's request): treat it as the page's own
-  }
-}
-
 /** A run's page as this process holds it. */
 export interface Held {
   lease: BrowserLease;
@@ -68,8 +45,6 @@ export interface BrowserRuntimeDeps {
   host: BrowserHost | undefined;
   db: LibSQLDatabase;
   vault: RunVault;
-  outbound: OutboundPolicy;
-  protectedDomains: readonly string[];
   sessionStates: SessionStates | undefined;
 }
 
@@ -79,8 +54,8 @@ const STATE_SLOT = "browser_state";
  * The pages of the runs this process executes: one browser lease per run, opened on its first browser
  * step — from the state its last gate saved (URL and storage state), else from its session's storage
  * state — and released when the run stops executing (paused, ended, taken away). Every request the page
- * makes passes the outbound policy; a navigation to a protected payment provider is stopped unless the
- * step was approved.
+ * makes passes the host's outbound guard (the lease's `outbound`); a request to a protected payment
+ * provider is stopped unless the step was approved.
  */
 export class BrowserRuntime {
   private readonly held = new Map<string, Held>();
@@ -142,19 +117,12 @@ export class BrowserRuntime {
         throw new SessionNotFoundError(row.sessionId, "with a saved browser state");
     }
     const lease = await host.acquire(row.id, { storageState, signal });
-    const guard: PageGuard = {
-      approved: false,
-      blockedProvider: undefined,
-      denied: undefined,
-      decisions: new Map(),
-      resumeUrl: saved?.url,
-    };
+    const guard: PageGuard = { resumeUrl: saved?.url };
     try {
-      await lease.context.route("**/*", (route) => this.judge(route, guard));
       if (saved !== undefined && /^https?:/i.test(saved.url)) {
-        guard.approved = true; // reopening where the run paused is not a new step
+        lease.outbound.approved = true; // reopening where the run paused is not a new step
         await lease.page.goto(saved.url, { waitUntil: "load", timeout: 30_000 });
-        guard.approved = false;
+        lease.outbound.approved = false;
       }
     } catch (err) {
       await lease.release();
@@ -165,36 +133,6 @@ export class BrowserRuntime {
     const held = { lease, guard, cdp };
     this.held.set(row.id, held);
     return held;
-  }
-
-  private async judge(route: Route, guard: PageGuard): Promise<void> {
-    const request = route.request();
-    const url = request.url();
-    if (!/^https?:/i.test(url)) return route.continue();
-    const origin = new URL(url).origin;
-    let decision = guard.decisions.get(origin);
-    if (decision === undefined) {
-      decision = this.d.outbound.decide(url, this.d.protectedDomains);
-      guard.decisions.set(origin, decision);
-    }
-    const d = await decision;
-    if (d.kind === "denied" || d.kind === "unresolved") {
-      // A page load the policy refuses fails the step; a refused resource of a page is just not fetched.
-      if (request.isNavigationRequest()) {
-        guard.denied ??= { url, host: d.host, rule: d.kind === "denied" ? d.rule : d.message };
-      }
-      return route.abort("blockedbyclient");
-    }
-    if (
-      d.kind === "allowed" &&
-      d.protectedDomain !== undefined &&
-      isTopLevelNavigation(route) &&
-      !guard.approved
-    ) {
-      guard.blockedProvider ??= d.protectedDomain;
-      return route.abort("blockedbyclient");
-    }
-    return route.continue();
   }
 
   /** The page URL and storage state of the run's page, to save at a gate; undefined without a page. */

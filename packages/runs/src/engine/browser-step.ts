@@ -1,10 +1,11 @@
 import type { CDPSession, Frame, Page } from "playwright-core";
+import type { OutboundGuard } from "../browser/network-guard.js";
 import { matchProtectedDomain } from "../domain/providers.js";
 import type { Step } from "../domain/steps.js";
 import { stepAttempt } from "../domain/transitions.js";
 import { RunsError } from "../errors.js";
 import type { StepOutcome, StepType } from "../steps/step-type.js";
-import type { Held, PageGuard } from "./browser-runtime.js";
+import type { Held } from "./browser-runtime.js";
 import { captureJpeg, type EvidenceDraft, writeScreenshot } from "./evidence.js";
 import { createRedactor } from "./redactor.js";
 import type { RunsResources } from "./resources.js";
@@ -12,6 +13,10 @@ import type { RunRow } from "./views.js";
 
 const THREE_DS_URL = /3ds|three[-_]?d[-_]?secure|challenge|\/acs\b/i;
 const THREE_DS_TEXT = /authenticate your payment|3-?D Secure|\b3DS\b/i;
+
+/** The steps whose effect may send requests a moment after they return, and how long to wait for those. */
+const ACTING = new Set(["navigate", "click", "type", "select"]);
+const LATE_REQUEST_MS = 150;
 
 const BODY_TEXT = `document.body ? document.body.textContent : ""`;
 
@@ -86,7 +91,7 @@ function failure(
 }
 
 /** The outcome of a step whose page refused a request or stopped a navigation to a protected provider. */
-function guarded(stepId: string, guard: PageGuard, outcome: StepOutcome): StepOutcome {
+function guarded(stepId: string, guard: OutboundGuard, outcome: StepOutcome): StepOutcome {
   if (guard.blockedProvider !== undefined)
     return { kind: "protected", provider_domain: guard.blockedProvider };
   if (guard.denied !== undefined) {
@@ -175,7 +180,7 @@ async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
   if (!secret) await shootBefore(x);
   const browser = {
     page,
-    approved: guard.approved,
+    approved: lease.outbound.approved,
     holdsSecret: secret,
     protectedDomainOf: (url: string) => matchProtectedDomain(url, x.r.protectedDomains),
     screenshot: (name: string) => shoot(x, name, true),
@@ -192,7 +197,11 @@ async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
     browser,
   };
   const raced = [x.type.execute(x.step, ctx), untilAborted(x.signal), untilAborted(lease.signal)];
-  let outcome = guarded(x.step.id, guard, await Promise.race(raced));
+  const executed = await Promise.race(raced);
+  // What the page sent as the step's effect (a form a script submits right after load starts a moment
+  // later) is judged before the step's outcome is told.
+  await lease.outbound.settled(ACTING.has(x.step.type) ? LATE_REQUEST_MS : 0);
+  let outcome = guarded(x.step.id, lease.outbound, executed);
   // The "after" capture is asked for first, so the browser takes it while the 3-D Secure check reads the
   // frames' text (neither changes the page).
   if (secret) {
@@ -233,11 +242,9 @@ export async function runBrowserStep(
     return { outcome: errorOutcome(step.id, err), durationMs: Math.round(performance.now() - t0) };
   }
   const { lease, guard } = held;
-  Object.assign(guard, {
-    approved: row.gate.approved_steps.includes(step.id),
-    blockedProvider: undefined,
-    denied: undefined,
-  });
+  // What the guard stopped since the last step told its outcome (a request the page sent late) is this
+  // step's to tell: it is cleared once told, not here.
+  lease.outbound.approved = row.gate.approved_steps.includes(step.id);
   const x: InPage = { r, row, step, type, signal, held, evidenceId: r.newId("ev"), screenshots: {} };
   const secret = holdsSecret(row.steps[row.cursor]);
   const urlBefore = lease.page.url();
@@ -247,9 +254,9 @@ export async function runBrowserStep(
   } catch (err) {
     if (signal.aborted) throw err;
     const cause = lease.signal.aborted ? lease.signal.reason : err;
-    outcome = guarded(step.id, guard, errorOutcome(step.id, cause));
+    outcome = guarded(step.id, lease.outbound, errorOutcome(step.id, cause));
   }
-  guard.approved = false;
+  Object.assign(lease.outbound, { approved: false, blockedProvider: undefined, denied: undefined });
   const urlAfter = lease.signal.aborted ? null : lease.page.url();
   const resumeUrl = outcome.kind === "protected" ? urlBefore : (urlAfter ?? "");
   if (/^https?:/i.test(resumeUrl)) guard.resumeUrl = resumeUrl;

@@ -3,7 +3,14 @@ import type { LookupFunction } from "node:net";
 import { networkInterfaces } from "node:os";
 import ipaddr from "ipaddr.js";
 import { Agent } from "undici";
-import { canonicalAddress, type HostRule, hostOfUrl, parseHostRules, ruleMatches } from "../domain/host.js";
+import {
+  canonicalAddress,
+  type HostRule,
+  hostOfUrl,
+  parseHostRules,
+  reachedAddress,
+  ruleMatches,
+} from "../domain/host.js";
 import { matchProtectedHost } from "../domain/providers.js";
 
 /** Resolves a name to every address it has (the port the outbound policy resolves through). */
@@ -90,10 +97,14 @@ export function createOutboundPolicy(options: OutboundPolicyOptions = {}) {
     return allowedByName || allowedByAddress ? undefined : { rule: "not in VETTED_HTTP_ALLOW" };
   }
 
+  /** The addresses a connection to the host reaches (an unspecified address reaches loopback). */
   async function resolve(name: string | null, known: string[]): Promise<string[]> {
-    if (name === null || known.length > 0) return known;
+    if (name === null || known.length > 0) return known.map(reachedAddress);
     const answers = await lookup(name);
-    return answers.map((a) => canonicalAddress(a.address)).filter((a): a is string => a !== undefined);
+    return answers
+      .map((a) => canonicalAddress(a.address))
+      .filter((a): a is string => a !== undefined)
+      .map(reachedAddress);
   }
 
   /**

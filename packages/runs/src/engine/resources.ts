@@ -155,6 +155,8 @@ export function createResources(options: RunsEngineOptions): RunsResources {
   const vault = createRunVault(options.secretsKey);
   const outbound = createOutboundPolicy(options.outbound);
   const protectedDomains = options.protectedDomains ?? parseProtectedDomains(undefined);
+  // One outbound policy for every context of the browser host: runs, sessions, computer use, spares.
+  options.browser?.setOutbound({ decide: (url) => outbound.decide(url, protectedDomains) });
   const resources: RunsResources = {
     db,
     now,
@@ -178,8 +180,6 @@ export function createResources(options: RunsEngineOptions): RunsResources {
       host: options.browser,
       db,
       vault,
-      outbound,
-      protectedDomains,
       sessionStates: options.sessionStates,
     }),
     workerId: newId("wrk"),

@@ -67,6 +67,26 @@ export const pages = {
     ),
 };
 
+/** The ways a page sends a request by itself that {@link leakyPage} knows. */
+export const LEAK_KINDS = ["fetch", "beacon", "form", "image", "websocket"] as const;
+
+/**
+ * A shop page that, while it loads, sends one request of `kind` to the payment provider on its own: a
+ * `fetch` POST, a `sendBeacon`, a form POST into an iframe, an image GET, or a WebSocket.
+ */
+export function leakyPage(kind: string, payUrl: string): string {
+  const pay = escapeHtml(payUrl);
+  const ws = JSON.stringify(`${payUrl.replace(/^http/, "ws")}/socket`);
+  const leak: Record<string, string> = {
+    fetch: `<script>fetch(${JSON.stringify(`${payUrl}/collect`)}, { method: "POST", mode: "no-cors", body: "card=4242" }).catch(() => {});</script>`,
+    beacon: `<script>navigator.sendBeacon(${JSON.stringify(`${payUrl}/collect`)}, "card=4242");</script>`,
+    form: `<iframe name="sink"></iframe><form id="leak" target="sink" method="post" action="${pay}/collect"><input name="card" value="4242"></form><script>document.getElementById("leak").submit();</script>`,
+    image: `<img alt="" src="${pay}/collect.png">`,
+    websocket: `<script>new WebSocket(${ws});</script>`,
+  };
+  return page("Leaky", `<h1>Leaky</h1>${leak[kind] ?? ""}`);
+}
+
 /** The provider's card form, served in an iframe; `sca` "1" or "2": paying leads to a 3-D Secure challenge. */
 export function cardFormPage(sca: string): string {
   return page(

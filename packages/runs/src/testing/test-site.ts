@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { cardFormPage, pages, paymentPage } from "./test-site-pages.js";
+import { cardFormPage, leakyPage, pages, paymentPage } from "./test-site-pages.js";
 
 /** What {@link startTestSite} serves with. */
 export interface TestSiteOptions {
@@ -16,7 +16,9 @@ export interface TestSiteOptions {
 /** A running test site: a shop on 127.0.0.1 and a payment provider on a second loopback address. */
 export interface TestSite {
   /**
-   * `http://127.0.0.1:<port>` — `/login`, `/account`, `/otp`, `/checkout`, and `/frames` (`?sca=1`: paying
+   * `http://127.0.0.1:<port>` — `/login`, `/account`, `/otp`, `/checkout`, `/go?to=<url>` (a 302 to
+   * `url`), `/leaky?kind=<fetch|beacon|form|image|websocket>` (a page that sends that request to the
+   * provider by itself while it loads), and `/frames` (`?sca=1`: paying
    * leads to `/3ds`, `?sca=2`: to `/verify`, a challenge told only by its text): a
    * same-origin frame `note` ("Note", "Save note") and the provider's card form in a frame `card`.
    */
@@ -33,7 +35,7 @@ export interface TestSite {
   otpCode: string;
   /** How many payments were made (POST /pay answered). */
   payments(): number;
-  /** Every request the two servers saw, as `METHOD host/path`. */
+  /** Every request the two servers saw, as `METHOD host/path` (`UPGRADE host/path` for a WebSocket). */
   requests(): string[];
   close(): Promise<void>;
 }
@@ -116,6 +118,9 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
         return send(res, 200, pages.frames(`${payUrl}/card-form?sca=${sca}`));
       }
       if (url.pathname === "/frames/note") return send(res, 200, pages.note());
+      if (url.pathname === "/go") return redirect(res, url.searchParams.get("to") ?? "/");
+      if (url.pathname === "/leaky")
+        return send(res, 200, leakyPage(url.searchParams.get("kind") ?? "", payUrl));
       if (session === undefined) return redirect(res, "/login");
       if (url.pathname === "/account") return send(res, 200, pages.account(session.email));
       if (req.method === "POST" && url.pathname === "/otp") {
@@ -161,6 +166,11 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
     })().catch(() => send(res, 500, "<h1>Error</h1>"));
   });
 
+  // A WebSocket that reaches the provider is seen (and hung up on).
+  provider.on("upgrade", (req: IncomingMessage, socket: { destroy(): void }) => {
+    seen.push(`UPGRADE ${payHost}${new URL(req.url ?? "/", "http://pay").pathname}`);
+    socket.destroy();
+  });
   const shopPort = await listen(shop, "127.0.0.1");
   shopUrl = `http://127.0.0.1:${shopPort}`;
   const payPort = await listen(provider, payHost);

@@ -236,22 +236,23 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
   });
 
   it("starts a run bound to a session from the session's storage state", async () => {
-    const lease = await suite.host.acquire("setup");
-    await lease.page.goto(`${suite.site.url}/login`);
-    await lease.page.getByLabel("Email").fill(suite.site.email);
-    await lease.page.getByLabel("Password").fill(suite.site.password);
-    await lease.page.getByRole("button", { name: "Sign in" }).click();
-    await lease.page.waitForURL("**/account");
     const dir = mkdtempSync(join(tmpdir(), "vetted-session-"));
-    writeFileSync(join(dir, "ss_1.json"), JSON.stringify(await lease.context.storageState()));
-    await lease.release();
     const sessionStates = {
       async load(id: string) {
         const file = join(dir, `${id}.json`);
         return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined;
       },
     };
+    // The engine sets the outbound policy of the suite's browser (a previous test's engine allowed less).
     const { engine } = await suite.engineWith({ sessionStates });
+    const lease = await suite.host.acquire("setup");
+    await lease.page.goto(`${suite.site.url}/login`);
+    await lease.page.getByLabel("Email").fill(suite.site.email);
+    await lease.page.getByLabel("Password").fill(suite.site.password);
+    await lease.page.getByRole("button", { name: "Sign in" }).click();
+    await lease.page.waitForURL("**/account");
+    writeFileSync(join(dir, "ss_1.json"), JSON.stringify(await lease.context.storageState()));
+    await lease.release();
     const flow = await engine.createFlow({
       name: "account",
       steps: [

@@ -67,7 +67,8 @@ describe("computer use", { timeout: 90_000 }, () => {
   });
 
   it('answers "click Pay now" (critical) with 409 until confirmed, then pays once for two concurrent executes', async () => {
-    const session = await t.sessions.startSession({ start_url: `${t.site.payUrl}/pay?order=ord_1` });
+    // A session may not open the provider's page itself; the shop embeds its card form.
+    const session = await t.sessions.startSession({ start_url: `${t.site.url}/frames` });
     const cus = await t.cu.createSession({ instruction: "click Pay now", session_id: session.id });
     const action = await t.cu.preview(cus.id);
     expect(action).toMatchObject({
@@ -94,7 +95,8 @@ describe("computer use", { timeout: 90_000 }, () => {
       t.cu.execute(cus.id, action.action_id),
     ]);
     expect(a).toEqual(b);
-    expect(a).toMatchObject({ ok: true, url_after: `${t.site.payUrl}/paid` });
+    // The provider's card form pays inside its frame: the confirmed click's POST was let through.
+    expect(a).toMatchObject({ ok: true, url_after: `${t.site.url}/frames` });
     expect(t.site.payments()).toBe(1);
     const evidence = (await t.cu.listEvidence(cus.id)).filter((e) => e.action_id === action.action_id);
     expect(evidence.map((e) => e.kind)).toEqual([
@@ -107,7 +109,7 @@ describe("computer use", { timeout: 90_000 }, () => {
   });
 
   it("never executes a rejected action, and names the grammar for an instruction it cannot read", async () => {
-    const session = await t.sessions.startSession({ start_url: `${t.site.payUrl}/pay?order=ord_1` });
+    const session = await t.sessions.startSession({ start_url: `${t.site.url}/frames` });
     const cus = await t.cu.createSession({ instruction: "click Pay now", session_id: session.id });
     const action = await t.cu.preview(cus.id);
     await t.cu.confirm(cus.id, action.action_id, { approved: false });

@@ -46,6 +46,10 @@ describe("the protected provider gate, with 127.0.0.1 protected", () => {
     "2130706433",
     "0x7f.1",
     "0177.0.0.1",
+    // The unspecified address connects to loopback.
+    "0",
+    "0.0.0.0",
+    "[::ffff:0.0.0.0]",
   ])("pauses a request to %s before it reaches the provider", async (host) => {
     const t = await setup({ protectedDomains: ["127.0.0.1"] });
     const run = await runOf(t, `http://${host}:${t.sink.port}/pay`, settled);

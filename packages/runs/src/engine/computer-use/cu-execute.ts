@@ -1,5 +1,6 @@
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Page } from "playwright-core";
+import type { OutboundGuard } from "../../browser/network-guard.js";
 import { summarizeNodes } from "../../domain/aria-snapshot.js";
 import type { CuExecution } from "../../domain/computer-use.js";
 import { ActionRefusedError } from "../../lane-errors.js";
@@ -7,7 +8,7 @@ import { cuActions } from "../../store/lanes-schema.js";
 import { SECRET_FIELDS_CSS } from "../sessions/session-verbs.js";
 import { actionRow, cuSessionRow } from "./cu-sessions.js";
 import { type EvidenceRow, saveScreenshot, toEvidence } from "./evidence.js";
-import { accessibilityNodes, pageOf } from "./page-access.js";
+import { accessibilityNodes, pageAccess } from "./page-access.js";
 import { performAction } from "./perform.js";
 import type { ComputerUseResources } from "./resources.js";
 import { type ActionRow, toAction } from "./views.js";
@@ -87,20 +88,41 @@ async function capture(
   return { row, url, summary };
 }
 
+/** What the context's outbound guard refused during the action, as the action's error. */
+function refusedBy(outbound: OutboundGuard): string | undefined {
+  if (outbound.denied !== undefined) {
+    const d = outbound.denied;
+    return `OUTBOUND_DENIED: requests to ${d.host} are denied (${d.rule})`;
+  }
+  if (outbound.blockedProvider !== undefined)
+    return `PROVIDER_PROTECTED: a request to the protected provider ${outbound.blockedProvider} was stopped; it needs a confirmed action`;
+  return undefined;
+}
+
 /** Performs the claimed action with before/after evidence and stores its result. */
 async function run(r: ComputerUseResources, claimed: ActionRow, token: string): Promise<CuExecution> {
   const cus = await cuSessionRow(r, claimed.cuSessionId);
   const startedAt = r.now();
   let result: Result;
   try {
-    const page = await pageOf(r, cus.id, cus.sessionId);
+    const { page, outbound } = await pageAccess(r, cus.id, cus.sessionId);
     const before = await capture(r, page, cus.id, claimed.id, "before_screenshot");
     let error: string | null = null;
+    // A person confirmed this action: it may reach a protected provider (nothing else may).
+    Object.assign(outbound, {
+      approved: claimed.confirmation?.approved === true,
+      blockedProvider: undefined,
+      denied: undefined,
+    });
     try {
       await performAction(page, claimed, r.actionTimeoutMs);
     } catch (err) {
       error = err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err);
+    } finally {
+      await outbound.settled();
+      outbound.approved = false;
     }
+    error = refusedBy(outbound) ?? error;
     const after = await capture(r, page, cus.id, claimed.id, "after_screenshot");
     result = {
       ok: error === null,

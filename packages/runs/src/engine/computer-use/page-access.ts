@@ -1,5 +1,6 @@
 import type { Page } from "playwright-core";
 import type { BrowserLease } from "../../browser/host.js";
+import type { OutboundGuard } from "../../browser/network-guard.js";
 import { type AriaNode, parseAriaSnapshot } from "../../domain/aria-snapshot.js";
 import type { ComputerUseResources } from "./resources.js";
 
@@ -9,19 +10,28 @@ export async function pageOf(
   cusId: string,
   sessionId: string | null,
 ): Promise<Page> {
-  if (sessionId !== null) return (await r.sessions.livePage(sessionId)).page;
+  return (await pageAccess(r, cusId, sessionId)).page;
+}
+
+/** The page a computer-use session acts in, with the outbound guard of its context. */
+export async function pageAccess(
+  r: ComputerUseResources,
+  cusId: string,
+  sessionId: string | null,
+): Promise<{ page: Page; outbound: OutboundGuard }> {
+  if (sessionId !== null) return r.sessions.livePage(sessionId);
   let pending = r.ownPages.get(cusId);
   if (pending !== undefined) {
     const lease = await pending.catch(() => undefined);
     if (lease !== undefined && !lease.signal.aborted) {
       lease.touch();
-      return lease.page;
+      return lease;
     }
   }
   pending = r.browser.acquire(cusId);
   r.ownPages.set(cusId, pending);
   pending.catch(() => r.ownPages.delete(cusId));
-  return (await pending).page;
+  return pending;
 }
 
 /** Releases the pages computer-use sessions opened for themselves. */

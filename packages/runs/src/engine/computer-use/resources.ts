@@ -2,11 +2,12 @@ import type { Clock, IdGenerator } from "@vetted/store";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { BrowserContext, Page } from "playwright-core";
 import type { BrowserHost, BrowserLease } from "../../browser/host.js";
+import type { OutboundGuard } from "../../browser/network-guard.js";
 import type { Planner } from "./planner.js";
 
 /** The recording sessions a computer-use session may act in (the sessions engine's `livePage`). */
 export interface LiveSessions {
-  livePage(sessionId: string): Promise<{ page: Page; context: BrowserContext }>;
+  livePage(sessionId: string): Promise<{ page: Page; context: BrowserContext; outbound: OutboundGuard }>;
 }
 
 /** What {@link createComputerUseEngine} is built from. */

@@ -1,6 +1,7 @@
 import type { KeysetPage } from "@vetted/store";
 import { desc } from "drizzle-orm";
 import type { BrowserContext, Page } from "playwright-core";
+import type { OutboundGuard } from "../../browser/network-guard.js";
 import type { Flow } from "../../domain/flow.js";
 import { buildFlowDraft } from "../../domain/flow-draft.js";
 import { type FlowDraft, FlowFromSessionInput, type Session } from "../../domain/session.js";
@@ -70,7 +71,7 @@ export async function screenshotSession(r: SessionsResources, id: string): Promi
 export async function livePage(
   r: SessionsResources,
   id: string,
-): Promise<{ page: Page; context: BrowserContext }> {
+): Promise<{ page: Page; context: BrowserContext; outbound: OutboundGuard }> {
   const { lease } = await liveSession(r, id);
-  return { page: lease.page, context: lease.context };
+  return { page: lease.page, context: lease.context, outbound: lease.outbound };
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { runTransaction } from "@vetted/store";
 import { and, eq, ne } from "drizzle-orm";
 import type { StorageState } from "../../browser/host.js";
+import type { OutboundGuard } from "../../browser/network-guard.js";
 import { buildFlowDraft } from "../../domain/flow-draft.js";
 import { type Session, SessionStartInput, type StoredArtifact } from "../../domain/session.js";
 import { InvalidInputError, SessionNotFoundError } from "../../errors.js";
@@ -89,10 +90,32 @@ function watchLease(r: SessionsResources, id: string, live: LiveSession): void {
   });
 }
 
+/** Throws START_URL_DENIED when the context's outbound guard refused the start URL (or a hop of it). */
+function refusedStart(startUrl: string, outbound: OutboundGuard): void {
+  const d = outbound.denied;
+  if (d !== undefined)
+    throw new SessionStartError(
+      "START_URL_DENIED",
+      `${startUrl}: requests to ${d.host} are denied (${d.rule})`,
+      {
+        start_url: startUrl,
+        host: d.host,
+        rule: d.rule,
+      },
+    );
+  const provider = outbound.blockedProvider;
+  if (provider !== undefined)
+    throw new SessionStartError(
+      "START_URL_DENIED",
+      `${startUrl} reaches the protected payment provider ${provider}, which a session may not open`,
+      { start_url: startUrl, provider_domain: provider },
+    );
+}
+
 /**
  * Opens a session: a fresh browser context (with the storage state of `storage_state_from`, when given)
  * that records a HAR and the person's actions, at `start_url`.
- * @throws START_URL_INVALID, START_URL_UNREACHABLE, SESSION_NOT_FOUND, BROWSER_UNAVAILABLE
+ * @throws START_URL_INVALID, START_URL_UNREACHABLE, START_URL_DENIED, SESSION_NOT_FOUND, BROWSER_UNAVAILABLE
  */
 export async function startSession(r: SessionsResources, input: SessionStartInput): Promise<Session> {
   const body = parseStart(input);
@@ -107,6 +130,7 @@ export async function startSession(r: SessionsResources, input: SessionStartInpu
   } catch (err) {
     refillSpare(r);
     await lease.release();
+    refusedStart(startUrl, lease.outbound);
     const message = err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err);
     throw new SessionStartError("START_URL_UNREACHABLE", `${startUrl} did not load: ${message}`, {
       start_url: startUrl,
