@@ -280,7 +280,9 @@ describe("reconstruction keeps no credential from a recorded URL", { timeout: 60
         cookies: [],
         headersSize: -1,
         bodySize: -1,
-        ...(req === undefined ? {} : { postData: { mimeType: "application/json", text: JSON.stringify(req) } }),
+        ...(req === undefined
+          ? {}
+          : { postData: { mimeType: "application/json", text: JSON.stringify(req) } }),
       },
       response: {
         status: 200,

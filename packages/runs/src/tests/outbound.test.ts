@@ -266,7 +266,10 @@ describe("a secret param in a URL's host", () => {
         },
       },
     });
-    const run = await secretRun(t, `http://tenant.invalid:${t.sink.port}/\${secrets.token}?key=\${secrets.token}`);
+    const run = await secretRun(
+      t,
+      `http://tenant.invalid:${t.sink.port}/\${secrets.token}?key=\${secrets.token}`,
+    );
     expect(run.status).toBe("success");
     expect(lookups).toEqual(["tenant.invalid"]);
     expect(t.sink.received[0]?.path).toBe(`/${TOKEN}?key=${TOKEN}`);

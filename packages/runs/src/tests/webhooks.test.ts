@@ -129,7 +129,11 @@ describe("webhook outbox and dispatcher", { timeout: 160_000 }, () => {
 
   it("never delivers to a URL that became a protected provider: the delivery fails at once, nothing sent", async () => {
     const { t, hooks, receiver } = await setup();
-    const hook = await hooks.createWebhook({ url: `${receiver.url}/in`, events: ["task.finished"], secret: SECRET });
+    const hook = await hooks.createWebhook({
+      url: `${receiver.url}/in`,
+      events: ["task.finished"],
+      secret: SECRET,
+    });
     const guarded = createWebhooksEngine({
       db: t.db,
       secretsKey: TEST_SECRETS_KEY,

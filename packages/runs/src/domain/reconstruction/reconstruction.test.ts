@@ -173,7 +173,9 @@ describe("reconstruction planners", () => {
       ctx("balanced"),
       "http",
     );
-    expect(p.plan.steps[0]).toMatchObject({ url: "https://api.x.test/v1/items?api_key=${secrets.api_key}&limit=5" });
+    expect(p.plan.steps[0]).toMatchObject({
+      url: "https://api.x.test/v1/items?api_key=${secrets.api_key}&limit=5",
+    });
     expect(p.plan.secrets).toEqual(["api_key"]);
     expect(p.plan.start_url).toBe("https://api.x.test/v1/items?api_key=%5Bredacted%5D&limit=5");
     expect(JSON.stringify(p)).not.toContain("sk_live_");

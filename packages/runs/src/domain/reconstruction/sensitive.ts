@@ -134,7 +134,7 @@ export function redactUrlSecrets(url: URL): string {
   const params = [...u.searchParams];
   if (params.some(([k, v]) => isSecretQueryParam(k, v))) {
     u.search = new URLSearchParams(
-      params.map(([k, v]) => [k, isSecretQueryParam(k, v) ? REDACTED : v]),
+      params.map(([k, v]): [string, string] => [k, isSecretQueryParam(k, v) ? REDACTED : v]),
     ).toString();
   }
   return u.href;

@@ -1,11 +1,6 @@
 import { decodeCursor, encodeCursor, type KeysetPage, toKeysetPage } from "@vetted/store";
 import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
-import {
-  shownWebhookUrl,
-  type Webhook,
-  type WebhookDelivery,
-  WebhookInput,
-} from "../../domain/webhooks.js";
+import { shownWebhookUrl, type Webhook, type WebhookDelivery, WebhookInput } from "../../domain/webhooks.js";
 import { webhookDeliveries, webhookEvents, webhooks } from "../../store/schema.js";
 import { WebhookNotFoundError, WebhookUrlDeniedError } from "../../webhook-errors.js";
 import { type ListQuery, pageLimit } from "../lists.js";
