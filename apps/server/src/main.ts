@@ -63,6 +63,7 @@ async function startEngines(
   const webhooks = createServerWebhooks(database.db, {
     secretsKey: loadSecretsKey({ dataDir: config.dataDir, env: { VETTED_SECRETS_KEY: config.secretsKey } }),
     outbound: { allow: config.httpAllow, deny: config.httpDeny },
+    protectedDomains: config.protectedProviderDomains,
     pollMs: config.webhooks.pollMs,
     timeoutMs: config.webhooks.timeoutMs,
     retry: { baseMs: config.webhooks.retryBaseMs },

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -257,5 +257,115 @@ describe("reconstruction refuses bad artifacts with 4xx", { timeout: 60_000 }, (
       status: 404,
       json: { error: { code: "SESSION_NOT_FOUND" } },
     });
+  });
+});
+
+describe("reconstruction keeps no credential from a recorded URL", { timeout: 60_000 }, () => {
+  const LIVE_KEY = "sk_live_51HxQmZLeakTestKey0123456789";
+  const TEST_KEY = "sk_test_4eC39HqLyjWDarjtT1zdp7dc";
+  const JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyXzEyMyJ9.c2lnbmF0dXJlX2J5dGVz";
+  const NEEDLES = ["sk_live_", "sk_test_", LIVE_KEY, TEST_KEY, JWT, "hunter2pass"];
+
+  function exchange(method: string, url: string, req?: unknown, res: unknown = { ok: true }) {
+    const u = new URL(url);
+    return {
+      startedDateTime: "2026-01-01T00:00:00.000Z",
+      time: 1,
+      request: {
+        method,
+        url,
+        httpVersion: "HTTP/1.1",
+        headers: [{ name: "Accept", value: "application/json" }],
+        queryString: [...u.searchParams].map(([name, value]) => ({ name, value })),
+        cookies: [],
+        headersSize: -1,
+        bodySize: -1,
+        ...(req === undefined
+          ? {}
+          : { postData: { mimeType: "application/json", text: JSON.stringify(req) } }),
+      },
+      response: {
+        status: 200,
+        statusText: "OK",
+        httpVersion: "HTTP/1.1",
+        headers: [],
+        cookies: [],
+        content: { size: 0, mimeType: "application/json", text: JSON.stringify(res) },
+        redirectURL: "",
+        headersSize: -1,
+        bodySize: -1,
+      },
+      timings: {},
+    };
+  }
+
+  /** The database file and its WAL and shared-memory files, as bytes. */
+  function databaseBytes(): Buffer {
+    const parts: Buffer[] = [];
+    for (const suffix of ["", "-wal", "-shm"]) {
+      try {
+        parts.push(readFileSync(join(t.dir, `test.db${suffix}`)));
+      } catch {
+        // no such file (yet)
+      }
+    }
+    return Buffer.concat(parts);
+  }
+
+  it("turns ?api_key=sk_live_… and other credential query params into secret params: the preview, the flow, the template and the database hold none", async () => {
+    const har = {
+      log: {
+        version: "1.2",
+        creator: { name: "t", version: "1" },
+        entries: [
+          exchange("GET", `https://api.shop.test/v1/products?api_key=${LIVE_KEY}&limit=10`, undefined, {
+            items: [{ id: "prod_tea" }],
+          }),
+          exchange("POST", `https://api.shop.test/v1/orders?access_token=${JWT}&ref=${TEST_KEY}`, {
+            product: "prod_tea",
+          }),
+          exchange("GET", `https://user:hunter2pass@api.shop.test/v1/orders?ApiKey=${LIVE_KEY}&page=2`),
+          exchange("GET", `https://www.google-analytics.com/collect?tid=UA-1&key=${LIVE_KEY}`),
+        ],
+      },
+    };
+    const preview = await call("POST", "/api/reconstruction/preview", {
+      artifacts: { har_content: har },
+      mode: "http",
+    });
+    expect(preview.status).toBe(201);
+    const draft = preview.json.flow_draft as { steps: AnyStep[]; secrets: string[]; dropped: unknown[] };
+    expect(draft.steps.map((step) => step.url)).toEqual([
+      "https://api.shop.test/v1/products?api_key=${secrets.api_key}&limit=10",
+      "https://api.shop.test/v1/orders?access_token=${secrets.access_token}&ref=${secrets.ref}",
+      "https://api.shop.test/v1/orders?ApiKey=${secrets.api_key}&page=2",
+    ]);
+    expect(draft.secrets).toEqual(["access_token", "api_key", "ref"]);
+    expect(draft.dropped).toEqual([
+      {
+        url: "https://www.google-analytics.com/collect?tid=UA-1&key=%5Bredacted%5D",
+        reason: "analytics",
+      },
+    ]);
+    const previewText = JSON.stringify(preview.json);
+    for (const needle of NEEDLES) expect(previewText).not.toContain(needle);
+
+    const generated = await call("POST", "/api/reconstruction/generate", {
+      preview_id: preview.json.preview_id,
+      template_name: "keyed shop",
+    });
+    expect(generated.status).toBe(201);
+    const flow = await call("GET", `/api/flows/${String(generated.json.flow_id)}`);
+    const template = await call("GET", `/api/templates/${String(generated.json.template_id)}`);
+    expect(template.json.params_schema).toEqual(
+      expect.arrayContaining([{ key: "api_key", type: "secret", required: true }]),
+    );
+    const stored = databaseBytes();
+    expect(stored.includes("keyed shop")).toBe(true);
+    expect(JSON.stringify(flow.json)).toContain("?api_key=${secrets.api_key}&limit=10");
+    for (const text of [JSON.stringify(flow.json), JSON.stringify(template.json)]) {
+      for (const needle of NEEDLES) expect(text).not.toContain(needle);
+    }
+    for (const needle of NEEDLES) expect(stored.includes(needle), `the database holds ${needle}`).toBe(false);
   });
 });

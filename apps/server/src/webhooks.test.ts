@@ -20,6 +20,7 @@ function env(dir: string): Record<string, string> {
     VETTED_WEBHOOK_POLL_MS: "50",
     VETTED_WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS),
     VETTED_WEBHOOK_TIMEOUT_MS: "2000",
+    VETTED_PROTECTED_PROVIDER_DOMAINS: "stripe.com,pay.vetted-test.invalid",
   };
 }
 
@@ -204,7 +205,7 @@ describe("signed webhooks over HTTP", { timeout: 90_000 }, () => {
     receiver.answer((path) => (path.startsWith("/fail") ? 500 : 200));
   });
 
-  it("refuses metadata addresses, bad events and unknown webhooks with stable codes", async () => {
+  it("refuses metadata addresses, payment providers, its own port on any loopback, credentials, bad events and unknown webhooks with stable codes", async () => {
     const metadata = await api.post("/api/webhooks", {
       url: "http://169.254.169.254/latest/meta-data",
       events: ["run.finished"],
@@ -217,6 +218,19 @@ describe("signed webhooks over HTTP", { timeout: 90_000 }, () => {
       secret: SECRET,
     });
     expect([self.status, self.code]).toEqual([422, "WEBHOOK_URL_DENIED"]);
+    const port = new URL(server.url).port;
+    for (const [url, says] of [
+      ["https://api.stripe.com/v1/webhook_endpoints", "is the protected payment provider stripe.com"],
+      ["https://pay.vetted-test.invalid/in", "is the protected payment provider pay.vetted-test.invalid"],
+      [`http://[::1]:${port}/api/flows`, "the server's own address and port"],
+      [`http://localhost:${port}/api/health`, "the server's own address and port"],
+      [`http://user:hunter2pass@${new URL(receiver.url).host}/in`, "carries credentials"],
+    ] as const) {
+      const refused = await api.post("/api/webhooks", { url, events: ["run.finished"], secret: SECRET });
+      expect([refused.status, refused.code], url).toEqual([422, "WEBHOOK_URL_DENIED"]);
+      expect(JSON.stringify(refused.json)).toContain(says);
+      expect(JSON.stringify(refused.json)).not.toContain("hunter2pass");
+    }
     const badEvent = await api.post("/api/webhooks", {
       url: receiver.url,
       events: ["run.exploded"],

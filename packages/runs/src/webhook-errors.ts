@@ -17,14 +17,19 @@ export class WebhookNotFoundError extends RunsError {
   }
 }
 
-/** The webhook's URL is refused by the outbound policy (metadata or link-local address, deny list, allow list). */
+/**
+ * The webhook's URL is refused: it carries credentials, names (or resolves to) a protected payment
+ * provider, or the outbound policy denies it (metadata or link-local address, this server's own port, deny
+ * list, allow list) or it does not resolve. `url` is shown without its credentials.
+ */
 export class WebhookUrlDeniedError extends RunsError {
   override readonly name = "WebhookUrlDeniedError";
-  constructor(url: string, reason: string) {
+  /** `final`: the refusal holds whatever the network says (credentials, a protected provider). */
+  constructor(url: string, reason: string, final = false) {
     super(
       "WEBHOOK_URL_DENIED",
-      `The webhook URL ${url} is refused by the outbound policy: ${reason}. ` +
-        "Use a host the server may reach (see VETTED_HTTP_ALLOW and VETTED_HTTP_DENY).",
+      `The webhook URL ${url} is refused: ${reason}.` +
+        (final ? "" : " Use a host the server may reach (see VETTED_HTTP_ALLOW and VETTED_HTTP_DENY)."),
       { url, reason },
     );
   }

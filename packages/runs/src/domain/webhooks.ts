@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { matchProtectedDomain } from "./providers.js";
 
 /**
  * Signed webhooks, the pure half: event types, the subscription and delivery schemas, the signature
@@ -52,6 +53,38 @@ export const WebhookInput = z
   })
   .strict()
   .meta({ id: "WebhookInput" });
+
+/**
+ * `url` as it may be shown (in errors, lists, logs): any `user:password@` part replaced by `***@`. A URL
+ * that does not parse is returned as it is.
+ */
+export function shownWebhookUrl(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const u = new URL(url);
+  if (u.username === "" && u.password === "") return url;
+  u.username = "***";
+  u.password = "";
+  return u.toString();
+}
+
+/**
+ * Why a webhook URL may never be delivered to, whatever the network says, or undefined: it carries
+ * credentials (`https://user:pass@host/`, which fetch refuses to send), or its host is a protected payment
+ * provider (or a subdomain of one) by name or IP literal. Pure: the addresses a name resolves to are
+ * judged separately.
+ */
+export function webhookUrlProblem(url: string, protectedDomains: readonly string[]): string | undefined {
+  if (!URL.canParse(url)) return "it is not an absolute URL";
+  const u = new URL(url);
+  if (u.username !== "" || u.password !== "") {
+    return "it carries credentials (user:password@); authenticate the receiver with the signature instead";
+  }
+  const provider = matchProtectedDomain(url, protectedDomains);
+  if (provider !== undefined) {
+    return `${u.hostname} is the protected payment provider ${provider}, which a webhook never posts to`;
+  }
+  return undefined;
+}
 
 /** A webhook subscription as the API returns it (never its secret). */
 export const Webhook = z

@@ -71,7 +71,7 @@ function localAddresses(): Set<string> {
 /**
  * Creates the outbound policy of `http` steps: hosts in canonical form, resolved once, every candidate
  * address checked (deny rules win; when an allow list is set only it is allowed; link-local, cloud metadata
- * and the server's own listening address and port are denied by default), then the connection pinned to
+ * and the server's own port on any address of this machine are denied by default), then the connection pinned to
  * the checked address so a second DNS answer cannot redirect it.
  * @throws Error naming a bad allow/deny entry
  */
@@ -81,10 +81,15 @@ export function createOutboundPolicy(options: OutboundPolicyOptions = {}) {
   const lookup = options.lookup ?? defaultLookup;
   let self: { address: string; port: number } | undefined;
 
+  /**
+   * Whether `address:port` may be this server: its port on its own address, on an unspecified address, or
+   * on any address of this machine (every loopback address, `[::1]` as well as `127.0.0.1`, and every
+   * interface address) — the same listener can answer on several of them.
+   */
   function isSelf(address: string, port: number): boolean {
     if (self === undefined || port !== self.port) return false;
     if (address === self.address || isUnspecified(address)) return true;
-    return isUnspecified(self.address) && (isLoopback(address) || localAddresses().has(address));
+    return isLoopback(address) || localAddresses().has(address);
   }
 
   function judge(name: string | null, addresses: string[], port: number): { rule: string } | undefined {

@@ -32,6 +32,19 @@ describe("the redactor", () => {
     expect(r.redactText(b64("740391"))).toBe("[redacted]");
   });
 
+  it("finds a value in any letter case, as a URL parser folds a host", () => {
+    const token = "Tok3nABCdef";
+    const cased = createRedactor([token]);
+    for (const text of [
+      `getaddrinfo ENOTFOUND ${token.toLowerCase()}.example.test`,
+      `https://${token.toUpperCase()}.example.test/x`,
+    ]) {
+      expect(cased.redactText(text)).not.toMatch(/tok3nabcdef/i);
+      expect(cased.reveals({ message: text })).toBe(true);
+    }
+    expect(createRedactor(["Ab"]).redactText("aB")).toBe("[redacted]");
+  });
+
   it("leaves unrelated text and base64 alone, and redacting twice changes nothing", () => {
     const text = `plain ${b64("something else entirely")} 7403 91`;
     expect(r.redactText(text)).toBe(text);

@@ -8,7 +8,10 @@ export const MIN_SUBSTRING_LENGTH = 4;
 
 /** Hides a run's secret values and one-time codes, and their common encodings, in what the engine stores. */
 export interface Redactor {
-  /** `text` with every known value (plain, JSON-escaped, URL-encoded, base64) replaced by `[redacted]`. */
+  /**
+   * `text` with every known value (plain, JSON-escaped, URL-encoded, in any letter case; base64) replaced
+   * by `[redacted]`.
+   */
   redactText(text: string): string;
   /** `value` with {@link Redactor.redactText} applied to every string (and object key) inside it. */
   redactDeep<T>(value: T): T;
@@ -26,9 +29,8 @@ function tryEncode(encode: (s: string) => string, value: string): string | undef
   }
 }
 
-/** Percent-escapes with lower-case hex digits too (`%2f` as well as `%2F`). */
-function lowerHex(encoded: string): string {
-  return encoded.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** The plain-text forms of `value` to find as substrings: itself, JSON-escaped, URL- and form-encoded. */
@@ -39,7 +41,7 @@ function textForms(value: string): string[] {
     tryEncode(encodeURI, value),
     tryEncode((s) => new URLSearchParams({ v: s }).toString().slice(2), value),
   ]) {
-    if (encoded !== undefined) forms.push(encoded, lowerHex(encoded));
+    if (encoded !== undefined) forms.push(encoded);
   }
   return forms;
 }
@@ -78,7 +80,9 @@ function betweenMarkers(text: string, fn: (part: string) => string): string {
  * {@link MIN_SUBSTRING_LENGTH} characters are found anywhere: as themselves, JSON-escaped, URL-encoded
  * (`encodeURIComponent`, `encodeURI`, form encoding with `+` for spaces, either hex case) and in base64
  * (standard or URL-safe, padded or not, alone or inside a larger blob — the whole base64 token goes).
- * Shorter values are redacted only where a whole string equals them.
+ * Text forms match in any letter case: a URL parser lower-cases a host, so a secret spliced into one
+ * comes back folded in errors. Shorter values are redacted only where a whole string equals them (in any
+ * case).
  */
 export function createRedactor(values: Iterable<string>): Redactor {
   const exact = new Set<string>();
@@ -86,20 +90,20 @@ export function createRedactor(values: Iterable<string>): Redactor {
   const cores = new Set<string>();
   for (const value of values) {
     if (value.length === 0 || value === REDACTED) continue;
-    exact.add(value);
+    exact.add(value.toLowerCase());
     if (value.length < MIN_SUBSTRING_LENGTH) continue;
     for (const form of textForms(value)) forms.add(form);
     for (const core of base64Cores(value)) cores.add(core);
   }
-  // Longest first, so a form that contains another is replaced whole.
+  // Longest first, so a form that contains another is replaced whole (alternatives are tried in order).
   const ordered = [...forms].sort((a, b) => b.length - a.length);
+  const anyForm = ordered.length === 0 ? undefined : new RegExp(ordered.map(escapeRegExp).join("|"), "gi");
   const coreList = [...cores];
   const empty = exact.size === 0;
 
   function redactPart(part: string): string {
-    if (exact.has(part)) return REDACTED;
-    let out = part;
-    for (const form of ordered) if (out.includes(form)) out = out.replaceAll(form, REDACTED);
+    if (exact.has(part.toLowerCase())) return REDACTED;
+    const out = anyForm === undefined ? part : part.replace(anyForm, REDACTED);
     if (coreList.length === 0) return out;
     return betweenMarkers(out, (piece) =>
       piece.replace(BASE64_TOKEN, (token) => (coreList.some((c) => token.includes(c)) ? REDACTED : token)),

@@ -13,6 +13,7 @@ import type { Step } from "../steps/registry.js";
 import type { StepOutcome, StepType } from "../steps/step-type.js";
 import { runs } from "../store/schema.js";
 import { type OutboundPolicy, pinnedFetch } from "./outbound.js";
+import { createRedactor } from "./redactor.js";
 import { type RunRow, stateOf } from "./views.js";
 
 /**
@@ -145,4 +146,51 @@ export async function prepareOutbound(a: OutboundArgs): Promise<OutboundPreparat
     ready = { kind: "ready", ...pinnedFetch(a.fetch, d.address, d.family) };
   }
   return ready;
+}
+
+/** The code a step fails with when a secret would end up in the scheme, credentials, host or port of its URL. */
+export const SECRET_IN_URL_HOST = "SECRET_IN_URL_HOST";
+
+/**
+ * The part of a URL before its path (scheme, credentials, host, port) as written and as a URL parser reads
+ * it, and each of its labels (so a short value that is a whole label is found too).
+ */
+function authorityForms(url: string): string[] {
+  const raw = /^\s*([A-Za-z][A-Za-z0-9+.-]*:)?[/\\]*([^/?#\\]*)/.exec(url);
+  const forms = [`${raw?.[1] ?? ""}${raw?.[2] ?? ""}`];
+  if (URL.canParse(url)) {
+    const u = new URL(url);
+    forms.push(`${u.protocol}${u.username}:${u.password}@${u.host}`);
+  }
+  return [...forms, ...forms.flatMap((f) => f.split(/[.:@[\]]+/))];
+}
+
+/**
+ * The reference (`secrets.token`) of the first secret value that the scheme, credentials,
+ * host or port of one of `urls` holds — in any letter case or encoding — or undefined. `secrets` maps a
+ * reference to its value. Such a URL is never sent: its host would reach DNS resolvers, and come back
+ * lower-cased in errors.
+ */
+export function secretInUrlAuthority(
+  urls: readonly string[],
+  secrets: Readonly<Record<string, string>>,
+): string | undefined {
+  const forms = urls.flatMap(authorityForms);
+  if (!createRedactor(Object.values(secrets)).reveals(forms)) return undefined;
+  const named = Object.entries(secrets).find(([, value]) => createRedactor([value]).reveals(forms));
+  return named?.[0] ?? "a secret";
+}
+
+/** The failed outcome of a step whose URL would carry the secret `reference` in its host (never its value). */
+export function secretInHostOutcome(stepId: string, reference: string) {
+  const message =
+    `${stepId}: ${SECRET_IN_URL_HOST}: the URL's scheme, host or port would hold the secret \${${reference}}; ` +
+    "nothing was looked up or sent. Put secrets in the path, query, headers or body, never in the host";
+  return {
+    kind: "failed",
+    reason: "step_failed",
+    message,
+    expectation: false,
+    detail: { code: SECRET_IN_URL_HOST, reference },
+  } as const;
 }

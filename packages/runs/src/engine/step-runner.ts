@@ -17,7 +17,7 @@ import { stepTypeOf } from "../steps/registry.js";
 import type { StepOutcome, StepType } from "../steps/step-type.js";
 import { runBrowserStep } from "./browser-step.js";
 import type { RunsResources } from "./resources.js";
-import { guardOutcome } from "./step-guard.js";
+import { guardOutcome, secretInHostOutcome, secretInUrlAuthority } from "./step-guard.js";
 import type { RunRow } from "./views.js";
 
 /** Steps executed in memory and committed together while they are instant (pure steps, gates). */
@@ -99,6 +99,11 @@ export function transitionFor(
   return openGate(state, row.steps, outcome.gate, row.policies, r.now());
 }
 
+/** A run's secret params by reference (`secrets.token`). */
+function secretRefs(secrets: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(secrets).map(([key, value]) => [`secrets.${key}`, value]));
+}
+
 type Next = { kind: "done"; t: Transition } | { kind: "slow"; slow: SlowStep };
 
 /** What the step at the run's cursor comes to without taking time, or that it is a slow one. */
@@ -115,7 +120,14 @@ async function instantStep(
   if (!resolved.ok) return { kind: "done", t: failInterpolation(state, step.id, resolved.reference) };
   const resolvedStep = resolved.value as Step;
   const type = stepTypeOf(resolvedStep);
-  const domain = (type.targets?.(resolvedStep) ?? [])
+  const targets = type.targets?.(resolvedStep) ?? [];
+  // Before anything judges (or resolves) a host: a secret in it would reach DNS and come back in errors.
+  const leaked = secretInUrlAuthority(targets, secretRefs(opened.secrets));
+  if (leaked !== undefined) {
+    const outcome = secretInHostOutcome(step.id, leaked);
+    return { kind: "done", t: failStep(state, row.steps, outcome, row.policies, 0, r.now()) };
+  }
+  const domain = targets
     .map((url) => matchProtectedDomain(url, r.protectedDomains))
     .find((d) => d !== undefined);
   if (domain !== undefined && !state.gate.approved_steps.includes(step.id)) {

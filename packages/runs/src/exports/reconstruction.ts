@@ -25,7 +25,12 @@ export {
   type ProfileSignal,
   resolveProfile,
 } from "../domain/reconstruction/profile.js";
-export { isCardNumber, sensitiveKindOf } from "../domain/reconstruction/sensitive.js";
+export {
+  isCardNumber,
+  isSecretQueryParam,
+  redactUrlSecrets,
+  sensitiveKindOf,
+} from "../domain/reconstruction/sensitive.js";
 export {
   createReconstructionEngine,
   PREVIEW_TTL_MS,

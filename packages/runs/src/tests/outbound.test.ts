@@ -209,3 +209,73 @@ describe("the outbound allow/deny policy", () => {
     ]);
   });
 });
+
+describe("a secret param in a URL's host", () => {
+  const TOKEN = "TenantTok3nXyZ";
+
+  async function secretRun(t: Awaited<ReturnType<typeof setup>>, url: string) {
+    const flow = await t.engine.createFlow({
+      name: "tenant",
+      steps: [{ id: "call", type: "http", method: "GET", url, expect: { status: [200] } }],
+    });
+    const tpl = await t.engine.createTemplate({
+      name: "tenant",
+      flow_id: flow.id,
+      params_schema: [{ key: "token", type: "secret", required: true }],
+    });
+    const run = await t.engine.createRun({ template_id: tpl.id, params: { token: TOKEN } });
+    return waitFor(
+      () => t.engine.getRun(run.id),
+      (r) => settled(r.status),
+    );
+  }
+
+  it.each([
+    "https://${secrets.token}.example.test/x",
+    "https://${secrets.token}/x",
+    "http://api.example.test:8080@${secrets.token}.example.test/x",
+  ])("fails %s with SECRET_IN_URL_HOST before any lookup, the secret in no casing anywhere", async (url) => {
+    const lookups: string[] = [];
+    const t = await setup({
+      outbound: {
+        lookup: async (name) => {
+          lookups.push(name);
+          return [{ address: "127.0.0.1", family: 4 }];
+        },
+      },
+    });
+    const run = await secretRun(t, url);
+    expect(run.status).toBe("failed");
+    expect(run.error).toContain("call: SECRET_IN_URL_HOST:");
+    expect(run.error).toContain("${secrets.token}");
+    expect(lookups).toEqual([]);
+    const events = await t.engine.listEvents(run.id);
+    expect(events.items).toContainEqual(
+      expect.objectContaining({
+        type: "step_finished",
+        data: expect.objectContaining({ code: "SECRET_IN_URL_HOST", reference: "secrets.token" }),
+      }),
+    );
+    const stored = JSON.stringify({ run, events }).toLowerCase();
+    expect(stored).not.toContain(TOKEN.toLowerCase());
+  });
+
+  it("still sends a secret in the path or query, after looking the host up", async () => {
+    const lookups: string[] = [];
+    const t = await setup({
+      outbound: {
+        lookup: async (name) => {
+          lookups.push(name);
+          return [{ address: "127.0.0.1", family: 4 }];
+        },
+      },
+    });
+    const run = await secretRun(
+      t,
+      `http://tenant.invalid:${t.sink.port}/\${secrets.token}?key=\${secrets.token}`,
+    );
+    expect(run.status).toBe("success");
+    expect(lookups).toEqual(["tenant.invalid"]);
+    expect(t.sink.received[0]?.path).toBe(`/${TOKEN}?key=${TOKEN}`);
+  });
+});

@@ -84,6 +84,76 @@ describe("webhook outbox and dispatcher", { timeout: 160_000 }, () => {
     }
   });
 
+  it("refuses a protected provider (by name or address), this server's port on [::1] and a URL with credentials", async () => {
+    const { t } = await setup();
+    const lookups: string[] = [];
+    const hooks = createWebhooksEngine({
+      db: t.db,
+      secretsKey: TEST_SECRETS_KEY,
+      protectedDomains: ["stripe.com", "10.9.8.7"],
+      outbound: {
+        lookup: async (name) => {
+          lookups.push(name);
+          return [{ address: "10.9.8.7", family: 4 }];
+        },
+      },
+    });
+    hooks.setServerAddress("127.0.0.1", 8787);
+    const refusal = async (url: string) => {
+      try {
+        await hooks.createWebhook({ url, events: ["run.finished"], secret: SECRET });
+      } catch (err) {
+        return err as { code: string; message: string; details: unknown };
+      }
+      throw new Error(`${url} was accepted`);
+    };
+    const stripe = await refusal("https://api.stripe.com/v1/hooks");
+    expect(stripe.code).toBe("WEBHOOK_URL_DENIED");
+    expect(stripe.message).toContain("api.stripe.com is the protected payment provider stripe.com");
+    expect(lookups).toEqual([]);
+    const resolved = await refusal("https://pay.example.test/in");
+    expect(resolved.message).toContain("resolves to the protected payment provider 10.9.8.7");
+    for (const url of ["http://[::1]:8787/api/flows", "http://127.0.0.2:8787/", "http://localhost:8787/"]) {
+      const self = await refusal(url);
+      expect([self.code, self.message]).toEqual([
+        "WEBHOOK_URL_DENIED",
+        expect.stringContaining("the server's own address and port"),
+      ]);
+    }
+    const credentials = await refusal("https://user:hunter2pass@hooks.example.test/in");
+    expect(credentials.code).toBe("WEBHOOK_URL_DENIED");
+    expect(credentials.message).toContain("carries credentials");
+    expect(JSON.stringify([credentials.message, credentials.details])).not.toContain("hunter2pass");
+    expect(await hooks.listWebhooks()).toMatchObject({ items: [] });
+  });
+
+  it("never delivers to a URL that became a protected provider: the delivery fails at once, nothing sent", async () => {
+    const { t, hooks, receiver } = await setup();
+    const hook = await hooks.createWebhook({
+      url: `${receiver.url}/in`,
+      events: ["task.finished"],
+      secret: SECRET,
+    });
+    const guarded = createWebhooksEngine({
+      db: t.db,
+      secretsKey: TEST_SECRETS_KEY,
+      protectedDomains: ["127.0.0.1"],
+      retry: { baseMs: 100 },
+    });
+    cleanups.push(() => guarded.stop());
+    await runTransaction(t.db, (tx) =>
+      guarded.taskFinishedHook(tx, { task_id: "tsk_1", command_id: "c", status: "success" }),
+    );
+    await guarded.dispatchOnce();
+    const delivery = await waitFor(
+      async () => (await guarded.listDeliveries(hook.id)).items[0],
+      (d) => d !== undefined && d.status !== "pending",
+    );
+    expect(delivery).toMatchObject({ status: "failed", attempts: 1, last_status_code: null });
+    expect(delivery?.last_error).toContain("protected payment provider 127.0.0.1");
+    expect(receiver.received).toHaveLength(0);
+  });
+
   it("sends each delivery once when two dispatcher processes share the database", async () => {
     const { t, hooks } = await setup();
     const receiver = await startReceiver({ delayMs: 30 });

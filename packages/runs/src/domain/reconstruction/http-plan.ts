@@ -8,13 +8,20 @@ import {
   type StepConfidence,
   uniqueStepId,
 } from "./plan.js";
-import { fingerprintOf, isCardNumber, isRedacted, sensitiveKindOf } from "./sensitive.js";
+import {
+  fingerprintOf,
+  isCardNumber,
+  isRedacted,
+  isSecretQueryParam,
+  redactUrlSecrets,
+  sensitiveKindOf,
+} from "./sensitive.js";
 import { looksDynamic, type Produced, producedLeaves, varNameOf } from "./values.js";
 
 /*
  * The HAR planner: the requests that did the work become `http` steps in order; values that flow from a
- * response into a later request become `extract` + `${vars.…}`; passwords and card numbers become
- * `${secrets.…}`; a one-time code becomes an `otp_gate` and `${gate.otp_code}`. Pure.
+ * response into a later request become `extract` + `${vars.…}`; passwords, card numbers and credential
+ * query parameters (`?api_key=sk_live_…`, see `isSecretQueryParam`) become `${secrets.…}`; a one-time code becomes an `otp_gate` and `${gate.otp_code}`. Pure.
  */
 
 /** Shortest response value that counts as flowing into a later request, per strategy. */
@@ -141,6 +148,17 @@ function stepWords(x: HarExchange): string {
   return `${x.method} ${parts.slice(-2).join(" ") || "root"}`;
 }
 
+/**
+ * A query value as the flow sends it: one an earlier response issued becomes its var; a credential (by
+ * name or format) a secret param, so the recorded value is never kept; anything else as `substitute` makes it.
+ */
+function queryValue(s: State, key: string, value: string, reasons: string[]): string {
+  const produced = findProduced(s, value);
+  if (produced !== undefined) return useProduced(s, produced);
+  if (isSecretQueryParam(key, value)) return secretRef(s, key);
+  return substitute(s, value, reasons);
+}
+
 function urlOf(s: State, x: HarExchange, reasons: string[]): string {
   const path = x.url.pathname
     .split("/")
@@ -152,7 +170,7 @@ function urlOf(s: State, x: HarExchange, reasons: string[]): string {
     })
     .join("/");
   const query = [...x.url.searchParams]
-    .map(([k, v]) => `${encodeURIComponent(k)}=${substitute(s, v, reasons)}`)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${queryValue(s, k, v, reasons)}`)
     .join("&");
   return `${x.url.origin}${path}${query === "" ? "" : `?${query}`}`;
 }
@@ -234,7 +252,7 @@ export function planHttpFlow(inputs: ReconstructionInputs, ctx: PlanContext): Fl
   const dropped: FlowPlan["dropped"] = [];
   for (const x of har) {
     const why = droppedBecause(x) ?? (isDocument(x) && x.method === "GET" ? "page_load" : undefined);
-    if (why !== undefined) dropped.push({ url: x.url.href, reason: why });
+    if (why !== undefined) dropped.push({ url: redactUrlSecrets(x.url), reason: why });
     else if (s.steps.length < 190) addStep(s, x);
   }
   for (const step of s.steps) {
@@ -242,7 +260,7 @@ export function planHttpFlow(inputs: ReconstructionInputs, ctx: PlanContext): Fl
     if (ex !== undefined && step.type === "http") step.extract = ex;
   }
   const first = har.find((x) => droppedBecause(x) === undefined);
-  const start = inputs.startUrl ?? first?.url.href ?? "";
+  const start = inputs.startUrl ?? (first === undefined ? "" : redactUrlSecrets(first.url));
   return {
     kind: "http",
     name: `Reconstructed from ${start === "" ? "a HAR" : new URL(start).host}`,

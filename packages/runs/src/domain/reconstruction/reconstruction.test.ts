@@ -4,7 +4,13 @@ import { summarizeHtml } from "./html.js";
 import type { PlanContext } from "./inputs.js";
 import { buildPreview } from "./preview.js";
 import { resolveProfile } from "./profile.js";
-import { isCardNumber, sensitiveKindOf } from "./sensitive.js";
+import {
+  isCardNumber,
+  isSecretParamName,
+  looksLikeSecretValue,
+  redactUrlSecrets,
+  sensitiveKindOf,
+} from "./sensitive.js";
 
 function entry(
   method: string,
@@ -126,6 +132,53 @@ describe("reconstruction planners", () => {
     const selectors = (step: unknown) => (step as { target: { selectors: unknown[] } }).target.selectors[0];
     expect(selectors(p.plan.steps[2])).toMatchObject({ kind: "label", value: "Password" });
     expect(selectors(p.plan.steps[3])).toMatchObject({ kind: "role", value: "button", name: "Sign in" });
+  });
+
+  it("knows credential query params by name (any case or spelling) and by value format", () => {
+    for (const name of ["api_key", "apiKey", "API-KEY", "apikey", "key", "token", "access_token", "Secret"]) {
+      expect(isSecretParamName(name), name).toBe(true);
+    }
+    for (const name of ["client_secret", "password", "signature", "X-Amz-Signature", "sig", "auth", "code"]) {
+      expect(isSecretParamName(name), name).toBe(true);
+    }
+    for (const name of ["limit", "page", "q", "sort", "product_id", "monkey"]) {
+      expect(isSecretParamName(name), name).toBe(false);
+    }
+    for (const value of [
+      "sk_live_51HxQmZabcdef",
+      "rk_test_abcdefgh1234",
+      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig",
+      `ghp_${"a".repeat(36)}`,
+      "AKIAIOSFODNN7EXAMPLE",
+      "Bearer sk_test_4eC39HqLyjWDarjt",
+    ]) {
+      expect(looksLikeSecretValue(value), value).toBe(true);
+    }
+    for (const value of ["prod_tea", "10", "sk_other", "eyJ-not-a-jwt"]) {
+      expect(looksLikeSecretValue(value), value).toBe(false);
+    }
+    const url = new URL("https://u:p@api.test/x?api_key=sk_live_abcdefgh12&limit=10&q=tea#token=abc");
+    expect(redactUrlSecrets(url)).toBe("https://api.test/x?api_key=%5Bredacted%5D&limit=10&q=tea");
+  });
+
+  it("makes a secret param of a credential in a query string, and shows the start URL without it", () => {
+    const p = buildPreview(
+      {
+        har: har([
+          entry("GET", "https://api.x.test/v1/items?api_key=sk_live_51HxQmZabcdef&limit=5", 200, {
+            res: { items: [] },
+          }),
+        ]),
+      },
+      ctx("balanced"),
+      "http",
+    );
+    expect(p.plan.steps[0]).toMatchObject({
+      url: "https://api.x.test/v1/items?api_key=${secrets.api_key}&limit=5",
+    });
+    expect(p.plan.secrets).toEqual(["api_key"]);
+    expect(p.plan.start_url).toBe("https://api.x.test/v1/items?api_key=%5Bredacted%5D&limit=5");
+    expect(JSON.stringify(p)).not.toContain("sk_live_");
   });
 
   it("knows secret field names and card numbers", () => {

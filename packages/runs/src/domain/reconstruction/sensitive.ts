@@ -72,3 +72,70 @@ export function redactSensitiveJson(value: unknown, key?: string): unknown {
   }
   return value;
 }
+
+/**
+ * Query-parameter names that carry a credential, compared in snake case without regard to letter case
+ * (`apiKey`, `API-KEY` and `api_key` are one name): API keys, tokens, secrets, passwords, signatures,
+ * session ids, authorization codes — exactly, or as the last word of a longer name (`x_amz_signature`,
+ * `X-Amz-Security-Token`, `stripe_secret`).
+ */
+const SECRET_PARAM_NAMES =
+  /^(api_?key|key|access_?key|secret_?key|private_?key|client_?secret|secret|token|access_?token|refresh_?token|id_?token|auth_?token|bearer|jwt|pass|password|passwd|pwd|auth|authorization|signature|sig|session|session_?id|sid|code|credentials?)$/;
+const SECRET_PARAM_SUFFIX = /_(key|token|secret|signature|sig|password|credential|session)$/;
+
+/**
+ * Values in a known credential format, whatever the parameter's name: Stripe keys and webhook secrets
+ * (`sk_live_…`, `rk_test_…`, `whsec_…`), JWTs (`eyJ….eyJ….…`), GitHub, GitLab and Slack tokens, AWS access
+ * key ids, Google API keys, OpenAI and Anthropic keys.
+ */
+const SECRET_VALUE_FORMATS: readonly RegExp[] = [
+  /^(sk|rk|pk)_(live|test)_[A-Za-z0-9]{8,}$/,
+  /^whsec_[A-Za-z0-9+/=]{16,}$/,
+  /^eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*$/,
+  /^(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9_-]{20,})$/,
+  /^xox[abposr]-[A-Za-z0-9-]{10,}$/,
+  /^(AKIA|ASIA)[0-9A-Z]{16}$/,
+  /^AIza[0-9A-Za-z_-]{35}$/,
+  /^sk-(proj-|ant-)?[A-Za-z0-9_-]{20,}$/,
+];
+
+/** True for a query-parameter name that carries a credential (see {@link SECRET_PARAM_NAMES}), or a {@link sensitiveKindOf} field. */
+export function isSecretParamName(name: string): boolean {
+  const key = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  return SECRET_PARAM_NAMES.test(key) || SECRET_PARAM_SUFFIX.test(key) || sensitiveKindOf(name) !== undefined;
+}
+
+/** True for a value in a known credential format (see {@link SECRET_VALUE_FORMATS}), alone or as `Bearer <it>`. */
+export function looksLikeSecretValue(value: string): boolean {
+  return value
+    .trim()
+    .split(/[\s,;]+/)
+    .some((part) => SECRET_VALUE_FORMATS.some((re) => re.test(part)));
+}
+
+/** True for a query parameter whose value must not be kept: a credential by name or by format, not empty. */
+export function isSecretQueryParam(name: string, value: string): boolean {
+  return value !== "" && !isRedacted(value) && (isSecretParamName(name) || looksLikeSecretValue(value));
+}
+
+/**
+ * `url` as it may be stored or shown: the value of every credential query parameter replaced by
+ * {@link REDACTED}, credentials (`user:pass@`) and the fragment removed. Other parameters stay as sent.
+ */
+export function redactUrlSecrets(url: URL): string {
+  const u = new URL(url.href);
+  u.username = "";
+  u.password = "";
+  u.hash = "";
+  const params = [...u.searchParams];
+  if (params.some(([k, v]) => isSecretQueryParam(k, v))) {
+    u.search = new URLSearchParams(
+      params.map(([k, v]): [string, string] => [k, isSecretQueryParam(k, v) ? REDACTED : v]),
+    ).toString();
+  }
+  return u.href;
+}

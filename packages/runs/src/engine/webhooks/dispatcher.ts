@@ -2,6 +2,7 @@ import { BACKGROUND } from "@vetted/store";
 import { and, asc, eq, isNull, lt, lte, or } from "drizzle-orm";
 import {
   type DeliveryAttempt,
+  type DeliveryDecision,
   decideAfterAttempt,
   payloadBody,
   signatureHeader,
@@ -10,6 +11,7 @@ import {
 import { webhookDeliveries, webhookEvents, webhooks } from "../../store/schema.js";
 import { pinnedFetch } from "../outbound.js";
 import { type HookResources, secretContext } from "./resources.js";
+import { judgeWebhookUrl } from "./url-guard.js";
 import type { DeliveryRow } from "./views.js";
 
 /** The attempts a delivery's log keeps (the newest). */
@@ -21,10 +23,11 @@ export interface ClaimedDelivery {
   token: string;
 }
 
-/** How one attempt went. */
+/** How one attempt went; `final` ends the delivery as failed at once (no retry could succeed). */
 interface AttemptResult {
   statusCode: number | null;
   error: string | null;
+  final?: boolean;
 }
 
 /**
@@ -82,21 +85,18 @@ function describe(err: unknown): string {
   return String(err);
 }
 
-/** POSTs the signed body to `url` through the outbound policy, pinned to the address it checked. */
-async function post(r: HookResources, url: string, headers: Record<string, string>, body: string) {
-  const decision = await r.policy.decide(url, []);
-  if (decision.kind === "denied") {
-    return {
-      statusCode: null,
-      error: `refused by the outbound policy: ${decision.host} matches ${decision.rule}`,
-    };
-  }
-  if (decision.kind !== "allowed") {
-    return {
-      statusCode: null,
-      error: decision.kind === "unresolved" ? decision.message : "not an http(s) URL",
-    };
-  }
+/**
+ * POSTs the signed body to `url`, judged again right before the attempt (a protected provider or a URL
+ * with credentials is never posted to, and fails the delivery for good), pinned to the address it checked.
+ */
+async function post(
+  r: HookResources,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<AttemptResult> {
+  const decision = await judgeWebhookUrl(r, url);
+  if (!decision.ok) return { statusCode: null, error: `refused: ${decision.reason}`, final: decision.final };
   const pinned = pinnedFetch(r.fetch, decision.address, decision.family);
   try {
     const res = await pinned.fetch(url, {
@@ -155,14 +155,17 @@ async function recordOutcome(
   const at = r.now();
   const attempts = row.attempts + 1;
   const ok = result.error === null;
-  const decision = decideAfterAttempt({
-    ok,
-    attempts,
-    createdAt: row.createdAt,
-    now: at,
-    policy: r.retry,
-    random: r.random(),
-  });
+  const decision: DeliveryDecision =
+    !ok && result.final === true
+      ? { status: "failed" }
+      : decideAfterAttempt({
+          ok,
+          attempts,
+          createdAt: row.createdAt,
+          now: at,
+          policy: r.retry,
+          random: r.random(),
+        });
   const entry: DeliveryAttempt = {
     at: new Date(startedAt).toISOString(),
     status_code: result.statusCode,

@@ -1,26 +1,25 @@
 import { decodeCursor, encodeCursor, type KeysetPage, toKeysetPage } from "@vetted/store";
 import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
-import { type Webhook, type WebhookDelivery, WebhookInput } from "../../domain/webhooks.js";
+import { shownWebhookUrl, type Webhook, type WebhookDelivery, WebhookInput } from "../../domain/webhooks.js";
 import { webhookDeliveries, webhookEvents, webhooks } from "../../store/schema.js";
 import { WebhookNotFoundError, WebhookUrlDeniedError } from "../../webhook-errors.js";
 import { type ListQuery, pageLimit } from "../lists.js";
 import { parseInput } from "../persist.js";
 import { type HookResources, secretContext } from "./resources.js";
+import { judgeWebhookUrl } from "./url-guard.js";
 import { type DeliveryRow, toDelivery, toWebhook, type WebhookRow } from "./views.js";
 
-/** Refuses a URL the outbound policy would not let a delivery reach. @throws WebhookUrlDeniedError */
+/** Refuses a URL a delivery could never (or may not) reach. @throws WebhookUrlDeniedError */
 async function checkUrl(r: HookResources, url: string): Promise<void> {
-  const decision = await r.policy.decide(url, []);
-  if (decision.kind === "denied")
-    throw new WebhookUrlDeniedError(url, `${decision.host} matches ${decision.rule}`);
-  if (decision.kind === "unresolved") {
-    throw new WebhookUrlDeniedError(url, `${decision.host} does not resolve (${decision.message})`);
-  }
+  const verdict = await judgeWebhookUrl(r, url);
+  if (!verdict.ok) throw new WebhookUrlDeniedError(shownWebhookUrl(url), verdict.reason, verdict.final);
 }
 
 /**
- * Subscribes a URL to events. The URL must pass the outbound policy (no link-local or cloud metadata
- * address, the deny and allow lists); the secret is sealed and never returned.
+ * Subscribes a URL to events. The URL must carry no credentials, name no protected payment provider and
+ * pass the outbound policy (no link-local or cloud metadata address, not this server's own port on a local
+ * address, the deny and allow lists) on the addresses it resolves to, none of which may be a protected
+ * provider's; the secret is sealed and never returned.
  * @throws InvalidInputError REQUEST_INVALID, WebhookUrlDeniedError
  */
 export async function createWebhook(r: HookResources, input: unknown): Promise<Webhook> {

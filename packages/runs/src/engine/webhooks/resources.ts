@@ -7,6 +7,7 @@ import {
   type WriteOptions,
 } from "@vetted/store";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import { DEFAULT_PROTECTED_PROVIDER_DOMAINS } from "../../domain/providers.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../../domain/webhooks.js";
 import { createOutboundPolicy, type OutboundPolicy, type OutboundPolicyOptions } from "../outbound.js";
 import { createSecretBox, type SecretBox } from "../secret-box.js";
@@ -21,6 +22,11 @@ export interface WebhooksEngineOptions {
   ids?: IdGenerator;
   /** Where deliveries may go: the runs outbound policy (`VETTED_HTTP_ALLOW`, `VETTED_HTTP_DENY`). */
   outbound?: OutboundPolicyOptions;
+  /**
+   * Payment providers no webhook is ever delivered to (by name, IP literal or resolved address); default
+   * {@link DEFAULT_PROTECTED_PROVIDER_DOMAINS}. The server passes `VETTED_PROTECTED_PROVIDER_DOMAINS`.
+   */
+  protectedDomains?: readonly string[];
   fetch?: typeof globalThis.fetch;
   /** How often the dispatcher looks for due deliveries and relays feeds (default 1 000 ms). */
   pollMs?: number;
@@ -49,6 +55,7 @@ export interface HookResources {
   newId: IdGenerator;
   box: SecretBox;
   policy: OutboundPolicy;
+  protectedDomains: readonly string[];
   fetch: typeof globalThis.fetch;
   pollMs: number;
   timeoutMs: number;
@@ -81,6 +88,7 @@ export function createHookResources(options: WebhooksEngineOptions): HookResourc
     newId,
     box: createSecretBox(options.secretsKey),
     policy: createOutboundPolicy(options.outbound),
+    protectedDomains: options.protectedDomains ?? DEFAULT_PROTECTED_PROVIDER_DOMAINS,
     fetch: options.fetch ?? globalThis.fetch,
     pollMs: options.pollMs ?? 1000,
     timeoutMs,

@@ -1,4 +1,4 @@
-import type { Webhook, WebhookDelivery } from "../../domain/webhooks.js";
+import { shownWebhookUrl, type Webhook, type WebhookDelivery } from "../../domain/webhooks.js";
 import type { webhookDeliveries, webhooks } from "../../store/schema.js";
 
 /** A stored webhook row. */
@@ -11,11 +11,11 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** A webhook as the API returns it: never its secret. */
+/** A webhook as the API returns it: never its secret (nor credentials a URL stored before they were refused). */
 export function toWebhook(row: WebhookRow): Webhook {
   return {
     id: row.id,
-    url: row.url,
+    url: shownWebhookUrl(row.url),
     events: row.events,
     description: row.description,
     created_at: iso(row.createdAt),
