@@ -34,6 +34,7 @@ const COMMANDS = [
 let dir: string;
 let server: ServerProcess;
 const started: number[] = [];
+const queued: string[] = [];
 
 function envFor(): Record<string, string> {
   return {
@@ -75,7 +76,9 @@ async function queue(commandId: string): Promise<string> {
     body: JSON.stringify({ command_id: commandId }),
   });
   expect(res.status).toBe(202);
-  return ((await res.json()) as Task).task_id;
+  const { task_id } = (await res.json()) as Task;
+  queued.push(task_id);
+  return task_id;
 }
 
 function printedPids(t: Task): number[] {
@@ -130,7 +133,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  for (const pid of started) if (alive(pid)) process.kill(pid, "SIGKILL");
+  for (const pid of [...started, ...queued.flatMap(marked)]) if (alive(pid)) process.kill(pid, "SIGKILL");
   rmSync(dir, { recursive: true, force: true });
 });
 
