@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -226,7 +234,9 @@ describe("the automation lane over HTTP", () => {
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe("PATH_OUTSIDE_ROOT");
     }
     rmSync(outside, { recursive: true, force: true });
-    const ok = (await (await run({ command_id: "list", params: { target: join(dir, "inside") } })).json()) as Task;
+    const ok = (await (
+      await run({ command_id: "list", params: { target: join(dir, "inside") } })
+    ).json()) as Task;
     expect(await until(ok.task_id, (t) => t.status === "success", 30_000)).toMatchObject({
       output_tail: expect.arrayContaining([join(dir, "inside")]),
     });

@@ -191,7 +191,10 @@ export interface OptionLikeArg {
  * starts with `-` once interpolated (`${params.x}` with `x = "--help"`). Elements after a literal `--`
  * element are positional for every getopt-style program and are not reported.
  */
-export function optionLikeArgs(template: readonly string[], interpolated: readonly string[]): OptionLikeArg[] {
+export function optionLikeArgs(
+  template: readonly string[],
+  interpolated: readonly string[],
+): OptionLikeArg[] {
   const found: OptionLikeArg[] = [];
   for (const [index, written] of template.entries()) {
     if (written === "--") break;

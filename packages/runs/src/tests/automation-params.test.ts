@@ -134,7 +134,10 @@ describe("path params", () => {
   it("hands the program the real path of a path inside the roots, and runs in a confined cwd", async () => {
     const { automation, root } = await setup();
     await automation.start();
-    const listed = await automation.runCommand({ command_id: "list", params: { target: join(root, "stay") } });
+    const listed = await automation.runCommand({
+      command_id: "list",
+      params: { target: join(root, "stay") },
+    });
     const where = await automation.runCommand({ command_id: "where", params: { dir: join(root, "stay") } });
     expect(await finished(automation, listed.task_id)).toMatchObject({ status: "success" });
     expect((await automation.getTask(listed.task_id)).output_tail).toContain(join(root, "inner"));

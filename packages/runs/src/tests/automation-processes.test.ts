@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AutomationCommand } from "../engine/automation/commands.js";
@@ -106,7 +106,7 @@ async function leftBehind(taskId: string): Promise<{ leader: ChildProcess; pids:
   const script = [
     TREE.replace("; wait", ""),
     // Drops the environment (no marker) and is orphaned: only the recorded group finds it.
-    '(env -i sh -c \'echo "pid $$"; exec sleep 300\' &)',
+    "(env -i sh -c 'echo \"pid $$\"; exec sleep 300' &)",
     "wait",
   ].join("; ");
   const leader = spawn("sh", ["-c", script], {
@@ -164,7 +164,7 @@ describe("the processes of an automation task", () => {
 
   it("leaves alone a process group whose leader's pid now names another process", async () => {
     const { t, automation } = await open([shell("tree", TREE)]);
-    const task = await automation.runCommand({ command_id: "tree" });
+    await automation.runCommand({ command_id: "tree" });
     const stranger = spawn("sleep", ["300"], { detached: true, stdio: "ignore" });
     const pid = stranger.pid ?? 0;
     cleanups.push(() => reap([pid]));
@@ -177,6 +177,5 @@ describe("the processes of an automation task", () => {
     });
     expect(await automation.recoverInterrupted()).toBe(1);
     expect(alive(pid)).toBe(true);
-    expect(readdirSync("/proc").includes(String(pid))).toBe(true);
   });
 });

@@ -56,7 +56,9 @@ function checkEntry(
     const named = [...argvReferences(spec.argv), ...cwdParams, ...spec.path_params];
     const unknown = [...new Set(named)].filter((name) => !(name in properties));
     if (unknown.length > 0)
-      return { problem: `argv, cwd or path_params refer to params not in params_schema: ${unknown.join(", ")}` };
+      return {
+        problem: `argv, cwd or path_params refer to params not in params_schema: ${unknown.join(", ")}`,
+      };
   }
   return { spec: cwd === undefined ? spec : { ...spec, cwd } };
 }

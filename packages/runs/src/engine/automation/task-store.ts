@@ -5,10 +5,10 @@ import { QueueFullError, TaskNotFoundError } from "../../automation-errors.js";
 import {
   type AutomationTask,
   appendTail,
-  type OwnerProcess,
-  type TaskProcessRecord,
   canMoveTask,
+  type OwnerProcess,
   TASK_STATUSES,
+  type TaskProcessRecord,
   type TaskReason,
   type TaskStatus,
 } from "../../domain/automation.js";
@@ -245,7 +245,6 @@ export async function moveTask(
   s.publish(taskId, result.entries);
   return result.task;
 }
-
 
 /** Flags a running task for cancellation (its process aborts it at the next heartbeat or at once). */
 export async function requestCancel(s: TaskStore, taskId: string): Promise<void> {
