@@ -144,6 +144,21 @@ describe("path params", () => {
     expect((await finished(automation, where.task_id)).output_tail).toContain(join(root, "inner"));
   });
 
+  it("refuses a commands file whose path_params or cwd name a param its params_schema lacks", () => {
+    const entry = {
+      command_id: "x",
+      title: "x",
+      argv: ["true"],
+      params_schema: { type: "object", properties: {} },
+    };
+    expect(() => parseCommandsFile(JSON.stringify([{ ...entry, path_params: ["nope"] }]), [])).toThrow(
+      /path_params refer to params not in params_schema: nope/,
+    );
+    expect(() =>
+      parseCommandsFile(JSON.stringify([{ ...entry, cwd: "relative/${params.dir}" }]), []),
+    ).toThrow(/must start with an absolute path/);
+  });
+
   it("fails a queued task whose link was turned outside the roots before it started", async () => {
     const { automation, root, outside } = await setup();
     const task = await automation.runCommand({ command_id: "where", params: { dir: join(root, "stay") } });
