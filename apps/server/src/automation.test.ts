@@ -1,4 +1,12 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,6 +34,20 @@ const COMMANDS = [
   { command_id: "flaky", title: "Always fails", argv: ["sh", "-c", "echo try; exit 3"], retries: 2 },
   { command_id: "wipe", title: "Dangerous", argv: ["true"], high_risk: true },
   { command_id: "again", title: "Idempotent", argv: ["sh", "-c", "sleep 1; echo fine"], idempotent: true },
+  {
+    command_id: "show",
+    title: "Echo a word",
+    argv: ["echo", "${params.word}"],
+    params_schema: { type: "object", properties: { word: { type: "string" } }, required: ["word"] },
+  },
+  {
+    command_id: "list",
+    title: "List a folder",
+    argv: ["ls", "-d", "${params.target}"],
+    cwd: "${params.target}",
+    path_params: ["target"],
+    params_schema: { type: "object", properties: { target: { type: "string" } }, required: ["target"] },
+  },
 ];
 
 let dir: string;
@@ -196,6 +218,30 @@ describe("the automation lane over HTTP", () => {
     expect(outside.status).toBe(403);
   });
 
+  it("refuses a positional param that begins with '-' and a path param outside the roots", async () => {
+    const injected = await run({ command_id: "show", params: { word: "--help" } });
+    expect(injected.status).toBe(422);
+    expect(((await injected.json()) as { error: { code: string; details: unknown } }).error).toMatchObject({
+      code: "PARAM_LOOKS_LIKE_OPTION",
+      details: { params: ["word"], argv_index: 1 },
+    });
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), "vetted-outside-")));
+    mkdirSync(join(dir, "inside"), { recursive: true });
+    symlinkSync(outside, join(dir, "link-out"));
+    for (const target of [outside, join(dir, "link-out"), `${dir}/inside/../inside`, "inside"]) {
+      const res = await run({ command_id: "list", params: { target } });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("PATH_OUTSIDE_ROOT");
+    }
+    rmSync(outside, { recursive: true, force: true });
+    const ok = (await (
+      await run({ command_id: "list", params: { target: join(dir, "inside") } })
+    ).json()) as Task;
+    expect(await until(ok.task_id, (t) => t.status === "success", 30_000)).toMatchObject({
+      output_tail: expect.arrayContaining([join(dir, "inside")]),
+    });
+  }, 60_000);
+
   it("answers 429 QUEUE_FULL with Retry-After once the queue is full", async () => {
     const ids: string[] = [];
     let full: Response | undefined;
@@ -224,8 +270,8 @@ describe("the automation lane across a crash", () => {
     const pids = await pidsOf(plain.task_id);
     await until(idem.task_id, (t) => t.status === "running");
     await server.kill();
-    for (const pid of pids) if (alive(pid)) process.kill(pid, "SIGKILL"); // the orphans of the killed server
     server = await startServerProcess(envFor(), 60_000);
+    expect(await gone(pids)).toBe(true); // the new server ends what the killed one left running
     expect(await until(plain.task_id, (t) => t.status !== "running", 30_000)).toMatchObject({
       status: "failed",
       reason: "INTERRUPTED",

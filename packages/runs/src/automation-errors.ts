@@ -55,3 +55,18 @@ export class CommandsFileError extends RunsError {
     super("COMMANDS_FILE_INVALID", message, details);
   }
 }
+
+/**
+ * A param would reach the program as an option (`--help`, `-rf`) where the command expects a positional
+ * value: refused before anything runs. The operator may put a literal `--` before the element instead.
+ */
+export class ParamLooksLikeOptionError extends RunsError {
+  override readonly name = "ParamLooksLikeOptionError";
+  constructor(commandId: string, params: readonly string[], index: number) {
+    super(
+      "PARAM_LOOKS_LIKE_OPTION",
+      `${commandId}: the value of ${params.map((p) => `params.${p}`).join(", ") || "a param"} begins with "-" and would be read as an option (argv[${index}]); positional values may not begin with "-".`,
+      { command_id: commandId, params, argv_index: index },
+    );
+  }
+}

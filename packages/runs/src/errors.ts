@@ -45,6 +45,7 @@ export const RUNS_ERROR_CODES = [
   "TASK_FINISHED",
   "QUEUE_FULL",
   "COMMANDS_FILE_INVALID",
+  "PARAM_LOOKS_LIKE_OPTION",
   // Template lifecycle and recovery plans.
   "RUN_NOT_PROMOTABLE",
   "TEMPLATE_STATUS_CONFLICT",

@@ -49,7 +49,11 @@ export function createServerAutomation(o: ServerAutomationOptions): AutomationEn
           builtIns.map((c) => c.id),
         );
   const operator = specs.map((spec) =>
-    createProcessCommand(spec, { env: o.env, killGraceMs: o.settings.killGraceMs }),
+    createProcessCommand(spec, {
+      env: o.env,
+      killGraceMs: o.settings.killGraceMs,
+      allowedRoots: o.allowedRoots,
+    }),
   );
   return createAutomationEngine({
     db: o.db,

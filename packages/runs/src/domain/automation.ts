@@ -47,6 +47,23 @@ export const TASK_REASONS = [
 /** A {@link TASK_REASONS} code. */
 export type TaskReason = (typeof TASK_REASONS)[number];
 
+/** A task's process group as recorded in its row when the attempt started. */
+export interface TaskProcessRecord {
+  /** The group leader's pid (= the group id: each attempt runs in its own group). */
+  pgid: number;
+  /** The leader's start time (clock ticks after boot, /proc/<pid>/stat field 22): defeats pid reuse. */
+  start: number;
+}
+
+/** The server process that runs a task, as recorded in its row when it claimed the task. */
+export interface OwnerProcess {
+  host: string;
+  /** The kernel's boot id: a pid of another boot means nothing. */
+  boot: string;
+  pid: number;
+  start: number;
+}
+
 /** How many output lines a task keeps in `output_tail`. */
 export const OUTPUT_TAIL_LINES = 200;
 
@@ -112,7 +129,16 @@ export const CommandSpec = z
     title: z.string().min(1).max(200),
     description: z.string().max(2000).default(""),
     argv: z.array(z.string().max(4096)).min(1, "argv needs at least the program").max(256),
-    cwd: z.string().min(1).optional(),
+    cwd: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: "An absolute directory inside the allowed roots; may hold `${params.x}`" }),
+    path_params: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "path_params: param names"))
+      .max(64)
+      .default([])
+      .meta({ description: "Params that are paths: confined to the allowed roots, symlinks resolved" }),
     env_allow: z.array(z.string().regex(ENV_NAME, "env_allow: environment variable names")).default([]),
     timeout_s: z.number().positive().max(86_400).default(600),
     retries: z.number().int().min(0).max(10).default(0),
@@ -150,6 +176,34 @@ export function interpolateArgv(
     ok: true,
     argv: argv.map((arg) => arg.replace(PLACEHOLDER, (_m, name: string) => String(params[name]))),
   };
+}
+
+/** An argv element a param turned into something a program would read as an option. */
+export interface OptionLikeArg {
+  /** The element's index in argv. */
+  index: number;
+  /** The params the element refers to. */
+  params: string[];
+}
+
+/**
+ * The argv elements where a param injected an option: the element as written does not start with `-`, but
+ * starts with `-` once interpolated (`${params.x}` with `x = "--help"`). Elements after a literal `--`
+ * element are positional for every getopt-style program and are not reported.
+ */
+export function optionLikeArgs(
+  template: readonly string[],
+  interpolated: readonly string[],
+): OptionLikeArg[] {
+  const found: OptionLikeArg[] = [];
+  for (const [index, written] of template.entries()) {
+    if (written === "--") break;
+    if (written.startsWith("-")) continue;
+    if (interpolated[index]?.startsWith("-") === true) {
+      found.push({ index, params: argvReferences([written]) });
+    }
+  }
+  return found;
 }
 
 /**

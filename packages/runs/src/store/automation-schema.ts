@@ -1,5 +1,12 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { TASK_REASONS, TASK_STATUSES, type TaskReason, type TaskStatus } from "../domain/automation.js";
+import {
+  type OwnerProcess,
+  TASK_REASONS,
+  TASK_STATUSES,
+  type TaskProcessRecord,
+  type TaskReason,
+  type TaskStatus,
+} from "../domain/automation.js";
 
 /*
  * The tables of the automation command lane: tasks and their output lines. Re-exported by `schema.ts`, so
@@ -30,6 +37,10 @@ export const automationTasks = sqliteTable(
     /** The process running it (its worker id) and until when its lease holds without a heartbeat. */
     owner: text("owner"),
     leaseUntil: integer("lease_until"),
+    /** The owner's host, boot id, pid and start time: a task whose owner died is recovered at once. */
+    ownerProcess: text("owner_process", { mode: "json" }).$type<OwnerProcess>(),
+    /** The running attempt's process group and its leader's start time: killed before a recovery. */
+    process: text("process", { mode: "json" }).$type<TaskProcessRecord>(),
     idempotencyKey: text("idempotency_key"),
     /** A keyed digest of the request the key was first used with. */
     requestHash: text("request_hash"),

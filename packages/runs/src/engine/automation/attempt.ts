@@ -2,6 +2,7 @@ import { decideAfterAttempt } from "../../domain/automation.js";
 import { createRedactor } from "../redactor.js";
 import type { AutomationCommand, CommandResult, OutputKind } from "./commands.js";
 import type { AutomationResources } from "./resources.js";
+import { recordProcess } from "./task-claims.js";
 import { appendOutput, moveTask, openParams, type TaskRow } from "./task-store.js";
 
 /** Why an attempt was aborted. */
@@ -41,6 +42,7 @@ class OutputWriter {
 
 /** Runs the command once, turning a throw or an abort into a result. */
 async function runOnce(
+  r: AutomationResources,
   command: AutomationCommand,
   row: TaskRow,
   params: Record<string, unknown>,
@@ -54,6 +56,7 @@ async function runOnce(
       params,
       signal: controller.signal,
       log: (line, kind = "stdout") => writer.log(line, kind),
+      trackProcess: (record) => recordProcess(r, row.id, record),
     });
   } catch (err) {
     return {
@@ -120,7 +123,7 @@ export async function executeAttempt(
   const redactor = createRedactor(command.secretsOf?.(params) ?? []);
   const writer = new OutputWriter(r, row.id, (text) => redactor.redactText(text));
   const timer = setTimeout(() => controller.abort("timeout"), command.timeoutS * 1000);
-  const raw = await runOnce(command, row, params, controller, writer);
+  const raw = await runOnce(r, command, row, params, controller, writer);
   clearTimeout(timer);
   await writer.flush();
   const why = controller.signal.aborted ? (controller.signal.reason as AbortWhy) : undefined;

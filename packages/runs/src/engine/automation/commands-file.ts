@@ -26,7 +26,12 @@ function checkEntry(
   allowedRoots: readonly string[],
 ): { spec: CommandSpec } | { problem: string } {
   let cwd: string | undefined;
-  if (spec.cwd !== undefined) {
+  const cwdParams = spec.cwd === undefined ? [] : argvReferences([spec.cwd]);
+  const cwdPrefix = spec.cwd?.split("${")[0] ?? "";
+  if (cwdParams.length > 0 && cwdPrefix !== "" && !isAbsolute(cwdPrefix)) {
+    return { problem: `cwd ${spec.cwd} must start with an absolute path (or a param) before its params` };
+  }
+  if (spec.cwd !== undefined && cwdParams.length === 0) {
     if (!isAbsolute(spec.cwd)) return { problem: `cwd ${spec.cwd} must be an absolute path` };
     const real = realDirectory(spec.cwd);
     if (typeof real !== "string") return { problem: `cwd: ${real.problem}` };
@@ -48,9 +53,12 @@ function checkEntry(
   }
   const properties = schema.properties;
   if (typeof properties === "object" && properties !== null) {
-    const unknown = argvReferences(spec.argv).filter((name) => !(name in properties));
+    const named = [...argvReferences(spec.argv), ...cwdParams, ...spec.path_params];
+    const unknown = [...new Set(named)].filter((name) => !(name in properties));
     if (unknown.length > 0)
-      return { problem: `argv refers to params not in params_schema: ${unknown.join(", ")}` };
+      return {
+        problem: `argv, cwd or path_params refer to params not in params_schema: ${unknown.join(", ")}`,
+      };
   }
   return { spec: cwd === undefined ? spec : { ...spec, cwd } };
 }

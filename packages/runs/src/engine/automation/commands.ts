@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CommandNotFoundError } from "../../automation-errors.js";
-import type { CommandInfo, TaskReason } from "../../domain/automation.js";
+import type { CommandInfo, TaskProcessRecord, TaskReason } from "../../domain/automation.js";
 import { InvalidInputError } from "../../errors.js";
 
 /** Where a command's output line came from. */
@@ -17,6 +17,11 @@ export interface CommandContext {
   signal: AbortSignal;
   /** Records one output line (redacted before it is stored or streamed). */
   log(line: string, kind?: OutputKind): void;
+  /**
+   * Records the process group an attempt started, so that a recovery after a crash ends it before the task
+   * is failed or run again. Resolves once it is stored. Optional for commands that spawn nothing.
+   */
+  trackProcess?(record: TaskProcessRecord): Promise<void>;
 }
 
 /** How an attempt ended. `ok: false` may be retried; `message` and `reason` land on the task. */

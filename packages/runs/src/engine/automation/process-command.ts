@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { type CommandSpec, interpolateArgv } from "../../domain/automation.js";
+import type { CommandSpec, TaskProcessRecord } from "../../domain/automation.js";
 import type { AutomationCommand, CommandContext, CommandResult, OutputKind } from "./commands.js";
 import { secretParamValues } from "./commands.js";
+import { type PreparedArgv, prepareArgv } from "./param-guard.js";
+import { readProcStat, signalTaskProcesses, TASK_MARKER_ENV } from "./task-processes.js";
 
 /** The longest output line kept; longer lines are cut and marked. */
 export const MAX_LINE_CHARS = 4096;
@@ -16,16 +18,28 @@ export interface ProcessCommandOptions {
   env: NodeJS.ProcessEnv;
   /** Milliseconds between SIGTERM and SIGKILL when an attempt is aborted. */
   killGraceMs: number;
+  /** The roots `path_params` and a param-filled `cwd` are confined to (none: every such path is refused). */
+  allowedRoots?: readonly string[];
 }
 
-/** Signals the whole process group; a group already gone is fine. */
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // ESRCH: every process of the group has exited.
+/**
+ * Signals every process of the attempt: its process group, the processes carrying the task's marker (a
+ * child that called `setsid` keeps it) and their descendants. A group already gone is fine.
+ */
+function killAttempt(
+  taskId: string,
+  child: ChildProcess,
+  record: TaskProcessRecord | null,
+  signal: NodeJS.Signals,
+): void {
+  if (child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // ESRCH: every process of the group has exited.
+    }
   }
+  signalTaskProcesses(taskId, record, signal);
 }
 
 /** Forwards each line of a stream to the task's log, cutting overly long lines. */
@@ -42,34 +56,39 @@ function pipeLines(
   return new Promise((resolve) => lines.once("close", () => resolve()));
 }
 
-/** The environment of the child: `PATH` (so programs are found) and the names `env_allow` lists. */
-function childEnv(spec: CommandSpec, env: NodeJS.ProcessEnv): Record<string, string> {
+/**
+ * The environment of the child: `PATH` (so programs are found), the names `env_allow` lists, and the
+ * task's marker (`VETTED_TASK_ID`), by which every process the task starts is found again.
+ */
+function childEnv(spec: CommandSpec, env: NodeJS.ProcessEnv, taskId: string): Record<string, string> {
   const out: Record<string, string> = {};
   if (env.PATH !== undefined) out.PATH = env.PATH;
   for (const name of spec.env_allow) {
     const value = env[name];
     if (value !== undefined) out[name] = value;
   }
+  out[TASK_MARKER_ENV] = taskId;
   return out;
 }
 
 /**
- * Runs one attempt: spawns argv without a shell in its own process group, streams its lines, and on abort
- * sends SIGTERM to the group, then SIGKILL after the grace period. Once the leader exits the group is
- * SIGKILLed too, so nothing a task started outlives it.
+ * Runs one attempt: spawns argv without a shell in its own process group, records the group (for a
+ * recovery after a crash), streams its lines, and on abort sends SIGTERM to every process of the task, then
+ * SIGKILL after the grace period. Once the leader exits the rest are SIGKILLed too (those that left the
+ * group with `setsid` included), so nothing a task started outlives it.
  */
 async function runProcess(
   spec: CommandSpec,
-  argv: string[],
+  prepared: PreparedArgv,
   ctx: CommandContext,
   options: ProcessCommandOptions,
 ): Promise<CommandResult> {
-  const [program, ...args] = argv;
+  const [program, ...args] = prepared.argv;
   if (program === undefined)
     return { ok: false, exitCode: null, reason: "SPAWN_FAILED", message: "empty argv" };
   const child = spawn(program, args, {
-    ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
-    env: childEnv(spec, options.env),
+    ...(prepared.cwd === undefined ? {} : { cwd: prepared.cwd }),
+    env: childEnv(spec, options.env, ctx.taskId),
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -86,10 +105,13 @@ async function runProcess(
     };
   }
   ctx.log(`started ${program} (pid ${child.pid ?? "?"})`, "system");
+  const leader = child.pid === undefined ? undefined : readProcStat(child.pid);
+  const record = leader === undefined ? null : { pgid: leader.pid, start: leader.start };
+  if (record !== null) await ctx.trackProcess?.(record);
   let killTimer: ReturnType<typeof setTimeout> | undefined;
   const onAbort = () => {
-    killGroup(child, "SIGTERM");
-    killTimer = setTimeout(() => killGroup(child, "SIGKILL"), options.killGraceMs);
+    killAttempt(ctx.taskId, child, record, "SIGTERM");
+    killTimer = setTimeout(() => killAttempt(ctx.taskId, child, record, "SIGKILL"), options.killGraceMs);
   };
   if (ctx.signal.aborted) onAbort();
   else ctx.signal.addEventListener("abort", onAbort, { once: true });
@@ -101,7 +123,7 @@ async function runProcess(
     pipeLines(child.stderr, "stderr", ctx),
   ]);
   const [code, signal] = await exited;
-  killGroup(child, "SIGKILL");
+  killAttempt(ctx.taskId, child, record, "SIGKILL");
   await output;
   if (killTimer !== undefined) clearTimeout(killTimer);
   ctx.signal.removeEventListener("abort", onAbort);
@@ -117,6 +139,7 @@ async function runProcess(
 /** Turns an operator command of the commands file into a command of the lane. */
 export function createProcessCommand(spec: CommandSpec, options: ProcessCommandOptions): AutomationCommand {
   const paramsSchema = spec.params_schema ?? {};
+  const roots = options.allowedRoots ?? [];
   return {
     id: spec.command_id,
     title: spec.title,
@@ -134,17 +157,23 @@ export function createProcessCommand(spec: CommandSpec, options: ProcessCommandO
         .map((name) => options.env[name])
         .filter((v): v is string => v !== undefined && v.length > 0),
     ],
+    async precheck(params) {
+      prepareArgv(spec, params, roots);
+    },
     async execute(ctx) {
-      const argv = interpolateArgv(spec.argv, ctx.params);
-      if (!argv.ok) {
+      let prepared: PreparedArgv;
+      try {
+        // Again at the start: a symbolic link may have changed since the task was queued.
+        prepared = prepareArgv(spec, ctx.params, roots);
+      } catch (err) {
         return {
           ok: false,
           exitCode: null,
           reason: "SPAWN_FAILED",
-          message: `params missing for argv: ${argv.missing.join(", ")}`,
+          message: err instanceof Error ? err.message : String(err),
         };
       }
-      return runProcess(spec, argv.argv, ctx, options);
+      return runProcess(spec, prepared, ctx, options);
     },
   };
 }

@@ -1,12 +1,14 @@
 import { type Clock, type IdGenerator, runTransaction, type Tx } from "@vetted/store";
-import { and, asc, count, eq, gt, gte, lt, lte } from "drizzle-orm";
+import { and, asc, count, eq, gt, gte, lt } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { QueueFullError, TaskNotFoundError } from "../../automation-errors.js";
 import {
   type AutomationTask,
   appendTail,
   canMoveTask,
+  type OwnerProcess,
   TASK_STATUSES,
+  type TaskProcessRecord,
   type TaskReason,
   type TaskStatus,
 } from "../../domain/automation.js";
@@ -161,6 +163,8 @@ export async function insertTask(s: TaskStore, input: NewTask): Promise<Automati
         notBefore: now,
         owner: null,
         leaseUntil: null,
+        ownerProcess: null,
+        process: null,
         idempotencyKey: key ?? null,
         requestHash: key === undefined ? null : input.requestHash,
         createdAt: now,
@@ -190,6 +194,8 @@ export interface TransitionPatch {
   notBefore?: number;
   owner?: string | null;
   leaseUntil?: number | null;
+  ownerProcess?: OwnerProcess | null;
+  process?: TaskProcessRecord | null;
   startedAt?: number;
   /** Lines recorded with the change (system notes); an `end` marker is added when the task ends. */
   lines?: string[];
@@ -238,65 +244,6 @@ export async function moveTask(
   if (result === undefined) return undefined;
   s.publish(taskId, result.entries);
   return result.task;
-}
-
-/** The oldest queued task due now, claimed for this process (attempt + 1, a fresh lease), or undefined. */
-export async function claimNext(s: TaskStore, leaseMs: number): Promise<TaskRow | undefined> {
-  const now = s.clock.now();
-  const candidates = await s.db
-    .select()
-    .from(automationTasks)
-    .where(and(eq(automationTasks.status, "queued"), lte(automationTasks.notBefore, now)))
-    .orderBy(asc(automationTasks.notBefore), asc(automationTasks.createdAt))
-    .limit(5);
-  for (const row of candidates) {
-    const claimed = await moveTask(s, row.id, "queued", "running", {
-      attempt: row.attempt + 1,
-      owner: s.workerId,
-      leaseUntil: now + leaseMs,
-      startedAt: row.startedAt ?? now,
-      message: null,
-      reason: null,
-      exitCode: null,
-    });
-    if (claimed !== undefined) return readTask(s.db, row.id);
-  }
-  return undefined;
-}
-
-/** Extends the leases of this process's running tasks; answers which of them were asked to cancel. */
-export async function heartbeat(
-  s: TaskStore,
-  taskIds: readonly string[],
-  leaseMs: number,
-): Promise<string[]> {
-  const cancelled: string[] = [];
-  for (const taskId of taskIds) {
-    const [row] = await runTransaction(s.db, (tx) =>
-      tx
-        .update(automationTasks)
-        .set({ leaseUntil: s.clock.now() + leaseMs })
-        .where(
-          and(
-            eq(automationTasks.id, taskId),
-            eq(automationTasks.status, "running"),
-            eq(automationTasks.owner, s.workerId),
-          ),
-        )
-        .returning({ cancel: automationTasks.cancelRequested }),
-    );
-    if (row?.cancel === true) cancelled.push(taskId);
-  }
-  return cancelled;
-}
-
-/** Running tasks whose lease ran out (their process died), for recovery. */
-export function expiredTasks(s: TaskStore): Promise<TaskRow[]> {
-  return s.db
-    .select()
-    .from(automationTasks)
-    .where(and(eq(automationTasks.status, "running"), lt(automationTasks.leaseUntil, s.clock.now())))
-    .limit(100);
 }
 
 /** Flags a running task for cancellation (its process aborts it at the next heartbeat or at once). */

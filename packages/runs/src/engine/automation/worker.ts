@@ -1,6 +1,8 @@
 import { executeAttempt } from "./attempt.js";
 import type { AutomationResources } from "./resources.js";
-import { claimNext, expiredTasks, heartbeat, moveTask, type TaskRow } from "./task-store.js";
+import { claimNext, heartbeat, orphanedTasks } from "./task-claims.js";
+import { killTaskProcesses } from "./task-processes.js";
+import { moveTask, type TaskRow } from "./task-store.js";
 
 /** An attempt this process is running. */
 interface Live {
@@ -73,14 +75,19 @@ export class AutomationWorker {
     }
   }
 
-  /** Fails (or re-queues, for idempotent commands) running tasks whose lease ran out. */
+  /**
+   * Recovers running tasks whose process died (lease run out, or owner gone from this machine): first
+   * ends every process the task left behind (its recorded group, its marked and descendant processes:
+   * SIGTERM, SIGKILL after the grace), then fails it `INTERRUPTED`, or re-queues it when its command is
+   * idempotent — so a survivor never runs beside a second attempt. Answers how many were recovered.
+   */
   async recover(): Promise<number> {
     let recovered = 0;
-    for (const row of await expiredTasks(this.r)) {
+    for (const { row, guard } of await orphanedTasks(this.r)) {
       if (this.live.has(row.id)) continue;
-      const now = this.r.clock.now();
+      const killed = await killTaskProcesses(row.id, row.process, this.r.killGraceMs);
+      const reaped = killed > 0 ? [`ended ${killed} process(es) the task left running`] : [];
       const idempotent = this.r.registry.has(row.commandId) && this.r.registry.get(row.commandId).idempotent;
-      const guard = { leaseExpiredBefore: now };
       const moved = idempotent
         ? await moveTask(
             this.r,
@@ -89,9 +96,12 @@ export class AutomationWorker {
             "queued",
             {
               owner: null,
+              ownerProcess: null,
+              process: null,
               leaseUntil: null,
-              notBefore: now,
+              notBefore: this.r.clock.now(),
               lines: [
+                ...reaped,
                 "INTERRUPTED: the process running this task stopped; re-queued (the command is idempotent)",
               ],
             },
@@ -105,6 +115,7 @@ export class AutomationWorker {
             {
               reason: "INTERRUPTED",
               message: "INTERRUPTED: the process running this task stopped before it ended",
+              lines: reaped,
             },
             guard,
           );
