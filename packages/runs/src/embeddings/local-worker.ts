@@ -23,7 +23,7 @@ if (port !== null) {
       model ??= loadLocalModel(cacheDir);
       const vectors = embedWithModel(await model, texts);
       const packed = new Float32Array(vectors.length * LOCAL_DIMENSION);
-      vectors.forEach((v, i) => packed.set(v, i * LOCAL_DIMENSION));
+      for (const [i, v] of vectors.entries()) packed.set(v, i * LOCAL_DIMENSION);
       const answer: WorkerAnswer = { id, vectors: packed };
       port.postMessage(answer, [packed.buffer]);
     } catch (err) {
