@@ -81,7 +81,10 @@ class LocalWorker {
     if (pending === undefined) return;
     this.#pending.delete(answer.id);
     this.queued -= pending.texts;
-    if ("error" in answer) return pending.reject(new Error(answer.error));
+    if ("error" in answer) {
+      pending.reject(new Error(answer.error));
+      return;
+    }
     const out: Float32Array[] = [];
     for (let i = 0; i < pending.texts; i++) {
       out.push(answer.vectors.slice(i * LOCAL_DIMENSION, (i + 1) * LOCAL_DIMENSION));
