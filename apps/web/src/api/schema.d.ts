@@ -2689,7 +2689,7 @@ export interface paths {
                     action?: "move" | "skip";
                     text?: string;
                     /** @description Only rows with this reason code */
-                    reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
+                    reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
                     /** @description A saved view's id: its filter and sort apply; a filter field given here wins over the view's */
                     view?: string;
                     /** @description Sort keys `field:asc|desc`, comma-separated (up to 5); wins over a view's sort */
@@ -3585,7 +3585,7 @@ export interface paths {
                                     status?: "pending" | "applied" | "skipped" | "failed" | "rolled_back";
                                     category?: string;
                                     /** @enum {string} */
-                                    reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
+                                    reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
                                     q?: string;
                                 };
                                 /** @default [] */
@@ -3650,7 +3650,7 @@ export interface paths {
                                 status?: "pending" | "applied" | "skipped" | "failed" | "rolled_back";
                                 category?: string;
                                 /** @enum {string} */
-                                reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
+                                reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
                                 q?: string;
                             };
                             /** @default [] */
@@ -4362,7 +4362,7 @@ export interface paths {
                 query?: {
                     bucket?: "blocked" | "conflict" | "needs_review" | "auto_safe";
                     /** @description Only rows with this reason code */
-                    reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
+                    reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
                     /** @description A saved view's id: its filter and sort apply; explicit query fields win */
                     view?: string;
                     /** @description next_cursor of the previous page */
@@ -8718,8 +8718,9 @@ export interface components {
             details?: unknown;
         } | null;
         FileorgAnalyzeRequest: {
+            /** @description At most 4096 bytes, each segment at most 255 bytes (UTF-8) */
             source_dir: string;
-            /** @description Defaults to `source_dir` */
+            /** @description Defaults to `source_dir`; At most 4096 bytes, each segment at most 255 bytes (UTF-8) */
             output_dir?: string;
             /** @example {category}/{yyyy}/{name}{ext} */
             naming_template?: string;
@@ -8914,7 +8915,7 @@ export interface components {
             }[];
         };
         FileorgRowPatch: {
-            /** @description Absolute, or relative to the job's output directory */
+            /** @description Absolute, or relative to the job's output directory; At most 4096 bytes, each segment at most 255 bytes (UTF-8) */
             target_path?: string;
             /**
              * @description A known category (built-in or custom)
@@ -8953,7 +8954,7 @@ export interface components {
                 conflict_id: string;
                 /** @enum {string} */
                 strategy: "rename" | "skip" | "keep_both" | "manual" | "move_to_duplicates";
-                /** @description Required for `manual` */
+                /** @description Required for `manual`; At most 4096 bytes, each segment at most 255 bytes (UTF-8) */
                 target_path?: string;
                 /** @description For `manual`: which row gets `target_path` (default: the last row) */
                 row_id?: string;
@@ -9079,6 +9080,7 @@ export interface components {
         } | {
             /** @enum {string} */
             type: "set_target";
+            /** @description At most 4096 bytes, each segment at most 255 bytes (UTF-8) */
             template: string;
         } | {
             /** @enum {string} */
@@ -9110,7 +9112,7 @@ export interface components {
                 status?: "pending" | "applied" | "skipped" | "failed" | "rolled_back";
                 category?: string;
                 /** @enum {string} */
-                reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
+                reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
                 q?: string;
             };
             /** @default [] */
@@ -9164,6 +9166,7 @@ export interface components {
         };
         RuntimeSettingsInput: {
             allowed_roots?: string[];
+            /** @description At most 4096 bytes, each segment at most 255 bytes (UTF-8) */
             default_output_root?: string | null;
             workers?: number;
             limits?: {
@@ -9335,7 +9338,7 @@ export interface components {
                 /** @enum {string} */
                 bucket?: "blocked" | "conflict" | "needs_review" | "auto_safe";
                 /** @enum {string} */
-                reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
+                reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
                 category?: components["schemas"]["FileorgCategoryName"];
                 /** @description Substring of the source or target path */
                 q?: string;
@@ -9347,7 +9350,7 @@ export interface components {
             all?: true;
             /** @enum {string} */
             action: "approve" | "skip" | "set_category" | "set_target";
-            /** @description The category, or the target folder or naming template */
+            /** @description The category, or the target folder or naming template (at most 4096 bytes, each segment at most 255) */
             value?: string;
         };
         RuleOutcome: {
