@@ -193,7 +193,7 @@ function planningOf(run: JobRun, manifest: JobRecord, dryRun: boolean): ApplyPla
     files: createInspectPool(readerThreadsFor(MOVE_CONCURRENCY)),
     known: new Set(),
     confined: createConfinement(outputDir),
-    isProtected: (path) => ctx.guard.isProtected(path),
+    isProtected: (path) => run.ctx.guard.isProtected(path),
   };
 }
 
