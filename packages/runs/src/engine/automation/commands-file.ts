@@ -1,14 +1,9 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { CommandsFileError } from "../../automation-errors.js";
 import { argvReferences, CommandSpec } from "../../domain/automation.js";
+import { isInsideRoot } from "../roots.js";
 import { compileParamsSchema } from "./commands.js";
-
-/** True when `path` is `root` or lies below it. */
-function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
 
 /** The real path of an existing directory, or why it cannot be used. */
 function realDirectory(path: string): string | { problem: string } {
@@ -38,7 +33,7 @@ function checkEntry(
     const roots = allowedRoots
       .map((root) => realDirectory(root))
       .filter((r): r is string => typeof r === "string");
-    if (!roots.some((root) => isInside(root, real))) {
+    if (!roots.some((root) => isInsideRoot(root, real))) {
       return {
         problem: `cwd ${spec.cwd} lies outside the allowed roots (VETTED_ALLOWED_ROOTS: ${allowedRoots.join(", ")})`,
       };

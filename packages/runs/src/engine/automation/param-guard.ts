@@ -1,9 +1,10 @@
 import { realpathSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { ParamLooksLikeOptionError } from "../../automation-errors.js";
 import { type CommandSpec, interpolateArgv, optionLikeArgs } from "../../domain/automation.js";
 import { InvalidInputError } from "../../errors.js";
 import { PathOutsideRootError } from "../../reconstruction-errors.js";
+import { isInsideRoot, realRoots } from "../roots.js";
 
 /*
  * What an operator command's params may become before anything runs: path params (`path_params`, and the
@@ -15,21 +16,6 @@ import { PathOutsideRootError } from "../../reconstruction-errors.js";
 export interface PreparedArgv {
   argv: string[];
   cwd: string | undefined;
-}
-
-function inside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
-
-function realRoots(roots: readonly string[]): string[] {
-  return roots.flatMap((root) => {
-    try {
-      return [realpathSync(resolve(root))];
-    } catch {
-      return [];
-    }
-  });
 }
 
 /** The real path of `path`, or of its deepest existing ancestor with the rest appended (for a new file). */
@@ -51,7 +37,7 @@ export function confinePath(path: string, roots: readonly string[]): string {
   if (!isAbsolute(path)) throw new PathOutsideRootError(path, "the path must be absolute");
   if (path.split(/[\\/]+/).includes("..")) throw new PathOutsideRootError(path, "it contains a .. segment");
   const real = realPathOf(resolve(path));
-  if (!realRoots(roots).some((root) => inside(root, real))) {
+  if (!realRoots(roots).some((root) => isInsideRoot(root, real))) {
     throw new PathOutsideRootError(
       path,
       real === resolve(path)

@@ -1,25 +1,11 @@
 import { realpathSync, statSync } from "node:fs";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import {
   ArtifactNotFoundError,
   ArtifactTooLargeError,
   PathOutsideRootError,
 } from "../../reconstruction-errors.js";
-
-function inside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
-}
-
-function realRoots(roots: readonly string[]): string[] {
-  return roots.flatMap((root) => {
-    try {
-      return [realpathSync(resolve(root))];
-    } catch {
-      return [];
-    }
-  });
-}
+import { isInsideRoot, realRoots } from "../roots.js";
 
 /**
  * The real path of a file a request names, confined to `roots`: it must be absolute, hold no `..`
@@ -33,7 +19,7 @@ export function confineArtifactPath(path: string, roots: readonly string[], maxB
   const allowed = realRoots(roots);
   const lexical = resolve(path);
   const candidates = [...allowed, ...roots.map((r) => resolve(r))];
-  if (!candidates.some((root) => inside(root, lexical))) {
+  if (!candidates.some((root) => isInsideRoot(root, lexical))) {
     throw new PathOutsideRootError(path, "it is outside the allowed roots and the data directory");
   }
   let real: string;
@@ -42,7 +28,7 @@ export function confineArtifactPath(path: string, roots: readonly string[], maxB
   } catch {
     throw new ArtifactNotFoundError(`No file at ${path}.`);
   }
-  if (!allowed.some((root) => inside(root, real))) {
+  if (!allowed.some((root) => isInsideRoot(root, real))) {
     throw new PathOutsideRootError(path, "a symbolic link leads outside the allowed roots");
   }
   const stat = statSync(real);
