@@ -43,9 +43,9 @@ function questionOf(plan: ApplyPlan): string | undefined {
 }
 
 /**
- * A real apply asks what it would leave first; when anything stays unreviewed or in conflict it asks for a
- * confirmation (or `--yes`; without a terminal it refuses). Answers the plan hash to apply, or undefined
- * when the person said no.
+ * A real apply asks what it would move and leave first, then for a confirmation naming what stays
+ * unreviewed or in conflict (or `--yes`; without a terminal it refuses, never waiting on a prompt nobody
+ * sees). Answers the plan hash to apply, or undefined when the person said no.
  */
 async function confirmPlan(
   ctx: CommandContext,
@@ -54,10 +54,12 @@ async function confirmPlan(
   options: ApplyOptions,
 ): Promise<{ planHash: string | null } | undefined> {
   const plan = await backend.planApply(request);
-  const question = questionOf(plan);
-  if (question !== undefined && options.yes !== true) {
-    if (options.json !== true) ctx.io.stderr.write(`${renderApplyBreakdown(plan, ctx.c)}\n`);
-    if (!(await confirmOrRefuse(ctx, question))) return undefined;
+  if (options.yes !== true) {
+    const leftBehind = questionOf(plan);
+    if (leftBehind !== undefined && options.json !== true) {
+      ctx.io.stderr.write(`${renderApplyBreakdown(plan, ctx.c)}\n`);
+    }
+    if (!(await confirmOrRefuse(ctx, leftBehind ?? `Move ${plural(plan.rows, "file")}?`))) return undefined;
   }
   return { planHash: plan.plan_hash };
 }
