@@ -14,7 +14,8 @@ const RETRY_BASE_MS = 400;
 
 function env(dir: string): Record<string, string> {
   return {
-    VETTED_DATA_DIR: dir,
+    // The data directory apart from the folders organized (fileorg never plans its own data).
+    VETTED_DATA_DIR: join(dir, "data"),
     VETTED_ALLOWED_ROOTS: dir,
     VETTED_RUNS_POLL_MS: "50",
     VETTED_WEBHOOK_POLL_MS: "50",
