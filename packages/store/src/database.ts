@@ -35,6 +35,8 @@ export interface OpenDatabase {
 /** How long SQLite itself blocks the thread on a lock before we wait without blocking it. */
 const NATIVE_WAIT_MS = 20;
 const MAX_BACKOFF_MS = 100;
+/** Statements whose kind (read or write) is remembered at most. */
+const KIND_CACHE = 2000;
 
 /** One libsql client and the operations still using it; retired once a connection of it met SQLITE_BUSY. */
 class Generation {
@@ -84,6 +86,7 @@ class GuardedClient implements Client {
   readonly #lock: WriteLock;
   readonly #busyTimeoutMs: number;
   readonly #open: () => Client;
+  readonly #kinds = new Map<string, boolean>();
   #current: Generation;
 
   constructor(open: () => Client, busyTimeoutMs: number) {
@@ -92,6 +95,17 @@ class GuardedClient implements Client {
     this.#current = new Generation(open());
     this.protocol = this.#current.client.protocol;
     this.#lock = writeLockForClient(this);
+  }
+
+  /** Whether a statement writes, remembered for the statements Drizzle sends again and again. */
+  #writes(sql: string): boolean {
+    let writes = this.#kinds.get(sql);
+    if (writes === undefined) {
+      writes = statementWrites(sql);
+      if (this.#kinds.size >= KIND_CACHE) this.#kinds.clear();
+      this.#kinds.set(sql, writes);
+    }
+    return writes;
   }
 
   /** Replaces `gen` (when still current) by a fresh client. */
@@ -137,7 +151,7 @@ class GuardedClient implements Client {
       typeof stmtOrSql === "string" && args !== undefined ? { sql: stmtOrSql, args } : stmtOrSql;
     const sql = sqlOf(stmt);
     const op = (client: Client) => client.execute(stmt);
-    if (statementWrites(sql)) return this.#write(sql, op);
+    if (this.#writes(sql)) return this.#write(sql, op);
     return (await this.#retrying(op)).value;
   }
 
@@ -147,7 +161,7 @@ class GuardedClient implements Client {
   ): Promise<Array<ResultSet>> {
     const sqls = stmts.map((s) => (Array.isArray(s) ? s[0] : sqlOf(s)));
     const op = (client: Client) => client.batch(stmts, mode);
-    const writing = sqls.find(statementWrites);
+    const writing = sqls.find((sql) => this.#writes(sql));
     if (writing !== undefined) return this.#write(writing, op);
     return (await this.#retrying(op)).value;
   }
