@@ -105,6 +105,16 @@ describe("inbound SMS authentication", () => {
     expect(await merged.json()).toMatchObject({ ok: true, duplicate: false, message_id: "split" });
   });
 
+  it("answers a malformed multipart form 400 BAD_REQUEST, not 500 (found by pnpm fuzz)", async () => {
+    const t = await app();
+    const res = await call(t, `${BASE}${PATH}`, {
+      method: "POST",
+      headers: { "Content-Type": "multipart/form-data; boundary=x", "x-vonage-inbound-token": TOKEN },
+      body: "{}",
+    });
+    expect([res.status, await codeOf(res)]).toEqual([400, "BAD_REQUEST"]);
+  });
+
   it("refuses a wrong or missing header token, and a token in the query even with the right header", async () => {
     const t = await app();
     const wrong = await post(t, signed({}), { "x-vonage-inbound-token": "not-the-token-at-all" });

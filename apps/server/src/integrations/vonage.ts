@@ -54,7 +54,17 @@ async function collectParams(
     c.req.method === "POST" &&
     (type === "application/x-www-form-urlencoded" || type === "multipart/form-data")
   ) {
-    for (const [k, v] of Object.entries(await c.req.parseBody())) if (typeof v === "string") body[k] = v;
+    let form: Record<string, unknown>;
+    try {
+      form = await c.req.parseBody();
+    } catch {
+      // A malformed form (a multipart body without its parts, a bad boundary) is the sender's error.
+      throw new Refusal(
+        "body_invalid",
+        new ServerError("BAD_REQUEST", `The callback body is not a valid ${type} form.`),
+      );
+    }
+    for (const [k, v] of Object.entries(form)) if (typeof v === "string") body[k] = v;
   } else if (c.req.method === "POST" && type !== "" && (c.req.header("Content-Length") ?? "0") !== "0") {
     throw new Refusal(
       "body_invalid",
