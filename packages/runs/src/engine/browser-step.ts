@@ -1,5 +1,5 @@
 import type { CDPSession, Frame, Page } from "playwright-core";
-import type { OutboundGuard } from "../browser/network-guard.js";
+import { APPROVED_LATE_REQUEST_MS, type OutboundGuard } from "../browser/network-guard.js";
 import { matchProtectedDomain } from "../domain/providers.js";
 import type { Step } from "../domain/steps.js";
 import { stepAttempt } from "../domain/transitions.js";
@@ -200,7 +200,9 @@ async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
   const executed = await Promise.race(raced);
   // What the page sent as the step's effect (a form a script submits right after load starts a moment
   // later) is judged before the step's outcome is told.
-  await lease.outbound.settled(ACTING.has(x.step.type) ? LATE_REQUEST_MS : 0);
+  await lease.outbound.settled(
+    !ACTING.has(x.step.type) ? 0 : browser.approved ? APPROVED_LATE_REQUEST_MS : LATE_REQUEST_MS,
+  );
   let outcome = guarded(x.step.id, lease.outbound, executed);
   // The "after" capture is asked for first, so the browser takes it while the 3-D Secure check reads the
   // frames' text (neither changes the page).

@@ -1,4 +1,5 @@
 import type { Frame, Page, Request } from "playwright-core";
+import { APPROVED_LATE_REQUEST_MS } from "../browser/network-guard.js";
 import { ClickStep, SelectStep, TypeStep } from "../domain/browser-steps.js";
 import { actOn, browserOf } from "./browser-common.js";
 import type { StepType } from "./step-type.js";
@@ -13,9 +14,10 @@ const FRAME_NAVIGATION_GRACE_MS = 150;
 
 /**
  * Watches a child frame for a navigation its click starts: `settle` waits for one that began (or begins
- * within {@link FRAME_NAVIGATION_GRACE_MS}) to load; a click that navigates nothing costs the grace.
+ * within the grace, {@link FRAME_NAVIGATION_GRACE_MS} by default) to load; a click that navigates nothing
+ * costs the grace.
  */
-function watchFrame(page: Page, frame: Frame) {
+export function watchFrame(page: Page, frame: Frame) {
   let started = false;
   let navigated: () => void = () => undefined;
   const committed = new Promise<void>((resolve) => {
@@ -34,10 +36,8 @@ function watchFrame(page: Page, frame: Frame) {
   page.on("request", onRequest);
   page.on("framenavigated", onNavigated);
   return {
-    async settle(timeoutMs: number): Promise<void> {
-      const grace = new Promise<"quiet">((resolve) =>
-        setTimeout(() => resolve("quiet"), FRAME_NAVIGATION_GRACE_MS),
-      );
+    async settle(timeoutMs: number, graceMs = FRAME_NAVIGATION_GRACE_MS): Promise<void> {
+      const grace = new Promise<"quiet">((resolve) => setTimeout(() => resolve("quiet"), graceMs));
       const first = await Promise.race([committed.then(() => "navigated" as const), grace]);
       if (first === "quiet" && !started) return;
       const limit = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs));
@@ -67,7 +67,8 @@ export const clickStep: StepType<ClickStep> = {
       try {
         await locator.click({ timeout: step.timeout_ms });
         await page.waitForLoadState("load", { timeout: step.timeout_ms });
-        await inFrame?.settle(step.timeout_ms);
+        const approved = browserOf(ctx).approved;
+        await inFrame?.settle(step.timeout_ms, approved ? APPROVED_LATE_REQUEST_MS : undefined);
       } finally {
         inFrame?.dispose();
       }

@@ -88,10 +88,15 @@ export function leakyPage(kind: string, payUrl: string): string {
 }
 
 /** The provider's card form, served in an iframe; `sca` "1" or "2": paying leads to a 3-D Secure challenge. */
-export function cardFormPage(sca: string): string {
+export function cardFormPage(sca: string, submitDelayMs = 0): string {
+  // A delay stands for a form that tokenises the card before it posts: the payment leaves after the click.
+  const late =
+    submitDelayMs > 0
+      ? ` onsubmit="event.preventDefault(); setTimeout(() => this.submit(), ${Math.floor(submitDelayMs)})"`
+      : "";
   return page(
     "Card",
-    `<form method="post" action="/pay">
+    `<form method="post" action="/pay"${late}>
   <input type="hidden" name="sca" value="${sca === "1" || sca === "2" ? sca : "0"}">
   <label for="holder">Cardholder</label><input id="holder" name="holder">
   <label for="card">Card number</label><input id="card" name="card" autocomplete="cc-number">

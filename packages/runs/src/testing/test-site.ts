@@ -11,6 +11,13 @@ export interface TestSiteOptions {
   otpCode?: string;
   /** The second loopback address the payment provider listens on (default 127.0.0.2). */
   payHost?: string;
+  /** How long the provider takes to answer a payment (ms, default 0): a slow provider. */
+  payDelayMs?: number;
+  /**
+   * How long the embedded card form (`/card-form`) takes to post after "Pay now" (ms, default 0): a form
+   * that tokenises the card first.
+   */
+  cardSubmitDelayMs?: number;
 }
 
 /** A running test site: a shop on 127.0.0.1 and a payment provider on a second loopback address. */
@@ -148,6 +155,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       seen.push(`${req.method} ${payHost}${url.pathname}`);
       if (req.method === "POST" && url.pathname === "/pay") {
         const form = await readForm(req);
+        if (options.payDelayMs) await new Promise((resolve) => setTimeout(resolve, options.payDelayMs));
         payments += 1;
         if (form.get("sca") === "1") return redirect(res, "/3ds?order=ord_1");
         // A challenge whose URL does not give it away: only its text does.
@@ -158,7 +166,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
         return send(res, 200, paymentPage(url.searchParams.get("sca") ?? "0", shopUrl));
       }
       if (url.pathname === "/card-form") {
-        return send(res, 200, cardFormPage(url.searchParams.get("sca") ?? "0"));
+        return send(res, 200, cardFormPage(url.searchParams.get("sca") ?? "0", options.cardSubmitDelayMs));
       }
       if (url.pathname === "/3ds" || url.pathname === "/verify") return send(res, 200, pages.threeDs());
       if (url.pathname === "/paid") return send(res, 200, pages.paid());

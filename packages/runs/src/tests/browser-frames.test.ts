@@ -6,7 +6,8 @@ import { target } from "./browser-flows.js";
 import { useBrowserSuite } from "./browser-suite.js";
 import { waitFor } from "./harness.js";
 
-const suite = useBrowserSuite("vetted-frames-");
+// The card form tokenises before it posts, so the payment leaves a moment after the approved click.
+const suite = useBrowserSuite("vetted-frames-", { cardSubmitDelayMs: 250 });
 
 const until = (engine: RunsEngine, id: string, done: (r: Run) => boolean) =>
   waitFor(() => engine.getRun(id), done, 20_000);

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll } from "vitest";
 import { findChromium } from "../browser/find-chromium.js";
 import { type BrowserHost, createBrowserHost } from "../browser/host.js";
 import type { RunsEngineOptions } from "../engine/runs-engine.js";
-import { startTestSite, type TestSite } from "../testing.js";
+import { startTestSite, type TestSite, type TestSiteOptions } from "../testing.js";
 import { openTestEngine } from "./harness.js";
 
 /** What a browser test file shares: the local test site, one warm browser, engines closed after each test. */
@@ -29,12 +29,12 @@ function ready<T>(value: T | undefined, what: string): T {
  * Registers the hooks of a browser test file (start the test site and a warm Chromium before all tests,
  * close each test's engines after it, close both after all) and answers the shared handles.
  */
-export function useBrowserSuite(prefix = "vetted-browser-"): BrowserSuite {
+export function useBrowserSuite(prefix = "vetted-browser-", siteOptions: TestSiteOptions = {}): BrowserSuite {
   let site: TestSite | undefined;
   let host: BrowserHost | undefined;
   const closers: Array<() => Promise<void>> = [];
   beforeAll(async () => {
-    site = await startTestSite();
+    site = await startTestSite(siteOptions);
     host = createBrowserHost({ executablePath: findChromium(process.env) });
     await host.warm();
   });

@@ -5,7 +5,9 @@ import { type Lanes, openLanes } from "./lanes-harness.js";
 let t: Lanes;
 
 beforeAll(async () => {
-  t = await openLanes();
+  // A card form that tokenises before it posts, and a provider that takes its time to answer: the
+  // confirmed click's payment leaves after the click returns, and is still the one confirmed.
+  t = await openLanes({ site: { cardSubmitDelayMs: 250, payDelayMs: 300 } });
 }, 60_000);
 afterAll(async () => {
   await t.close();

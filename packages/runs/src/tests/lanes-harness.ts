@@ -3,12 +3,12 @@ import { type BrowserHost, createBrowserHost } from "../browser/host.js";
 import { type ComputerUseEngine, createComputerUseEngine } from "../engine/computer-use/cu-engine.js";
 import type { Planner } from "../engine/computer-use/planner.js";
 import { createSessionsEngine, type SessionsEngine } from "../engine/sessions/sessions-engine.js";
-import { startTestSite, type TestSite } from "../testing.js";
+import { startTestSite, type TestSite, type TestSiteOptions } from "../testing.js";
 import { openTestEngine } from "./harness.js";
 
 /** A migrated test database with a run engine, a real Chromium host, the test site and both lanes over them. */
-export async function openLanes(options: { openai?: Planner } = {}) {
-  const site: TestSite = await startTestSite();
+export async function openLanes(options: { openai?: Planner; site?: TestSiteOptions } = {}) {
+  const site: TestSite = await startTestSite(options.site);
   const browser: BrowserHost = createBrowserHost({ executablePath: findChromium(process.env) });
   let bound: SessionsEngine | undefined;
   const base = await openTestEngine({

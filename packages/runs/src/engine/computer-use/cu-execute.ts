@@ -1,6 +1,6 @@
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Page } from "playwright-core";
-import type { OutboundGuard } from "../../browser/network-guard.js";
+import { APPROVED_LATE_REQUEST_MS, type OutboundGuard } from "../../browser/network-guard.js";
 import { summarizeNodes } from "../../domain/aria-snapshot.js";
 import type { CuExecution } from "../../domain/computer-use.js";
 import { ActionRefusedError } from "../../lane-errors.js";
@@ -12,6 +12,9 @@ import { accessibilityNodes, pageAccess } from "./page-access.js";
 import { performAction } from "./perform.js";
 import type { ComputerUseResources } from "./resources.js";
 import { type ActionRow, toAction } from "./views.js";
+
+/** How long after an action a request it started late (a submit, a frame navigation) is waited for (ms). */
+const LATE_REQUEST_MS = 150;
 
 type Result = Omit<CuExecution, "action">;
 
@@ -109,21 +112,24 @@ async function run(r: ComputerUseResources, claimed: ActionRow, token: string): 
     const before = await capture(r, page, cus.id, claimed.id, "before_screenshot");
     let error: string | null = null;
     // A person confirmed this action: it may reach a protected provider (nothing else may).
-    Object.assign(outbound, {
-      approved: claimed.confirmation?.approved === true,
-      blockedProvider: undefined,
-      denied: undefined,
-    });
+    const approved = claimed.confirmation?.approved === true;
+    const lateMs = approved ? APPROVED_LATE_REQUEST_MS : LATE_REQUEST_MS;
+    Object.assign(outbound, { approved, blockedProvider: undefined, denied: undefined });
+    let after: Awaited<ReturnType<typeof capture>>;
     try {
-      await performAction(page, claimed, r.actionTimeoutMs);
-    } catch (err) {
-      error = err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err);
+      try {
+        await performAction(page, claimed, { timeoutMs: r.actionTimeoutMs, lateMs });
+      } catch (err) {
+        error = err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err);
+      }
+      // A request the action started late (a form's submit, a frame's navigation) is judged as part of
+      // it: the approval ends only after the "after" capture.
+      await outbound.settled(lateMs);
+      error = refusedBy(outbound) ?? error;
+      after = await capture(r, page, cus.id, claimed.id, "after_screenshot");
     } finally {
-      await outbound.settled();
       outbound.approved = false;
     }
-    error = refusedBy(outbound) ?? error;
-    const after = await capture(r, page, cus.id, claimed.id, "after_screenshot");
     result = {
       ok: error === null,
       error,

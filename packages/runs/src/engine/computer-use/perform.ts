@@ -1,5 +1,6 @@
 import type { Frame, Page } from "playwright-core";
 import type { ActionName } from "../../domain/risk.js";
+import { watchFrame } from "../../steps/browser-act.js";
 
 type AriaRole = Parameters<Page["getByRole"]>[0];
 
@@ -17,7 +18,8 @@ function text(args: Record<string, unknown>, key: string): string {
 export async function performAction(
   page: Page,
   action: { name: ActionName; args: Record<string, unknown> },
-  timeoutMs: number,
+  /** `lateMs`: how long after a click in a child frame a navigation it starts is still waited for. */
+  { timeoutMs, lateMs }: { timeoutMs: number; lateMs: number },
 ): Promise<void> {
   const { args } = action;
   const frame = frameAt(page, args.frame_index);
@@ -26,12 +28,20 @@ export async function performAction(
     case "open":
       await page.goto(text(args, "url"), { waitUntil: "domcontentloaded", timeout: timeoutMs });
       return;
-    case "click":
-      await frame
-        .getByRole(role, { name: text(args, "name"), exact: true })
-        .first()
-        .click({ timeout: timeoutMs });
+    case "click": {
+      // Playwright waits for a navigation a click starts in the main frame, not in a child frame.
+      const inFrame = frame.parentFrame() === null ? undefined : watchFrame(page, frame);
+      try {
+        await frame
+          .getByRole(role, { name: text(args, "name"), exact: true })
+          .first()
+          .click({ timeout: timeoutMs });
+        await inFrame?.settle(timeoutMs, lateMs);
+      } finally {
+        inFrame?.dispose();
+      }
       break;
+    }
     case "type":
       await frame
         .getByRole(role, { name: text(args, "field"), exact: true })
