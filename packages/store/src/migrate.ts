@@ -2,7 +2,6 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import { migrate as drizzleMigrate } from "drizzle-orm/libsql/migrator";
 
 /**
  * The `drizzle/` folder of the package holding `moduleUrl` (pass `import.meta.url`): walks up from the module
@@ -33,6 +32,8 @@ const ATTEMPTS = 5;
  * tries again, and then finds nothing left to apply.
  */
 export async function migrateWithRetry(db: LibSQLDatabase, sets: readonly MigrationSet[]): Promise<void> {
+  // Loaded here, not at import: the package's main entry needs no drizzle-orm for its other exports.
+  const { migrate: drizzleMigrate } = await import("drizzle-orm/libsql/migrator");
   for (const set of sets) {
     const config = { migrationsFolder: set.folder, migrationsTable: set.table };
     for (let attempt = 1; ; attempt++) {

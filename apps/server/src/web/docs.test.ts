@@ -1,8 +1,11 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONSOLE_CSP } from "../middleware/security-headers.js";
 import { type Loopback, serveOnLoopback } from "../tests/loopback.js";
 import { createTestApp, type TestApp } from "../tests/test-app.js";
-import { CONSOLE_TOKEN_KEY, DOCS_INIT_PATH } from "./docs.js";
+import { CONSOLE_TOKEN_KEY, DOCS_INIT_PATH, docsBundleDir } from "./docs.js";
 
 const TOKEN = "docs-test-token-0123456789";
 let t: TestApp;
@@ -85,5 +88,20 @@ describe("/api/docs on a server with an API token (real loopback server)", () =>
   it("accepts the token on a data route (the docs' 'Try it' requests send it)", async () => {
     const res = await fetch(`${url}/api/runs`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(res.status).toBe(200);
+  });
+});
+
+describe("the reference bundle", () => {
+  it("is taken from beside the built server first (a production install has no @scalar/api-reference)", () => {
+    const dist = mkdtempSync(join(tmpdir(), "vetted-docs-"));
+    try {
+      // Without a built copy, a development checkout falls back to the package's own bundle.
+      expect(docsBundleDir(dist)).toMatch(/@scalar[\\/]api-reference[\\/]dist[\\/]browser$/);
+      mkdirSync(join(dist, "docs"));
+      writeFileSync(join(dist, "docs", "standalone.js"), "window.Scalar = {};");
+      expect(docsBundleDir(dist)).toBe(join(dist, "docs"));
+    } finally {
+      rmSync(dist, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,3 @@
+import { register } from "node:module";
+
+register("./without-drivers.mjs", import.meta.url);
