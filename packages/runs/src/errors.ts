@@ -38,6 +38,7 @@ export const RUNS_ERROR_CODES = [
   "UPSTREAM_FAILED",
   "UPSTREAM_TIMEOUT",
   "EMBEDDINGS_BUSY",
+  "EMBEDDINGS_UNAVAILABLE",
   "MODEL_UNKNOWN",
   // The automation command lane (see automation-errors.ts).
   "COMMAND_NOT_FOUND",
@@ -170,15 +171,24 @@ export class IllegalTransitionError extends RunsError {
   }
 }
 
-/** No browser to drive: none found, or it would not start. The message says how to install one. */
+/**
+ * No browser to drive: none found, it would not start, or the optional `playwright-core` package that
+ * drives it is not installed. The message says what to install.
+ */
 export class BrowserUnavailableError extends RunsError {
   override readonly name = "BrowserUnavailableError";
-  constructor(reason: string) {
+  constructor(reason: string, missing: "chromium" | "playwright-core" = "chromium") {
     super(
       "BROWSER_UNAVAILABLE",
-      `No browser is available (${reason}). Install Chromium with \`apt-get install -y chromium\` ` +
-        "(or point VETTED_CHROMIUM_PATH at a Chromium or Chrome executable) and restart the server.",
-      { reason, install: "apt-get install -y chromium" },
+      missing === "playwright-core"
+        ? `No browser is available (${reason}). Browser steps need the optional package playwright-core: ` +
+            "`npm install playwright-core` beside @vetted/runs, then restart."
+        : `No browser is available (${reason}). Install Chromium with \`apt-get install -y chromium\` ` +
+            "(or point VETTED_CHROMIUM_PATH at a Chromium or Chrome executable) and restart the server.",
+      {
+        reason,
+        install: missing === "playwright-core" ? "npm install playwright-core" : "apt-get install -y chromium",
+      },
     );
   }
 }

@@ -19,7 +19,9 @@ describe("path length limits", () => {
       const started = performance.now();
       const seg = sanitizeSegment(input, true);
       const elapsed = performance.now() - started;
-      expect(elapsed).toBeLessThan(200);
+      // Quadratic shortening took over 60 s on 200 KB; linear takes milliseconds. The bound is loose on
+      // purpose: a loaded CI machine must not fail it, the quadratic code still does.
+      expect(elapsed).toBeLessThan(3_000);
       expect(Buffer.byteLength(seg)).toBeLessThanOrEqual(MAX_SEGMENT_BYTES);
       expect(seg.length).toBeGreaterThan(0);
       expect(sanitizeSegment(seg, true)).toBe(seg);

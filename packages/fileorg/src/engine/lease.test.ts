@@ -39,7 +39,8 @@ describe("job leases", () => {
       db: drizzle(h.db.$client), // a second handle over the same client
       allowedRoots: [h.dir],
       journalKey: TEST_KEY,
-      leaseMs: 150,
+      // Short enough to keep the test quick, long enough for a loaded machine to renew the lease in time.
+      leaseMs: 1_500,
     });
     await other.start();
     try {
@@ -47,7 +48,7 @@ describe("job leases", () => {
       // Queued through the harness engine, which has no runner: only the other engine's sweep can start it.
       const job = await h.engine.analyze({ source_dir: `${h.dir}/in` }, { actor: "test" });
       expect((await h.engine.getJob(job.job_id)).status).toBe("queued");
-      expect((await h.engine.waitForJob(job.job_id, 10_000)).status).toBe("succeeded");
+      expect((await h.engine.waitForJob(job.job_id, 20_000)).status).toBe("succeeded");
     } finally {
       await other.stop();
     }

@@ -5,6 +5,18 @@ import { BrowserCrashedError, BrowserUnavailableError } from "../errors.js";
 import { createLease, type LeaseHandle } from "./lease.js";
 import { NetworkGuard, type OutboundGuard, type OutboundJudge } from "./network-guard.js";
 
+/** playwright-core, an optional peer: loaded on the first launch, or `BROWSER_UNAVAILABLE` naming it. */
+async function loadPlaywright(): Promise<typeof import("playwright-core")> {
+  try {
+    return await import("playwright-core");
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND")
+      throw new BrowserUnavailableError("playwright-core is not installed", "playwright-core");
+    throw err;
+  }
+}
+
 /** Cookies and localStorage of a browser context, as Playwright saves and restores them. */
 export type StorageState = Awaited<ReturnType<BrowserContext["storageState"]>>;
 
@@ -249,7 +261,7 @@ class Host implements BrowserHost {
     if (this.launching !== undefined) return this.launching;
     const executablePath = this.o.executablePath ?? "";
     // Loaded on first launch: a server that never drives a browser does not pay for the module.
-    const launching = import("playwright-core")
+    const launching = loadPlaywright()
       .then(({ chromium }) =>
         chromium.launch({ executablePath, headless: true, timeout: this.o.launchTimeoutMs ?? 30_000 }),
       )

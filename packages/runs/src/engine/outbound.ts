@@ -1,8 +1,8 @@
 import { lookup as dnsLookup } from "node:dns/promises";
+import { createRequire } from "node:module";
 import type { LookupFunction } from "node:net";
 import { networkInterfaces } from "node:os";
 import ipaddr from "ipaddr.js";
-import { Agent } from "undici";
 import {
   canonicalAddress,
   type HostRule,
@@ -156,6 +156,14 @@ export function createOutboundPolicy(options: OutboundPolicyOptions = {}) {
 /** The outbound policy of a runs engine. */
 export type OutboundPolicy = ReturnType<typeof createOutboundPolicy>;
 
+let undici: typeof import("undici") | undefined;
+
+/** undici's `Agent`, loaded on the first outbound request rather than when the package is imported. */
+function agentClass(): typeof import("undici").Agent {
+  undici ??= createRequire(import.meta.url)("undici") as typeof import("undici");
+  return undici.Agent;
+}
+
 /**
  * A fetch whose connections go to `address` only: the dispatcher answers every lookup with the address
  * the policy checked. The URL (so the Host header and the TLS server name) stays the original.
@@ -169,6 +177,7 @@ export function pinnedFetch(
     if (opts.all === true) callback(null, [{ address, family }]);
     else callback(null, address, family);
   };
+  const Agent = agentClass();
   const agent = new Agent({ connect: { lookup: pinned } });
   const fetch: typeof globalThis.fetch = (input, init) =>
     base(input, Object.assign({}, init, { dispatcher: agent }));
