@@ -161,6 +161,7 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   UPSTREAM_FAILED: 502,
   UPSTREAM_TIMEOUT: 504,
   EMBEDDINGS_BUSY: 503,
+  EMBEDDINGS_UNAVAILABLE: 503,
   MODEL_UNKNOWN: 422,
   // The automation command lane.
   COMMAND_NOT_FOUND: 404,

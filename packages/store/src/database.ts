@@ -1,20 +1,25 @@
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  type Client,
-  createClient,
-  type InArgs,
-  type InStatement,
-  LibsqlError,
-  type ResultSet,
-  type Transaction,
-  type TransactionMode,
-} from "@libsql/client";
-import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import type { Client, InArgs, InStatement, ResultSet, Transaction, TransactionMode } from "@libsql/client";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { DatabaseBusyError, findBusyError, WriteInsideWriterError } from "./errors.js";
 import { statementWrites } from "./sql-kind.js";
 import { type WriteLock, writeLockForClient } from "./write-lock.js";
+
+let libsql: typeof import("@libsql/client") | undefined;
+
+/**
+ * The driver, loaded when the first client is made rather than when this module is imported: importing
+ * a package that re-exports `openDatabase` costs nothing until a database is opened. `openDatabase` loads
+ * it as an ES module first (the copy drizzle's driver uses); `createDatabaseClient` called on its own
+ * before that loads it synchronously.
+ */
+function driver(): typeof import("@libsql/client") {
+  libsql ??= createRequire(import.meta.url)("@libsql/client") as typeof import("@libsql/client");
+  return libsql;
+}
 
 /** Where the database is and how long to wait for another process's write lock. */
 export interface DatabaseOptions {
@@ -121,7 +126,7 @@ class GuardedClient implements Client {
   ): Promise<{ value: T; gen: Generation }> {
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
-      if (this.closed) throw new LibsqlError("The client is closed", "CLIENT_CLOSED");
+      if (this.closed) throw new (driver().LibsqlError)("The client is closed", "CLIENT_CLOSED");
       const gen = this.#current;
       gen.enter();
       try {
@@ -279,7 +284,7 @@ function isFileUrl(url: string): boolean {
 export function createDatabaseClient(options: DatabaseOptions): Client {
   const file = isFileUrl(options.url);
   const open = () =>
-    createClient({
+    driver().createClient({
       url: options.url,
       ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
       ...(file ? { timeout: Math.min(NATIVE_WAIT_MS, options.busyTimeoutMs ?? NATIVE_WAIT_MS) } : {}),
@@ -292,6 +297,8 @@ export function createDatabaseClient(options: DatabaseOptions): Client {
  * processes can share the file); a `libsql://` or `http(s)://` URL talks to a libSQL server.
  */
 export async function openDatabase(options: DatabaseOptions): Promise<OpenDatabase> {
+  libsql ??= await import("@libsql/client");
+  const { drizzle } = await import("drizzle-orm/libsql");
   if (isFileUrl(options.url)) {
     const path = options.url.startsWith("file://")
       ? fileURLToPath(options.url)
