@@ -131,12 +131,12 @@ export async function copyMoveConfined(
     if (!confinedFs.matchesIdentity(move.identity, source.facts)) {
       throw new MoveError("SOURCE_CHANGED", `${from} is not the file analyzed (changed or replaced).`);
     }
-    const temp = confinedFs.confine(scope.target, move.temp);
-    if (temp.code !== undefined) throw refusal(temp.code, from, to);
-    const flags = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
-    const out = await openAsync(temp.path, flags, 0o600).catch((err: NodeJS.ErrnoException) => {
-      throw new MoveError("IO_ERROR", `Cannot copy ${from} to ${to} (${err.code ?? "error"}).`);
-    });
+    // Created inside the checked, open parent folder: a new name only, never through a symlink.
+    const temp = confinedFs.createIn(scope.target, move.temp);
+    if (temp.code === "OUTSIDE_ROOT") throw refusal(temp.code, from, to);
+    if (temp.code !== undefined)
+      throw new MoveError("IO_ERROR", `Cannot copy ${from} to ${to} (${temp.code}).`);
+    const out = temp.fd;
     try {
       await copyDescriptor(source.fd, out);
       const seconds = (ms: number) => ms / 1000;
