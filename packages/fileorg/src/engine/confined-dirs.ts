@@ -149,3 +149,60 @@ export function closeDirs(dirs: DirCache): void {
   for (const fd of dirs.values()) if (fd >= 0) closeQuietly(fd);
   dirs.clear();
 }
+
+/**
+ * A folder held open (checked inside the roots) for several acts on names inside it: the copy path creates
+ * its temp file, links it into place and removes it in the very folder it checked once, so no act of the
+ * sequence can land in another folder swapped in at the path meanwhile. The caller releases it.
+ */
+export interface HeldFolder {
+  /** The real path of the folder when it was checked. */
+  real: string;
+  /** Creates `name` (a new name only, never through a symlink) for writing; answers the descriptor. */
+  create(name: string, mode: number): number;
+  /** Links `from` to the new name `to`, both in this folder (never replaces: EEXIST). */
+  link(from: string, to: string): void;
+  /** Removes `name` when it is there; answers whether it was. */
+  remove(name: string): boolean;
+  /** fsyncs the folder (its new entries are durable). */
+  sync(): void;
+  release(): void;
+}
+
+const CREATE_FLAGS =
+  fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
+
+function plainName(name: string): string {
+  if (name === "" || name === "." || name === ".." || name.includes(path.sep))
+    throw new Error(`Not a name: ${name}`);
+  return name;
+}
+
+/** Opens and checks the folder `dir` for a sequence of acts inside it (see {@link HeldFolder}). */
+export function holdFolder(roots: readonly string[], dir: string): HeldFolder | Refused {
+  const parent = openParent(roots, dir);
+  if ("code" in parent) return parent;
+  const at = (name: string) => `${parent.via}/${plainName(name)}`;
+  return {
+    real: parent.real,
+    create: (name, mode) => fs.openSync(at(name), CREATE_FLAGS, mode),
+    link: (from, to) => fs.linkSync(at(from), at(to)),
+    remove(name) {
+      try {
+        fs.unlinkSync(at(name));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    sync() {
+      const fd = parent.fd ?? fs.openSync(parent.real, DIR_FLAGS);
+      try {
+        fs.fsyncSync(fd);
+      } finally {
+        if (parent.fd === null) closeQuietly(fd);
+      }
+    },
+    release: () => releaseParent(parent),
+  };
+}

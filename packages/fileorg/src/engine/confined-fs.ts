@@ -3,6 +3,7 @@ import * as path from "node:path";
 import {
   closeDirs,
   type DirCache,
+  holdFolder,
   inParent,
   isWithin,
   openParent,
@@ -10,7 +11,7 @@ import {
   releaseParent,
 } from "./confined-dirs.js";
 
-export type { DirCache, Refused } from "./confined-dirs.js";
+export type { DirCache, HeldFolder, Refused } from "./confined-dirs.js";
 
 /**
  * The confined file-system layer: every read, move (link + unlink), unlink, mkdir and rmdir of analyze,
@@ -27,7 +28,6 @@ export type { DirCache, Refused } from "./confined-dirs.js";
 
 const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const READ_FLAGS = fs.constants.O_RDONLY | NOFOLLOW | (fs.constants.O_NONBLOCK ?? 0);
-const CREATE_FLAGS = fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW;
 const COPY_ERRORS = ["EXDEV", "EPERM", "ENOTSUP", "EMLINK", "ENOSYS"];
 
 /** A file's identity as analyze recorded it; `dev`/`ino`/`ctime` are `null` on rows made before they were kept. */
@@ -176,21 +176,6 @@ export function openReadIn(
   return { path: opened.path, fd: opened.fd, facts };
 }
 
-/** Creates a new file (never an existing name, never through a symlink) for writing; the caller closes `fd`. */
-export function createIn(
-  roots: readonly string[],
-  target: string,
-  mode = 0o600,
-): Refused | Done<{ path: string; fd: number }> {
-  return inParent(roots, target, undefined, (at, reported) => {
-    try {
-      return { path: reported, fd: fs.openSync(at, CREATE_FLAGS, mode) };
-    } catch (err) {
-      return { code: codeOf(err) };
-    }
-  });
-}
-
 export function mkdirIn(roots: readonly string[], target: string): Refused | Done<{ path: string }> {
   return inParent(roots, target, undefined, (at, reported) => {
     try {
@@ -330,7 +315,7 @@ export const confinedFs = {
   matchesIdentity,
   lstatIn,
   openReadIn,
-  createIn,
+  holdFolder,
   mkdirIn,
   rmdirIn,
   unlinkIn,
