@@ -116,5 +116,5 @@ describe.runIf(process.platform === "linux").each([
     expect(snapshotTree(src).files).toEqual(before.files);
     expect(filesUnder(out)).toEqual([]);
     expect(filesUnder(outside)).toEqual([]);
-  });
+  }, 60_000);
 });
