@@ -1,15 +1,14 @@
 import { createHash } from "node:crypto";
-import { close, constants, fsync, futimes, open, read, write } from "node:fs";
-import { dirname, sep } from "node:path";
+import { close, fsync, futimes, read, write } from "node:fs";
+import { basename, dirname, sep } from "node:path";
 import { promisify } from "node:util";
 import type { RowError } from "../domain/manifest.js";
-import { confinedFs, type FileFacts, type SourceIdentity } from "./confined-fs.js";
+import { confinedFs, type FileFacts, type HeldFolder, type SourceIdentity } from "./confined-fs.js";
 import type { PathStat, PoolScope } from "./inspect-pool.js";
 import { MoveError } from "./journal.js";
 
 const readAsync = promisify(read);
 const writeAsync = promisify(write);
-const openAsync = promisify(open);
 const closeAsync = promisify(close);
 const fsyncAsync = promisify(fsync);
 const futimesAsync = promisify(futimes);
@@ -115,6 +114,50 @@ function refusal(code: string, from: string, to: string): MoveError {
   return new MoveError("IO_ERROR", `Cannot move ${from} to ${to} (${code}).`);
 }
 
+/** Copies to the temp name, verifies, links it into place, removes the temp name and syncs the folder. */
+async function copyInto(
+  folder: HeldFolder,
+  source: { fd: number; facts: FileFacts },
+  move: { from: string; to: string; temp: string; sha256: string | null },
+): Promise<void> {
+  const { from, to } = move;
+  const temp = basename(move.temp);
+  let out: number;
+  try {
+    out = folder.create(temp, 0o600);
+  } catch (err) {
+    throw new MoveError("IO_ERROR", `Cannot copy ${from} to ${to} (${errnoOf(err)}).`);
+  }
+  try {
+    await copyDescriptor(source.fd, out);
+    const seconds = (ms: number) => ms / 1000;
+    await futimesAsync(out, seconds(Date.now()), seconds(source.facts.mtime));
+    await fsyncAsync(out);
+    if (move.sha256 !== null && (await hashDescriptor(out)) !== move.sha256) {
+      throw new MoveError("HASH_MISMATCH", `The copy of ${from} does not have the recorded SHA-256.`);
+    }
+    try {
+      folder.link(temp, basename(to));
+    } catch (err) {
+      const code = errnoOf(err);
+      if (code === "EEXIST") throw new MoveError("TARGET_EXISTS", `Something already exists at ${to}.`);
+      throw refusal(code, from, to);
+    }
+  } finally {
+    await closeAsync(out).catch(() => undefined);
+    folder.remove(temp);
+  }
+  try {
+    folder.sync();
+  } catch {
+    // the link is in place; a folder that cannot be synced here is synced by the system later
+  }
+}
+
+function errnoOf(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? "EIO";
+}
+
 /**
  * Copies the recorded source to a temp name next to the target (opened without following symlinks, real
  * parents inside the roots), keeps its times, fsyncs, verifies the copy against `sha256`, links it into
@@ -131,30 +174,14 @@ export async function copyMoveConfined(
     if (!confinedFs.matchesIdentity(move.identity, source.facts)) {
       throw new MoveError("SOURCE_CHANGED", `${from} is not the file analyzed (changed or replaced).`);
     }
-    const temp = confinedFs.confine(scope.target, move.temp);
-    if (temp.code !== undefined) throw refusal(temp.code, from, to);
-    const flags = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
-    const out = await openAsync(temp.path, flags, 0o600).catch((err: NodeJS.ErrnoException) => {
-      throw new MoveError("IO_ERROR", `Cannot copy ${from} to ${to} (${err.code ?? "error"}).`);
-    });
+    // The temp file is created, linked into place and removed in the one target folder checked here.
+    const folder = confinedFs.holdFolder(scope.target, dirname(to));
+    if ("code" in folder) throw refusal(folder.code, from, to);
     try {
-      await copyDescriptor(source.fd, out);
-      const seconds = (ms: number) => ms / 1000;
-      await futimesAsync(out, seconds(Date.now()), seconds(source.facts.mtime));
-      await fsyncAsync(out);
-      if (move.sha256 !== null && (await hashDescriptor(out)) !== move.sha256) {
-        throw new MoveError("HASH_MISMATCH", `The copy of ${from} does not have the recorded SHA-256.`);
-      }
-      const placed = confinedFs.linkIn(scope.target, scope.target, temp.path, to);
-      if (placed.code === "EEXIST")
-        throw new MoveError("TARGET_EXISTS", `Something already exists at ${to}.`);
-      if (placed.code !== undefined) throw refusal(placed.code, from, to);
+      await copyInto(folder, source, move);
     } finally {
-      await closeAsync(out).catch(() => undefined);
-      confinedFs.unlinkIn(scope.target, temp.path);
+      folder.release();
     }
-    const dir = await openAsync(dirname(to), constants.O_RDONLY).catch(() => undefined);
-    if (dir !== undefined) await fsyncAsync(dir).finally(() => closeAsync(dir).catch(() => undefined));
     // Only the inode that was copied leaves the source path; a file swapped in meanwhile stays.
     confinedFs.unlinkIn(scope.source, from, source.facts);
     return "copied";

@@ -2,13 +2,9 @@ import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { DateHint } from "../domain/content-date.js";
-import {
-  CONFINED_FS_SOURCE,
-  type ConfinedMoveOutcome,
-  type FileFacts,
-  type SourceIdentity,
-} from "./confined-fs.js";
+import type { ConfinedMoveOutcome, FileFacts, SourceIdentity } from "./confined-fs.js";
 import { CONTENT_DATES_SOURCE } from "./content-dates-source.js";
+import { THREAD_MODULE_LOADER, threadModule } from "./thread-modules.js";
 
 /** What a reader thread tells about one file; `undefined` when it vanished or is not a regular file. */
 export interface InspectedFile {
@@ -31,9 +27,9 @@ export interface InspectedFile {
 }
 
 /**
- * The reader threads' code. Plain JavaScript over Node built-ins only (and the confined file-system layer's
- * source, so every read and move checks its real parent right before it acts, on the thread that acts),
- * evaluated as the worker's script,
+ * The reader threads' code. Plain JavaScript over Node built-ins only (and the confined file-system layer,
+ * loaded by URL, so every read and move checks its real parent right before it acts, on the thread that
+ * acts), evaluated as the worker's script,
  * so it runs the same from sources (tests, tsx) and from the bundle. Each file is read through one
  * descriptor with synchronous calls (open, fstat, read, close: no thread-pool round trip per call) and its
  * content is hashed as it is read: the reading and hashing overlap with the main thread's classification
@@ -44,7 +40,12 @@ const { parentPort, workerData } = require("node:worker_threads");
 const fs = require("node:fs");
 const path = require("node:path");
 const { createHash } = require("node:crypto");
-${CONFINED_FS_SOURCE}
+// The confined layer: the same module the main thread imports (engine/confined-fs.ts), loaded by URL.
+${THREAD_MODULE_LOADER}
+let confinedFs;
+const confinedFsLoaded = loadThreadModule(workerData.confinedFs).then((loaded) => {
+  confinedFs = loaded.confinedFs;
+});
 const EXIFR_PATH = workerData.exifrPath;
 ${CONTENT_DATES_SOURCE}
 const HEAD = 4100;
@@ -131,7 +132,7 @@ function linkMove(move, scope, parents, dirs) {
 }
 
 const OPS = { inspect, stat: statOf, link: linkMove };
-parentPort.on("message", ({ id, op, items, scope }) => {
+function onMessage({ id, op, items, scope }) {
   const parents = new Map();
   const dirs = new Map();
   let results;
@@ -146,7 +147,8 @@ parentPort.on("message", ({ id, op, items, scope }) => {
   } else {
     parentPort.postMessage({ id, results });
   }
-});
+}
+parentPort.on("message", (message) => confinedFsLoaded.then(() => onMessage(message)));
 `;
 
 /** What a file thread's lstat tells: the facts, `{ outside: true }` when the real parent is outside the roots, `null` when nothing is there. */
@@ -221,7 +223,12 @@ export function createInspectPool(threads: number): InspectPool {
     pending.clear();
   };
   const workers = Array.from({ length: threads }, () => {
-    const worker = new Worker(READER_SOURCE, { eval: true, workerData: { exifrPath: EXIFR_PATH } });
+    // No inherited flags (a loader of the parent's): the thread registers tsx itself when it needs it.
+    const worker = new Worker(READER_SOURCE, {
+      eval: true,
+      execArgv: [],
+      workerData: { exifrPath: EXIFR_PATH, confinedFs: threadModule("confined-fs") },
+    });
     worker.unref();
     worker.on("message", (message: { id: number; results: unknown[] }) => {
       const p = pending.get(message.id);

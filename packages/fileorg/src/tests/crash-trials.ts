@@ -20,7 +20,8 @@ async function bundleChild(): Promise<string> {
   const { build } = await import("tsup");
   await build({
     config: false,
-    entry: { "crash-child": CHILD },
+    // The file threads load the confined layer from beside the bundle, as from `dist/` (see thread-modules.ts).
+    entry: { "crash-child": CHILD, "confined-fs": join(PACKAGE_DIR, "src", "engine", "confined-fs.ts") },
     outDir,
     format: ["esm"],
     platform: "node",
