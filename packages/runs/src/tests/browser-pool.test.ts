@@ -72,7 +72,11 @@ describe("bounded browser contexts (real Chromium)", { timeout: 90_000 }, () => 
     ];
     const waiting = [await runOf(t, later), await runOf(t, later)];
     // Both worker slots are theirs before the set run exists.
-    for (const id of waiting) await waitFor(() => t.engine.getRun(id), (r) => r.status === "running");
+    for (const id of waiting)
+      await waitFor(
+        () => t.engine.getRun(id),
+        (r) => r.status === "running",
+      );
     const plain = await runOf(t, [{ id: "s", type: "set", vars: { a: 1 } }]);
     const done = await waitFor(() => t.engine.getRun(plain), settled, 5_000);
     expect(done.status).toBe("success");
@@ -147,9 +151,28 @@ describe("bounded browser contexts (real Chromium)", { timeout: 90_000 }, () => 
     await holdByPreview(t);
     expect(t.browser.status()).toMatchObject({ contexts: 2, queued: 0 });
     // The spare is gone and every context is held: a second session is refused, not queued.
-    expect(
-      await codeOf(t.sessions.startSession({ start_url: `${t.site.url}/login`, mode: "manual" })),
-    ).toBe("BROWSER_BUSY");
+    expect(await codeOf(t.sessions.startSession({ start_url: `${t.site.url}/login`, mode: "manual" }))).toBe(
+      "BROWSER_BUSY",
+    );
     expect((await t.sessions.getSession(session.id)).status).toBe("active");
+  });
+
+  it("a session started on the spare keeps its context: a preview that finds every context held is refused", async () => {
+    const t = await lanes({
+      host: { holding: { session: { waitMs: 400 }, "computer-use": { waitMs: 400 } } },
+      sessions: { warmSpare: true },
+    });
+    const start = () => t.sessions.startSession({ start_url: `${t.site.url}/login`, mode: "manual" });
+    const first = await start();
+    await waitFor(
+      async () => t.browser.status(),
+      (s) => s.contexts === 2,
+    );
+    const second = await start();
+    expect(t.browser.status()).toMatchObject({ contexts: 2 });
+    const cus = await t.cu.createSession({ instruction: "click Sign in" });
+    expect(await codeOf(t.cu.preview(cus.id))).toBe("BROWSER_BUSY");
+    expect((await t.sessions.getSession(first.id)).status).toBe("active");
+    expect((await t.sessions.getSession(second.id)).status).toBe("active");
   });
 });
