@@ -2,8 +2,11 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { DEFAULT_PROTECTED_PROVIDER_DOMAINS } from "../domain/providers.js";
 import { createOutboundPolicy } from "../engine/outbound.js";
 import { BrowserBusyError, BrowserCrashedError, BrowserUnavailableError } from "../errors.js";
+import { DEFAULT_HOLDING, type HoldPolicy, type LeasePurpose, policyOf } from "./holding.js";
 import { createLease, type LeaseHandle } from "./lease.js";
 import { NetworkGuard, type OutboundGuard, type OutboundJudge } from "./network-guard.js";
+
+export { DEFAULT_HOLDING, type HoldPolicy, type LeasePurpose };
 
 /** Cookies and localStorage of a browser context, as Playwright saves and restores them. */
 export type StorageState = Awaited<ReturnType<BrowserContext["storageState"]>>;
@@ -13,29 +16,6 @@ export interface BrowserHostLogger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
 }
-
-/**
- * Who holds a lease, which sets how long it may sit idle and how long its acquire may wait for a slot:
- * `run` (the run worker: waits as long as it takes, the worker keeps such runs out of its general slots),
- * `session` (a recording session: a person drives it), `computer-use` (a computer-use page between
- * previews and executions).
- */
-export type LeasePurpose = "run" | "session" | "computer-use";
-
-/** How long a lease of one purpose may sit unused, and how long its acquire may wait for a free slot. */
-export interface HoldPolicy {
-  /** Closed (and its slot freed) after this long unused. */
-  idleMs?: number;
-  /** An acquire that finds every slot taken waits at most this long, then throws `BROWSER_BUSY`. */
-  waitMs?: number;
-}
-
-/** The defaults of {@link BrowserHostOptions.holding}: interactive holders wait briefly, idle out sooner. */
-export const DEFAULT_HOLDING = {
-  run: { waitMs: Number.POSITIVE_INFINITY },
-  session: { idleMs: 300_000, waitMs: 5_000 },
-  "computer-use": { idleMs: 60_000, waitMs: 5_000 },
-} as const satisfies Record<LeasePurpose, HoldPolicy>;
 
 /** What {@link createBrowserHost} is built from. */
 export interface BrowserHostOptions {
@@ -146,20 +126,6 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
-/**
- * The host's policy for `purpose`: its options over the defaults. An interactive holder never idles longer
- * than the host's `idleMs` when that is shorter.
- */
-function policyOf(o: BrowserHostOptions, purpose: LeasePurpose): { idleMs: number; waitMs: number } {
-  const given = o.holding?.[purpose];
-  const hostIdle = o.idleMs ?? 300_000;
-  const idleMs = purpose === "run" ? hostIdle : Math.min(hostIdle, DEFAULT_HOLDING[purpose].idleMs);
-  return {
-    idleMs: Math.max(1, given?.idleMs ?? idleMs),
-    waitMs: Math.max(0, given?.waitMs ?? DEFAULT_HOLDING[purpose].waitMs),
-  };
-}
-
 class Host implements BrowserHost {
   readonly available: boolean;
   private browser: Browser | undefined;
@@ -181,9 +147,9 @@ class Host implements BrowserHost {
     this.available = o.executablePath !== undefined;
     this.maxContexts = Math.max(1, o.maxContexts ?? 4);
     this.policies = {
-      run: policyOf(o, "run"),
-      session: policyOf(o, "session"),
-      "computer-use": policyOf(o, "computer-use"),
+      run: policyOf(o.idleMs, o.holding, "run"),
+      session: policyOf(o.idleMs, o.holding, "session"),
+      "computer-use": policyOf(o.idleMs, o.holding, "computer-use"),
     };
     this.judge = o.outbound ?? defaultJudge();
     const shortest = Math.min(...Object.values(this.policies).map((p) => p.idleMs));
@@ -322,7 +288,9 @@ class Host implements BrowserHost {
       this.queue.push(waiter);
       // A context opened ahead of use gives its slot to work that asks for one now.
       if (spare !== undefined) {
-        this.o.logger?.info("closing a spare browser context for a waiting acquire", { owner: spare.api.owner });
+        this.o.logger?.info("closing a spare browser context for a waiting acquire", {
+          owner: spare.api.owner,
+        });
         void spare.api.release();
       }
     });
