@@ -1,6 +1,12 @@
 import { ComparisonError, type ComparisonErrorCode } from "@vetted/comparison";
 import { FileorgError, type FileorgErrorCode, ReviewError, type ReviewErrorCode } from "@vetted/fileorg";
-import { EmbeddingsBusyError, QueueFullError, RunsError, type RunsErrorCode } from "@vetted/runs";
+import {
+  BrowserBusyError,
+  EmbeddingsBusyError,
+  QueueFullError,
+  RunsError,
+  type RunsErrorCode,
+} from "@vetted/runs";
 import { findBusyError, StoreError, type StoreErrorCode } from "@vetted/store";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -137,6 +143,7 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   KEY_INVALID: 500,
   BROWSER_UNAVAILABLE: 503,
   BROWSER_CRASHED: 503,
+  BROWSER_BUSY: 503,
   DATABASE_BUSY: 503,
   WRITE_INSIDE_WRITER: 500,
   // Sessions and computer use.
@@ -245,7 +252,9 @@ export function describeError(err: unknown): Described | undefined {
       code: err.code,
       message: err.message,
       ...(err.details === undefined ? {} : { details: err.details }),
-      ...(err instanceof QueueFullError || err instanceof EmbeddingsBusyError
+      ...(err instanceof QueueFullError ||
+      err instanceof EmbeddingsBusyError ||
+      err instanceof BrowserBusyError
         ? { headers: { "Retry-After": String(err.retryAfterS) } }
         : {}),
     };

@@ -141,4 +141,32 @@ describe("without a browser", () => {
       await bare.close();
     }
   });
+
+  it("answers a session start 503 BROWSER_BUSY with Retry-After when every context stays held, and 201 once one frees", async () => {
+    const busy = await createTestApp(
+      {},
+      { protectedDomains: [site.payHost] },
+      { maxContexts: 1, holding: { session: { waitMs: 300 } } },
+    );
+    try {
+      const held = await busy.deps.browser.acquire("run_holder");
+      const start = () =>
+        busy.app.request("/api/sessions/start", {
+          method: "POST",
+          headers: { ...LOCAL, "Content-Type": "application/json" },
+          body: JSON.stringify({ start_url: `${site.url}/login`, mode: "manual" }),
+        });
+      const asked = Date.now();
+      const res = await start();
+      expect(Date.now() - asked).toBeLessThan(5_000);
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("5");
+      const body = (await res.json()) as { error: { code: string } };
+      expect(body.error.code).toBe("BROWSER_BUSY");
+      await held.release();
+      expect((await start()).status).toBe(201);
+    } finally {
+      await busy.close();
+    }
+  });
 });

@@ -17,6 +17,7 @@ export const RUNS_ERROR_CODES = [
   "ILLEGAL_TRANSITION",
   "BROWSER_UNAVAILABLE",
   "BROWSER_CRASHED",
+  "BROWSER_BUSY",
   "SESSION_NOT_FOUND",
   "STEP_NOT_FOUND",
   "SESSION_ID_INVALID",
@@ -199,6 +200,22 @@ export class BrowserCrashedError extends RunsError {
   readonly retryable = true;
   constructor(message = "The browser crashed; it is being restarted. Retry the operation.") {
     super("BROWSER_CRASHED", message, { retryable: true });
+  }
+}
+
+/**
+ * Every browser context is held and none freed within the acquire's wait: try again shortly
+ * (`Retry-After`). Interactive requests (a session start, a computer-use page) fail with it rather than hang.
+ */
+export class BrowserBusyError extends RunsError {
+  override readonly name = "BrowserBusyError";
+  readonly retryAfterS = 5;
+  constructor(maxContexts: number, waitedMs: number, queued: number) {
+    super(
+      "BROWSER_BUSY",
+      `All ${maxContexts} browser contexts are in use and none freed within ${waitedMs} ms; try again in a few seconds.`,
+      { max_contexts: maxContexts, waited_ms: waitedMs, queued, retry_after_s: 5 },
+    );
   }
 }
 

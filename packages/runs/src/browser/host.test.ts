@@ -2,10 +2,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { BrowserCrashedError, BrowserUnavailableError } from "../errors.js";
+import { BrowserBusyError, BrowserCrashedError, BrowserUnavailableError } from "../errors.js";
 import { startTestSite, type TestSite } from "../testing.js";
 import { findChromium } from "./find-chromium.js";
-import { type BrowserHost, createBrowserHost } from "./host.js";
+import { type BrowserHost, type BrowserHostOptions, createBrowserHost } from "./host.js";
 
 const chromium = findChromium(process.env);
 let site: TestSite;
@@ -21,7 +21,7 @@ afterEach(async () => {
   for (const h of hosts.splice(0)) await h.close();
 });
 
-function host(options: { maxContexts?: number; idleMs?: number } = {}): BrowserHost {
+function host(options: Partial<BrowserHostOptions> = {}): BrowserHost {
   const h = createBrowserHost({ executablePath: chromium, ...options });
   hosts.push(h);
   return h;
@@ -111,6 +111,56 @@ describe("the browser host", { timeout: 60_000 }, () => {
     await expect(waiting).rejects.toThrow("cancelled");
     expect(h.status().queued).toBe(0);
     await first.release();
+  });
+
+  it("an interactive acquire waits at most its purpose's waitMs for a slot, then BROWSER_BUSY; a run waits on", async () => {
+    const h = host({ maxContexts: 1, holding: { session: { waitMs: 300 } } });
+    const first = await h.acquire("run_1");
+    expect(h.hasFreeSlot()).toBe(false);
+    const asked = Date.now();
+    const err = await h.acquire("ss_1", { purpose: "session" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BrowserBusyError);
+    expect(err).toMatchObject({ code: "BROWSER_BUSY", retryAfterS: 5, details: { max_contexts: 1 } });
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(250);
+    expect(h.status().queued).toBe(0);
+    expect(
+      await h.acquire("cus_1", { purpose: "computer-use", waitMs: 0 }).catch((e: unknown) => e),
+    ).toBeInstanceOf(BrowserBusyError);
+    const run = h.acquire("run_2");
+    await new Promise((r) => setTimeout(r, 400));
+    expect(h.status().queued).toBe(1);
+    await first.release();
+    const lease = await run;
+    expect(lease.owner).toBe("run_2");
+    await lease.release();
+    expect(h.hasFreeSlot()).toBe(true);
+  });
+
+  it("closes a spare for an acquire that would wait, and keeps it once adopted", async () => {
+    const h = host({ maxContexts: 1 });
+    const spare = await h.acquire("ss_spare", { purpose: "session", spare: true });
+    expect(h.hasFreeSlot()).toBe(true);
+    const run = await h.acquire("run_1");
+    expect(spare.signal.aborted).toBe(true);
+    await run.release();
+    const kept = await h.acquire("ss_kept", { purpose: "session", spare: true });
+    kept.adopt();
+    expect(h.hasFreeSlot()).toBe(false);
+    expect(
+      await h.acquire("cus_1", { purpose: "computer-use", waitMs: 100 }).catch((e: unknown) => e),
+    ).toBeInstanceOf(BrowserBusyError);
+    expect(kept.signal.aborted).toBe(false);
+    await kept.release();
+  });
+
+  it("closes each lease after its purpose's idle timeout", async () => {
+    const h = host({ holding: { "computer-use": { idleMs: 200 } } });
+    const cu = await h.acquire("cus_idle", { purpose: "computer-use" });
+    const run = await h.acquire("run_busy");
+    await new Promise((r) => setTimeout(r, 700));
+    expect(cu.signal.aborted).toBe(true);
+    expect(run.signal.aborted).toBe(false);
+    await run.release();
   });
 
   it("closes a context left idle and frees its slot", async () => {

@@ -1,9 +1,12 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { DEFAULT_PROTECTED_PROVIDER_DOMAINS } from "../domain/providers.js";
 import { createOutboundPolicy } from "../engine/outbound.js";
-import { BrowserCrashedError, BrowserUnavailableError } from "../errors.js";
+import { BrowserBusyError, BrowserCrashedError, BrowserUnavailableError } from "../errors.js";
+import { DEFAULT_HOLDING, type HoldPolicy, type LeasePurpose, policyOf } from "./holding.js";
 import { createLease, type LeaseHandle } from "./lease.js";
 import { NetworkGuard, type OutboundGuard, type OutboundJudge } from "./network-guard.js";
+
+export { DEFAULT_HOLDING, type HoldPolicy, type LeasePurpose };
 
 /** playwright-core, an optional peer: loaded on the first launch, or `BROWSER_UNAVAILABLE` naming it. */
 async function loadPlaywright(): Promise<typeof import("playwright-core")> {
@@ -32,8 +35,14 @@ export interface BrowserHostOptions {
   executablePath: string | undefined;
   /** At most this many contexts live at once; further acquires queue (default 4). */
   maxContexts?: number;
-  /** A lease unused for this long is closed and its slot freed (default 300 000 ms). */
+  /** A run's lease unused for this long is closed and its slot freed (default 300 000 ms). */
   idleMs?: number;
+  /**
+   * The idle timeout and the longest wait for a slot, by purpose (see {@link DEFAULT_HOLDING}): a session
+   * idles out after 300 s, a computer-use page after 60 s; both wait at most 5 s for a slot, then
+   * `BROWSER_BUSY`. A run waits as long as it takes.
+   */
+  holding?: { [P in LeasePurpose]?: HoldPolicy };
   /** How long Chromium may take to start (default 30 000 ms). */
   launchTimeoutMs?: number;
   /** Why there is no browser, when `executablePath` is undefined (shown in health and errors). */
@@ -65,6 +74,15 @@ export interface AcquireOptions {
   recordHar?: { path: string; content?: "omit" | "embed" } | undefined;
   /** Gives up waiting for a slot (or for the context) when aborted. */
   signal?: AbortSignal | undefined;
+  /** Who holds the lease (default `run`): sets its idle timeout and its longest wait for a slot. */
+  purpose?: LeasePurpose | undefined;
+  /** Overrides the purpose's longest wait for a slot (0: only a slot free now; then `BROWSER_BUSY`). */
+  waitMs?: number | undefined;
+  /**
+   * A context opened ahead of use (a session's spare): closed as soon as another acquire would have to
+   * wait for its slot, until {@link BrowserLease.adopt} makes it an ordinary lease.
+   */
+  spare?: boolean | undefined;
 }
 
 /**
@@ -81,8 +99,10 @@ export interface BrowserLease {
   readonly crashed: boolean;
   /** The context's outbound guard: set `approved` while a person-approved step acts; read what it stopped. */
   readonly outbound: OutboundGuard;
-  /** Marks the lease used now (idle contexts are closed after `idleMs`). */
+  /** Marks the lease used now (idle contexts are closed after their purpose's `idleMs`). */
   touch(): void;
+  /** Makes a spare lease (see {@link AcquireOptions.spare}) an ordinary one, no longer given up to waiters. */
+  adopt(): void;
   /** Closes the context and frees its slot. Idempotent. */
   release(): Promise<void>;
 }
@@ -92,9 +112,13 @@ export interface BrowserHost {
   /** Whether an executable was found (a launch may still fail: see {@link status}). */
   readonly available: boolean;
   status(): BrowserHostStatus;
+  /** Whether an acquire now would find a slot without waiting (true without a browser: it fails at once). */
+  hasFreeSlot(): boolean;
   /**
-   * A fresh context and page for `owner`, waiting in line when `maxContexts` are taken.
+   * A fresh context and page for `owner`, waiting in line when `maxContexts` are taken — at most the
+   * purpose's `waitMs`.
    * @throws BrowserUnavailableError when there is no browser or it will not start
+   * @throws BrowserBusyError when no slot freed within the wait
    */
   acquire(owner: string, options?: AcquireOptions): Promise<BrowserLease>;
   /**
@@ -129,15 +153,25 @@ class Host implements BrowserHost {
   private nextId = 0;
   private readonly sweeper: NodeJS.Timeout;
   private readonly maxContexts: number;
-  private readonly idleMs: number;
+  private readonly policies: Record<LeasePurpose, { idleMs: number; waitMs: number }>;
 
   constructor(private readonly o: BrowserHostOptions) {
     this.available = o.executablePath !== undefined;
     this.maxContexts = Math.max(1, o.maxContexts ?? 4);
-    this.idleMs = o.idleMs ?? 300_000;
+    this.policies = {
+      run: policyOf(o.idleMs, o.holding, "run"),
+      session: policyOf(o.idleMs, o.holding, "session"),
+      "computer-use": policyOf(o.idleMs, o.holding, "computer-use"),
+    };
     this.judge = o.outbound ?? defaultJudge();
-    this.sweeper = setInterval(() => this.closeIdle(), Math.max(50, Math.min(5_000, this.idleMs / 4)));
+    const shortest = Math.min(...Object.values(this.policies).map((p) => p.idleMs));
+    this.sweeper = setInterval(() => this.closeIdle(), Math.max(50, Math.min(5_000, shortest / 4)));
     this.sweeper.unref();
+  }
+
+  hasFreeSlot(): boolean {
+    if (this.o.executablePath === undefined || this.closed) return true;
+    return this.slots < this.maxContexts || [...this.leases].some((l) => l.isSpare());
   }
 
   setOutbound(judge: OutboundJudge): void {
@@ -164,7 +198,8 @@ class Host implements BrowserHost {
   async acquire(owner: string, options: AcquireOptions = {}): Promise<BrowserLease> {
     if (this.o.executablePath === undefined) throw new BrowserUnavailableError(this.unavailable());
     if (this.closed) throw new BrowserUnavailableError("the browser host is shut down");
-    await this.takeSlot(options.signal);
+    const policy = this.policies[options.purpose ?? "run"];
+    await this.takeSlot(options.signal, Math.max(0, options.waitMs ?? policy.waitMs));
     let context: BrowserContext | undefined;
     try {
       const browser = await this.ensureBrowser();
@@ -185,6 +220,8 @@ class Host implements BrowserHost {
         context,
         page,
         outbound,
+        idleMs: policy.idleMs,
+        spare: options.spare === true,
         onEnd: (handle) => this.endLease(handle),
       });
       this.leases.add(lease);
@@ -217,30 +254,57 @@ class Host implements BrowserHost {
     await browser?.close().catch(() => undefined);
   }
 
-  private takeSlot(signal: AbortSignal | undefined): Promise<void> {
+  /**
+   * Takes a slot: a free one, else a spare's (closed for it), else waits in line — at most `waitMs`, then
+   * `BROWSER_BUSY`, so an interactive request never hangs on contexts other holders keep.
+   */
+  private takeSlot(signal: AbortSignal | undefined, waitMs: number): Promise<void> {
     signal?.throwIfAborted();
     if (this.slots < this.maxContexts) {
       this.slots += 1;
       return Promise.resolve();
     }
+    const busy = () => new BrowserBusyError(this.maxContexts, waitMs, this.queue.length);
+    const spare = [...this.leases].find((l) => l.isSpare());
+    if (waitMs <= 0 && spare === undefined) return Promise.reject(busy());
     return new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
+      let timer: NodeJS.Timeout | undefined;
+      const leave = () => {
         const i = this.queue.indexOf(waiter);
         if (i >= 0) this.queue.splice(i, 1);
+      };
+      const onAbort = () => {
+        clearTimeout(timer);
+        leave();
         reject(signal?.reason);
       };
       const waiter: Waiter = {
         resolve: () => {
+          clearTimeout(timer);
           signal?.removeEventListener("abort", onAbort);
           resolve();
         },
         reject: (err) => {
+          clearTimeout(timer);
           signal?.removeEventListener("abort", onAbort);
           reject(err);
         },
       };
       signal?.addEventListener("abort", onAbort, { once: true });
+      if (Number.isFinite(waitMs)) {
+        timer = setTimeout(() => {
+          leave();
+          waiter.reject(busy());
+        }, waitMs);
+      }
       this.queue.push(waiter);
+      // A context opened ahead of use gives its slot to work that asks for one now.
+      if (spare !== undefined) {
+        this.o.logger?.info("closing a spare browser context for a waiting acquire", {
+          owner: spare.api.owner,
+        });
+        void spare.api.release();
+      }
     });
   }
 
@@ -314,7 +378,7 @@ class Host implements BrowserHost {
   private closeIdle(): void {
     const now = Date.now();
     for (const lease of [...this.leases]) {
-      if (now - lease.lastUsed() > this.idleMs) {
+      if (now - lease.lastUsed() > lease.idleMs) {
         this.o.logger?.info("closing an idle browser context", { owner: lease.api.owner });
         void lease.api.release();
       }
@@ -331,7 +395,8 @@ function defaultJudge(): OutboundJudge {
 /**
  * The browser host: one headless Chromium process (launched on first use through `playwright-core`, which
  * never downloads a browser), one isolated context per lease, at most `maxContexts` at once with a FIFO
- * queue, idle contexts closed after `idleMs`, and a browser that crashes restarted — its leases end with
+ * queue (an interactive holder waits in it at most its purpose's `waitMs`, then `BROWSER_BUSY`), idle
+ * contexts closed after their purpose's `idleMs`, and a browser that crashes restarted — its leases end with
  * `BROWSER_CRASHED` rather than hang. Every request of every context (each redirect hop, frames, workers,
  * WebSockets) is judged by one outbound policy before it leaves (see {@link NetworkGuard}).
  */

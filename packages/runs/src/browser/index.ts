@@ -7,5 +7,8 @@ export {
   type BrowserHostStatus,
   type BrowserLease,
   createBrowserHost,
+  DEFAULT_HOLDING,
+  type HoldPolicy,
+  type LeasePurpose,
   type StorageState,
 } from "./host.js";

@@ -6,6 +6,10 @@ import type { OutboundGuard } from "./network-guard.js";
 export interface LeaseHandle {
   readonly api: BrowserLease;
   lastUsed(): number;
+  /** Closed after this long unused. */
+  readonly idleMs: number;
+  /** Whether it is still a spare, given up when another acquire would wait for its slot. */
+  isSpare(): boolean;
   /** Ends the lease because the browser (or its page) died; the context is gone with it. */
   crash(reason: Error): void;
 }
@@ -17,6 +21,8 @@ export interface LeaseParts {
   context: BrowserContext;
   page: Page;
   outbound: OutboundGuard;
+  idleMs: number;
+  spare: boolean;
   /** Called once when the lease ends, however it ends. */
   onEnd(handle: LeaseHandle): void;
 }
@@ -26,6 +32,7 @@ export function createLease(parts: LeaseParts): LeaseHandle {
   const controller = new AbortController();
   let lastUsed = Date.now();
   let crashed = false;
+  let spare = parts.spare;
   let ended = false;
   const end = (reason: Error): boolean => {
     if (ended) return false;
@@ -47,6 +54,10 @@ export function createLease(parts: LeaseParts): LeaseHandle {
     touch() {
       lastUsed = Date.now();
     },
+    adopt() {
+      spare = false;
+      lastUsed = Date.now();
+    },
     async release() {
       if (ended) return;
       // The slot is freed once the context is closed, so `maxContexts` bounds live contexts.
@@ -59,6 +70,8 @@ export function createLease(parts: LeaseParts): LeaseHandle {
   const handle: LeaseHandle = {
     api,
     lastUsed: () => lastUsed,
+    idleMs: parts.idleMs,
+    isSpare: () => spare && !ended,
     crash(reason) {
       crashed = true;
       if (end(reason)) void parts.context.close().catch(() => undefined);

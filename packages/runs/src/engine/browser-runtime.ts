@@ -2,7 +2,7 @@ import type { Tx } from "@vetted/store";
 import { eq } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { CDPSession } from "playwright-core";
-import type { BrowserHost, BrowserLease, StorageState } from "../browser/host.js";
+import type { AcquireOptions, BrowserHost, BrowserLease, StorageState } from "../browser/host.js";
 import { BrowserUnavailableError, SessionNotFoundError } from "../errors.js";
 import { browserStates } from "../store/schema.js";
 import type { EvidenceDraft } from "./evidence.js";
@@ -46,6 +46,8 @@ export interface BrowserRuntimeDeps {
   db: LibSQLDatabase;
   vault: RunVault;
   sessionStates: SessionStates | undefined;
+  /** Called when a run starts waiting for a context (its worker slot is free for other work meanwhile). */
+  onPark?: (() => void) | undefined;
 }
 
 const STATE_SLOT = "browser_state";
@@ -93,6 +95,19 @@ export class BrowserRuntime {
 
   constructor(private readonly d: BrowserRuntimeDeps) {}
 
+  /** How many runs of this process are waiting for a browser context (parked: they hold no worker slot). */
+  get parked(): number {
+    return this.parkedRuns;
+  }
+
+  private parkedRuns = 0;
+
+  /** Whether a browser step could get a context now (true without a browser: such a step fails at once). */
+  hasFreeContext(): boolean {
+    const host = this.d.host;
+    return host === undefined || !host.available || host.hasFreeSlot();
+  }
+
   /** Throws BROWSER_UNAVAILABLE unless there is a browser to run steps in. */
   assertAvailable(): BrowserHost {
     const host = this.d.host;
@@ -116,7 +131,7 @@ export class BrowserRuntime {
       if (storageState === undefined)
         throw new SessionNotFoundError(row.sessionId, "with a saved browser state");
     }
-    const lease = await host.acquire(row.id, { storageState, signal });
+    const lease = await this.acquire(host, row.id, { storageState, signal, purpose: "run" });
     const guard: PageGuard = { resumeUrl: saved?.url };
     try {
       if (saved !== undefined && /^https?:/i.test(saved.url)) {
@@ -133,6 +148,18 @@ export class BrowserRuntime {
     const held = { lease, guard, cdp };
     this.held.set(row.id, held);
     return held;
+  }
+
+  /** Acquires a run's context; while it waits for a slot the run is parked (see {@link parked}). */
+  private async acquire(host: BrowserHost, runId: string, options: AcquireOptions): Promise<BrowserLease> {
+    if (host.hasFreeSlot()) return host.acquire(runId, options);
+    this.parkedRuns += 1;
+    this.d.onPark?.();
+    try {
+      return await host.acquire(runId, options);
+    } finally {
+      this.parkedRuns -= 1;
+    }
   }
 
   /** The page URL and storage state of the run's page, to save at a gate; undefined without a page. */

@@ -181,6 +181,8 @@ export function createResources(options: RunsEngineOptions): RunsResources {
       db,
       vault,
       sessionStates: options.sessionStates,
+      // A run parked waiting for a context frees its worker slot: look for other work at once.
+      onPark: () => resources.kick(),
     }),
     workerId: newId("wrk"),
     controllers: new Map(),

@@ -41,6 +41,16 @@ export class Scheduler {
     this.executions.add(p);
   }
 
+  /**
+   * The worker slots in use: the runs executing, less those parked waiting for a browser context (they
+   * hold no slot while they wait, so a run that needs no browser is not stuck behind them). At most
+   * `concurrency` parked runs are let off, which bounds the runs one process holds to twice `concurrency`.
+   */
+  private busySlots(): number {
+    const parked = Math.min(this.r.browserRuntime.parked, this.r.concurrency);
+    return this.executions.size - parked;
+  }
+
   /** One round: expire what is due, then claim and launch runs up to the concurrency. */
   private async pump(): Promise<void> {
     if (!this.started) return;
@@ -56,7 +66,7 @@ export class Scheduler {
         for (const chore of this.chores) {
           await chore().catch((err: unknown) => this.r.observer.error?.("a background chore failed", err));
         }
-        while (this.started && this.executions.size < this.r.concurrency) {
+        while (this.started && this.busySlots() < this.r.concurrency) {
           const row = await this.leases.claim();
           if (row === undefined) break;
           this.launch(row);

@@ -5,6 +5,7 @@ import { recoverInFlight } from "../domain/step-recovery.js";
 import type { Step } from "../domain/steps.js";
 import { claimRun, type Transition } from "../domain/transitions.js";
 import { runs } from "../store/schema.js";
+import { BROWSERLESS_CANDIDATES, needsBrowserNext } from "./browser-claims.js";
 import { insertEvidence } from "./evidence.js";
 import { appendEvents, persist } from "./persist.js";
 import { LeaseLost, type RunsResources } from "./resources.js";
@@ -93,17 +94,29 @@ export class Leases {
    * The oldest claimable run's id, by a cheap read that takes no write lock (most polls find nothing).
    * A run this process is still executing is never re-claimed here, even past its lease (a stalled event
    * loop): its own heartbeat renews it, and a second claim would race the first for the run's page.
+   * While every browser context is held, a run whose next step needs the browser is left queued and the
+   * oldest one that needs none is taken: waiting browser work never holds a slot a `set` run could use.
    */
   async findClaimable(at: number): Promise<string | undefined> {
     const r = this.r;
     const mine = [...r.controllers.keys()];
-    const [row] = await r.db
-      .select({ id: runs.id })
+    const where = mine.length === 0 ? claimable(at) : and(claimable(at), notInArray(runs.id, mine));
+    if (r.browserRuntime.hasFreeContext()) {
+      const [row] = await r.db
+        .select({ id: runs.id })
+        .from(runs)
+        .where(where)
+        .orderBy(asc(runs.updatedAt))
+        .limit(1);
+      return row?.id;
+    }
+    const rows = await r.db
+      .select({ id: runs.id, steps: runs.steps, cursor: runs.cursor })
       .from(runs)
-      .where(mine.length === 0 ? claimable(at) : and(claimable(at), notInArray(runs.id, mine)))
+      .where(where)
       .orderBy(asc(runs.updatedAt))
-      .limit(1);
-    return row?.id;
+      .limit(BROWSERLESS_CANDIDATES);
+    return rows.find((row) => !needsBrowserNext(row.steps, row.cursor))?.id;
   }
 
   /** Claims the oldest claimable run; an error is that run's alone (it fails, the round goes on). */

@@ -11,7 +11,10 @@ export {
   CHROMIUM_CANDIDATES,
   CHROMIUM_INSTALL_COMMAND,
   createBrowserHost,
+  DEFAULT_HOLDING,
   findChromium,
+  type HoldPolicy,
+  type LeasePurpose,
   type StorageState,
 } from "../browser/index.js";
 export { type AriaNode, parseAriaSnapshot } from "../domain/aria-snapshot.js";

@@ -109,6 +109,7 @@ export {
 } from "../engine/runs-engine.js";
 export { loadSecretsKey, SECRETS_KEY_FILE } from "../engine/secret-box.js";
 export {
+  BrowserBusyError,
   BrowserCrashedError,
   BrowserUnavailableError,
   CampaignNotFoundError,

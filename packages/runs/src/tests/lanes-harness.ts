@@ -1,20 +1,38 @@
 import { findChromium } from "../browser/find-chromium.js";
-import { type BrowserHost, createBrowserHost } from "../browser/host.js";
+import { type BrowserHost, type BrowserHostOptions, createBrowserHost } from "../browser/host.js";
 import { type ComputerUseEngine, createComputerUseEngine } from "../engine/computer-use/cu-engine.js";
 import type { Planner } from "../engine/computer-use/planner.js";
-import { createSessionsEngine, type SessionsEngine } from "../engine/sessions/sessions-engine.js";
+import type { RunsEngineOptions } from "../engine/runs-engine.js";
+import {
+  createSessionsEngine,
+  type SessionsEngine,
+  type SessionsEngineOptions,
+} from "../engine/sessions/sessions-engine.js";
 import { startTestSite, type TestSite, type TestSiteOptions } from "../testing.js";
 import { openTestEngine } from "./harness.js";
 
+/** What a lanes test may set: the planner, the test site, the browser host, the run and sessions engines. */
+export interface LanesOptions {
+  openai?: Planner;
+  site?: TestSiteOptions;
+  host?: Partial<BrowserHostOptions>;
+  engine?: Partial<RunsEngineOptions>;
+  sessions?: Pick<SessionsEngineOptions, "warmSpare">;
+}
+
 /** A migrated test database with a run engine, a real Chromium host, the test site and both lanes over them. */
-export async function openLanes(options: { openai?: Planner; site?: TestSiteOptions } = {}) {
+export async function openLanes(options: LanesOptions = {}) {
   const site: TestSite = await startTestSite(options.site);
-  const browser: BrowserHost = createBrowserHost({ executablePath: findChromium(process.env) });
+  const browser: BrowserHost = createBrowserHost({
+    executablePath: findChromium(process.env),
+    ...options.host,
+  });
   let bound: SessionsEngine | undefined;
   const base = await openTestEngine({
     browser,
     protectedDomains: [site.payHost],
     sessionStates: { load: async (id) => bound?.sessionStates.load(id) },
+    ...options.engine,
   });
   const dataDir = base.file.replace(/runs\.db$/, "data");
   const lanes = (): { sessions: SessionsEngine; cu: ComputerUseEngine } => {
@@ -23,6 +41,7 @@ export async function openLanes(options: { openai?: Planner; site?: TestSiteOpti
       browser,
       dataDir,
       createFlow: base.engine.createFlow,
+      ...options.sessions,
     });
     const cu = createComputerUseEngine({
       db: base.db,

@@ -28,7 +28,9 @@ export async function pageAccess(
       return lease;
     }
   }
-  pending = r.browser.acquire(cusId);
+  // A page of its own is held only while used: the host closes it after the computer-use idle timeout,
+  // and asking for one while every context is taken fails BROWSER_BUSY after a short wait.
+  pending = r.browser.acquire(cusId, { purpose: "computer-use" });
   r.ownPages.set(cusId, pending);
   pending.catch(() => r.ownPages.delete(cusId));
   return pending;

@@ -19,8 +19,8 @@ export interface SessionsEngineOptions {
   navigationTimeoutMs?: number;
   /**
    * Keep one recording context open ahead for the next session once sessions are used (default true), so
-   * a start from a warm browser only navigates. It holds one of the host's contexts until it is used or
-   * the host's idle timeout closes it.
+   * a start from a warm browser only navigates. It takes only a context free at that moment, and gives it
+   * up as soon as another acquire would wait for one (or the session idle timeout closes it).
    */
   warmSpare?: boolean;
   /** Errors of background work (a lost context), logged by the host. */
