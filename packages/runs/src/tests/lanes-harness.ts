@@ -4,7 +4,7 @@ import { type ComputerUseEngine, createComputerUseEngine } from "../engine/compu
 import type { Planner } from "../engine/computer-use/planner.js";
 import { createSessionsEngine, type SessionsEngine } from "../engine/sessions/sessions-engine.js";
 import { startTestSite, type TestSite, type TestSiteOptions } from "../testing.js";
-import { openTestEngine } from "./harness.js";
+import { openTestEngine, TEST_SECRETS_KEY } from "./harness.js";
 
 /** A migrated test database with a run engine, a real Chromium host, the test site and both lanes over them. */
 export async function openLanes(options: { openai?: Planner; site?: TestSiteOptions } = {}) {
@@ -30,6 +30,7 @@ export async function openLanes(options: { openai?: Planner; site?: TestSiteOpti
       sessions,
       dataDir,
       protectedDomains: [site.payHost],
+      secretsKey: TEST_SECRETS_KEY,
       planners: { openai: options.openai },
     });
     return { sessions, cu };
