@@ -25,6 +25,15 @@ function rawDatabase(): Buffer {
   return Buffer.concat(parts);
 }
 
+/** The sealed secret column of an action, read from the database. */
+async function sealedSecret(actionId: string): Promise<unknown> {
+  const { rows } = await t.client.execute({
+    sql: "SELECT secret_sealed FROM runs_cu_actions WHERE id = ?",
+    args: [actionId],
+  });
+  return rows[0]?.secret_sealed;
+}
+
 /** Previews the session's instruction, confirms it when it needs it, and executes it. */
 async function act(cusId: string) {
   const action = await t.cu.preview(cusId);
@@ -44,8 +53,11 @@ describe("computer use with secrets", { timeout: 90_000 }, () => {
       session_id: login.id,
     });
     expect(typePw.instruction).toBe("type [redacted] into Password");
-    const pw = await act(typePw.id);
-    expect(pw.action).toMatchObject({ name: "type", args: { field: "Password", text: "[redacted]" } });
+    const pwAction = await t.cu.preview(typePw.id);
+    // Until it runs, the action keeps the password sealed (it has to type it); once run, not at all.
+    expect(await sealedSecret(pwAction.action_id)).toMatch(/^v1:/);
+    const pw = { action: pwAction, result: await t.cu.execute(typePw.id, pwAction.action_id) };
+    expect(await sealedSecret(pwAction.action_id)).toBeNull();
     expect(pw.result).toMatchObject({ ok: true, action: { args: { text: "[redacted]" } } });
     // The real password was typed: signing in works.
     const signIn = await t.cu.createSession({ instruction: "click Sign in", session_id: login.id });
