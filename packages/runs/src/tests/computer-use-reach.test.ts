@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createComputerUseEngine } from "../engine/computer-use/cu-engine.js";
 import type { RunsError } from "../errors.js";
 import { type Lanes, openLanes } from "./lanes-harness.js";
 
@@ -101,6 +102,26 @@ describe("computer use judged by what an action reaches", { timeout: 90_000 }, (
     expect((await errorOf(t.cu.execute(cus.id, action.action_id)))?.code).toBe("PREVIEW_STALE");
     expect(t.site.requests()).not.toContain("POST 127.0.0.1/continued");
     expect(t.site.payments()).toBe(paid);
+    await t.sessions.finishSession(session.id);
+  });
+
+  it("judges the action again at execute: one previewed before its provider was protected needs a confirmation", async () => {
+    const session = await t.sessions.startSession({ start_url: `${t.site.url}/steps` });
+    // An engine configured without the provider previews; the one protecting it executes.
+    const lax = createComputerUseEngine({
+      db: t.db,
+      browser: t.browser,
+      sessions: t.sessions,
+      dataDir: t.dataDir,
+      protectedDomains: [],
+    });
+    const cus = await lax.createSession({ instruction: "click Continue", session_id: session.id });
+    const action = await lax.preview(cus.id);
+    expect(action).toMatchObject({ risk_level: "medium", require_confirmation: false });
+    const paid = t.site.payments();
+    expect((await errorOf(t.cu.execute(cus.id, action.action_id)))?.code).toBe("CONFIRMATION_REQUIRED");
+    expect(t.site.payments()).toBe(paid);
+    await lax.close();
     await t.sessions.finishSession(session.id);
   });
 });

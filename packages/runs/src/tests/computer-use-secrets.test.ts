@@ -115,4 +115,22 @@ describe("computer use with secrets", { timeout: 90_000 }, () => {
     expect(JSON.stringify(answers)).not.toContain(secret);
     await t.sessions.finishSession(session.id);
   });
+
+  it("masks the card field inside the provider's frame in the after screenshot", async () => {
+    const shop = await t.sessions.startSession({ start_url: `${t.site.url}/frames` });
+    const afterShot = async (card: string) => {
+      const cus = await t.cu.createSession({
+        instruction: `type ${card} into Card number`,
+        session_id: shop.id,
+      });
+      const { result } = await act(cus.id);
+      expect(result).toMatchObject({ ok: true });
+      return result.evidence.find((e) => e.kind === "after_screenshot")?.sha256;
+    };
+    // Two numbers of one length: a masked field looks the same whatever it holds.
+    const first = await afterShot("5555666677778888");
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    expect(await afterShot("9999000011112222")).toBe(first);
+    await t.sessions.finishSession(shop.id);
+  });
 });
