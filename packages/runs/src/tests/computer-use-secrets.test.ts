@@ -88,13 +88,14 @@ describe("computer use with secrets", { timeout: 90_000 }, () => {
     const shown = JSON.stringify(answers);
     expect(shown).not.toContain(PASSWORD);
     expect(shown).not.toContain(CARD);
+    await t.sessions.finishSession(login.id);
+    await t.sessions.finishSession(shop.id);
     const raw = rawDatabase();
-    // The reader sees what the lane stored (the redacted instruction), and no plain secret.
+    // Read after the recording sessions finished (they store what they saw too). The reader sees what
+    // the lane stored (the redacted instruction), and no plain secret.
     expect(raw.includes("type [redacted] into Password")).toBe(true);
     expect(raw.includes(PASSWORD)).toBe(false);
     expect(raw.includes(CARD)).toBe(false);
-    await t.sessions.finishSession(login.id);
-    await t.sessions.finishSession(shop.id);
   });
 
   it("finds a password field by its type, and keeps what the page echoes of it out of the evidence", async () => {
