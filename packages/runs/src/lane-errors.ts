@@ -44,12 +44,13 @@ export class ComputerUseNotFoundError extends RunsError {
 
 /**
  * The action may not run (or be decided) now: it needs a person's confirmation first, a person rejected
- * it, or it was already confirmed, rejected or executed.
+ * it, it was already confirmed, rejected or executed, or its page changed since it was previewed
+ * (`PREVIEW_STALE`: nothing ran; preview it again).
  */
 export class ActionRefusedError extends RunsError {
   override readonly name = "ActionRefusedError";
   constructor(
-    code: "CONFIRMATION_REQUIRED" | "ACTION_REJECTED" | "ACTION_ALREADY_DECIDED",
+    code: "CONFIRMATION_REQUIRED" | "ACTION_REJECTED" | "ACTION_ALREADY_DECIDED" | "PREVIEW_STALE",
     message: string,
     details?: unknown,
   ) {

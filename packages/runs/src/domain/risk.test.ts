@@ -40,3 +40,36 @@ describe("classifyRisk", () => {
     expect(d).toMatchObject({ level: "high", require_confirmation: true });
   });
 });
+
+describe("classifyRisk by what an action reaches", () => {
+  const click = (targetName: string, targets: string[]) =>
+    classifyRisk({
+      ...base,
+      instruction: `click ${targetName}`,
+      name: "click",
+      args: {},
+      targetName,
+      targets,
+    });
+
+  it("rates a Continue button of a form posting to a provider critical, whatever its name", () => {
+    expect(click("Continue", ["http://127.0.0.2:8080/pay"])).toMatchObject({
+      level: "critical",
+      require_confirmation: true,
+      because: "protected_target",
+      provider_domain: "127.0.0.2",
+    });
+  });
+
+  it("rates a Details link whose redirect names the provider in its query critical", () => {
+    const d = click("Details", ["http://127.0.0.1:8080/go?to=http%3A%2F%2Fpay.example%2Fpay"]);
+    expect(d).toMatchObject({ level: "critical", provider_domain: "pay.example" });
+  });
+
+  it("leaves a Continue button posting to the shop itself medium", () => {
+    expect(click("Continue", ["http://127.0.0.1:8080/next?step=2"])).toMatchObject({
+      level: "medium",
+      require_confirmation: false,
+    });
+  });
+});

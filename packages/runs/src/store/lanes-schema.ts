@@ -43,7 +43,10 @@ export const cuSessions = sqliteTable(
   "runs_cu_sessions",
   {
     id: text("id").primaryKey(),
+    /** The instruction as shown: the text it types into a secret field reads `[redacted]`. */
     instruction: text("instruction").notNull(),
+    /** The whole instruction sealed with the secrets key, when it types into a secret field. */
+    instructionSealed: text("instruction_sealed"),
     sessionId: text("session_id"),
     planner: text("planner", { enum: ["local", "openai"] })
       .$type<PlannerKind>()
@@ -64,7 +67,19 @@ export const cuActions = sqliteTable(
     cuSessionId: text("cu_session_id").notNull(),
     seq: integer("seq").notNull(),
     name: text("name").$type<ActionName>().notNull(),
+    /** The action's arguments as shown: text typed into a secret field reads `[redacted]`. */
     args: text("args", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** The secret text a `type` action types, sealed with the secrets key until it executed (then null). */
+    secretSealed: text("secret_sealed"),
+    /**
+     * Where the action acted and what it would reach when it was previewed: the page's URL, the URL of
+     * the frame it acts in, the URLs it would send the page to. An execute finding otherwise is stale.
+     */
+    reach: text("reach", { mode: "json" }).$type<{
+      page_url: string;
+      frame_url: string;
+      targets: string[];
+    }>(),
     rationale: text("rationale").notNull(),
     riskLevel: text("risk_level", { enum: ["low", "medium", "high", "critical"] })
       .$type<RiskLevel>()

@@ -121,3 +121,46 @@ export function paymentPage(sca: string, shopUrl: string): string {
 </form>`,
   );
 }
+
+/**
+ * A shop page whose controls reach the provider though none is named like a payment: "Continue" submits
+ * a form posting to the provider, "Next" POSTs to it from a script, "Details" is a shop link that
+ * redirects there; "Save" posts to the shop itself.
+ */
+export function stepsPage(payUrl: string): string {
+  const pay = escapeHtml(`${payUrl}/pay`);
+  const next = `fetch(${JSON.stringify(`${payUrl}/pay`)}, { method: "POST", mode: "no-cors", body: "sca=0" }).catch(() => {})`;
+  return page(
+    "Steps",
+    `<h1>Your order</h1>
+<form method="post" action="${pay}"><input type="hidden" name="sca" value="0"><button type="submit">Continue</button></form>
+<button type="button" onclick="${escapeHtml(next)}">Next</button>
+<a href="/go?to=${encodeURIComponent(`${payUrl}/pay`)}">Details</a>
+<form method="post" action="/saved"><button type="submit">Save</button></form>`,
+  );
+}
+
+/**
+ * A shop page with a "Continue" button (posting to the shop's `/continued`) that, when `to` is given,
+ * navigates itself there after `afterMs`.
+ */
+export function wanderPage(to: string | null, afterMs: number): string {
+  const go =
+    to === null
+      ? ""
+      : `<script>setTimeout(() => { location.href = ${JSON.stringify(to)}; }, ${Math.floor(afterMs)});</script>`;
+  return page(
+    "Wander",
+    `<h1>Wander</h1><form method="post" action="/continued"><button type="submit">Continue</button></form>${go}`,
+  );
+}
+
+/** A shop page echoing what is typed into its password field "Secret word" (a field secret only by its type). */
+export function revealPage(): string {
+  return page(
+    "Reveal",
+    `<label for="word">Secret word</label><input id="word" name="word" type="password"
+  oninput="document.getElementById('echo').textContent = 'You typed: ' + this.value">
+<div id="echo"></div>`,
+  );
+}

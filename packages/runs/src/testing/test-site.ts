@@ -1,7 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { cardFormPage, leakyPage, pages, paymentPage } from "./test-site-pages.js";
+import {
+  cardFormPage,
+  leakyPage,
+  pages,
+  paymentPage,
+  revealPage,
+  stepsPage,
+  wanderPage,
+} from "./test-site-pages.js";
 
 /** What {@link startTestSite} serves with. */
 export interface TestSiteOptions {
@@ -25,7 +33,11 @@ export interface TestSite {
   /**
    * `http://127.0.0.1:<port>` — `/login`, `/account`, `/otp`, `/checkout`, `/go?to=<url>` (a 302 to
    * `url`), `/leaky?kind=<fetch|beacon|form|image|websocket>` (a page that sends that request to the
-   * provider by itself while it loads), and `/frames` (`?sca=1`: paying
+   * provider by itself while it loads), `/steps` (controls reaching the provider under harmless names:
+   * "Continue" (a form posting there), "Next" (a script POST), "Details" (a redirecting link)),
+   * `/wander?to=<url>&after=<ms>` (a "Continue" button; the page navigates itself to `url` after `ms`),
+   * `/reveal` (a password field "Secret word" whose text the page echoes),
+   * and `/frames` (`?sca=1`: paying
    * leads to `/3ds`, `?sca=2`: to `/verify`, a challenge told only by its text): a
    * same-origin frame `note` ("Note", "Save note") and the provider's card form in a frame `card`.
    */
@@ -42,6 +54,8 @@ export interface TestSite {
   otpCode: string;
   /** How many payments were made (POST /pay answered). */
   payments(): number;
+  /** The card numbers the payments were made with (the `card` field posted, "" when none). */
+  cardsPaidWith(): string[];
   /** Every request the two servers saw, as `METHOD host/path` (`UPGRADE host/path` for a WebSocket). */
   requests(): string[];
   close(): Promise<void>;
@@ -100,6 +114,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
   const sessions = new Map<string, { email: string; otp: boolean }>();
   const seen: string[] = [];
   let payments = 0;
+  const cards: string[] = [];
   let payUrl = "";
   let shopUrl = "";
 
@@ -125,6 +140,16 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
         return send(res, 200, pages.frames(`${payUrl}/card-form?sca=${sca}`));
       }
       if (url.pathname === "/frames/note") return send(res, 200, pages.note());
+      if (url.pathname === "/steps") return send(res, 200, stepsPage(payUrl));
+      if (url.pathname === "/reveal") return send(res, 200, revealPage());
+      if (url.pathname === "/wander")
+        return send(
+          res,
+          200,
+          wanderPage(url.searchParams.get("to"), Number(url.searchParams.get("after") ?? 0)),
+        );
+      if (req.method === "POST" && (url.pathname === "/continued" || url.pathname === "/saved"))
+        return send(res, 200, `<h1>${url.pathname === "/saved" ? "Saved" : "Continued"}</h1>`);
       if (url.pathname === "/go") return redirect(res, url.searchParams.get("to") ?? "/");
       if (url.pathname === "/leaky")
         return send(res, 200, leakyPage(url.searchParams.get("kind") ?? "", payUrl));
@@ -157,6 +182,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
         const form = await readForm(req);
         if (options.payDelayMs) await new Promise((resolve) => setTimeout(resolve, options.payDelayMs));
         payments += 1;
+        cards.push(form.get("card") ?? "");
         if (form.get("sca") === "1") return redirect(res, "/3ds?order=ord_1");
         // A challenge whose URL does not give it away: only its text does.
         if (form.get("sca") === "2") return redirect(res, "/verify?order=ord_1");
@@ -196,6 +222,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
     password,
     otpCode,
     payments: () => payments,
+    cardsPaidWith: () => [...cards],
     requests: () => [...seen],
     close: async () => {
       await Promise.all([close(shop), close(provider)]);

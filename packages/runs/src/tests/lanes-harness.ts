@@ -9,7 +9,7 @@ import {
   type SessionsEngineOptions,
 } from "../engine/sessions/sessions-engine.js";
 import { startTestSite, type TestSite, type TestSiteOptions } from "../testing.js";
-import { openTestEngine } from "./harness.js";
+import { openTestEngine, TEST_SECRETS_KEY } from "./harness.js";
 
 /** What a lanes test may set: the planner, the test site, the browser host, the run and sessions engines. */
 export interface LanesOptions {
@@ -49,6 +49,7 @@ export async function openLanes(options: LanesOptions = {}) {
       sessions,
       dataDir,
       protectedDomains: [site.payHost],
+      secretsKey: TEST_SECRETS_KEY,
       planners: { openai: options.openai },
     });
     return { sessions, cu };

@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { randomIds } from "@vetted/store";
+import { createSecretBox } from "../secret-box.js";
 import { executeAction } from "./cu-execute.js";
 import { confirmAction, createCuSession, getCuSession, listEvidence, previewAction } from "./cu-sessions.js";
 import { evidenceFile } from "./evidence-file.js";
@@ -23,6 +25,7 @@ export function createComputerUseEngine(options: ComputerUseEngineOptions) {
     sessions: options.sessions,
     dataDir: options.dataDir,
     protectedDomains: options.protectedDomains,
+    box: createSecretBox(options.secretsKey ?? randomBytes(32)),
     planners: { local: createLocalPlanner(), openai: options.planners?.openai },
     now: clock === undefined ? () => Date.now() : () => clock.now(),
     newId,

@@ -3,15 +3,18 @@ import type { Page } from "playwright-core";
 import { APPROVED_LATE_REQUEST_MS, type OutboundGuard } from "../../browser/network-guard.js";
 import { summarizeNodes } from "../../domain/aria-snapshot.js";
 import type { CuExecution } from "../../domain/computer-use.js";
+import { classifyRisk } from "../../domain/risk.js";
 import { ActionRefusedError } from "../../lane-errors.js";
 import { cuActions } from "../../store/lanes-schema.js";
-import { SECRET_FIELDS_CSS } from "../sessions/session-verbs.js";
+import type { Redactor } from "../redactor.js";
 import { actionRow, cuSessionRow } from "./cu-sessions.js";
 import { type EvidenceRow, saveScreenshot, toEvidence } from "./evidence.js";
 import { accessibilityNodes, pageAccess } from "./page-access.js";
 import { performAction } from "./perform.js";
+import { maskedScreenshot, reachChanged, readReach } from "./reach.js";
 import type { ComputerUseResources } from "./resources.js";
-import { type ActionRow, toAction } from "./views.js";
+import { instructionOf, pageRedactor, performable, secretOf } from "./secrets.js";
+import { type ActionRow, type CuSessionRow, toAction } from "./views.js";
 
 /** How long after an action a request it started late (a submit, a frame navigation) is waited for (ms). */
 const LATE_REQUEST_MS = 150;
@@ -69,17 +72,66 @@ function serialised<T>(r: ComputerUseResources, cusId: string, fn: () => Promise
   return next;
 }
 
+/**
+ * Re-judges the claimed-to-be action on the page as it is now: the page, the frame the action acts in and
+ * what it would reach must be those of its preview, and the risk they give must not need a confirmation
+ * the action lacks. Nothing has run when this throws.
+ * @throws PREVIEW_STALE, CONFIRMATION_REQUIRED
+ */
+async function assertStillPreviewed(
+  r: ComputerUseResources,
+  cus: CuSessionRow,
+  row: ActionRow,
+): Promise<void> {
+  // `open` goes to its own URL whatever the page shows.
+  if (row.reach === null || row.name === "open") return;
+  let page: Page;
+  try {
+    ({ page } = await pageAccess(r, cus.id, cus.sessionId));
+  } catch {
+    return; // the execution records that the page could not be reached
+  }
+  const now = await readReach(page, row);
+  if (reachChanged(row.reach, now)) {
+    throw new ActionRefusedError(
+      "PREVIEW_STALE",
+      `The page changed since action ${row.id} was previewed (it showed ${row.reach.page_url}, now ${now.page_url}); nothing was executed. Preview the action again.`,
+      { previewed: row.reach, now },
+    );
+  }
+  const risk = classifyRisk({
+    name: row.name,
+    args: row.args,
+    instruction: instructionOf(r, cus),
+    frameUrl: now.frame_url,
+    targetName: typeof row.args.name === "string" ? row.args.name : undefined,
+    targets: now.targets,
+    protectedDomains: r.protectedDomains,
+  });
+  if (risk.require_confirmation && row.status !== "approved") {
+    throw new ActionRefusedError(
+      "CONFIRMATION_REQUIRED",
+      `Action ${row.id} is ${risk.level} risk now: confirm it (POST …/confirm/${row.id} {"approved": true}) before executing it.`,
+      { risk_level: risk.level, status: row.status },
+    );
+  }
+  // A secret sealed under a key this engine lacks cannot be typed: stale too, before anything runs.
+  performable(r, row);
+}
+
 async function capture(
   r: ComputerUseResources,
   page: Page,
-  cusId: string,
-  actionId: string,
+  ids: { cusId: string; actionId: string },
   kind: EvidenceRow["kind"],
+  redactor: Redactor,
 ) {
+  const { cusId, actionId } = ids;
   const nodes = await accessibilityNodes(page);
-  const data = await page.screenshot({ type: "png", mask: [page.locator(SECRET_FIELDS_CSS)] });
-  const url = page.url();
-  const summary = summarizeNodes(nodes, 1500);
+  const data = await maskedScreenshot(page);
+  // What the page shows of a typed password or card number is kept out of the stored summary.
+  const url = redactor.redactText(page.url());
+  const summary = redactor.redactText(summarizeNodes(nodes, 1500));
   const row = await saveScreenshot(
     r,
     cusId,
@@ -98,7 +150,7 @@ function refusedBy(outbound: OutboundGuard): string | undefined {
     return `OUTBOUND_DENIED: requests to ${d.host} are denied (${d.rule})`;
   }
   if (outbound.blockedProvider !== undefined)
-    return `PROVIDER_PROTECTED: a request to the protected provider ${outbound.blockedProvider} was stopped; it needs a confirmed action`;
+    return `PROVIDER_PROTECTED: a request to the protected provider ${outbound.blockedProvider} was stopped; it needs a confirmed action: preview the action again and confirm it (POST …/confirm/{action_id} {"approved": true}) before executing it`;
   return undefined;
 }
 
@@ -109,7 +161,9 @@ async function run(r: ComputerUseResources, claimed: ActionRow, token: string): 
   let result: Result;
   try {
     const { page, outbound } = await pageAccess(r, cus.id, cus.sessionId);
-    const before = await capture(r, page, cus.id, claimed.id, "before_screenshot");
+    const secret = secretOf(r, claimed);
+    const ids = { cusId: cus.id, actionId: claimed.id };
+    const before = await capture(r, page, ids, "before_screenshot", await pageRedactor(page, [secret]));
     let error: string | null = null;
     // A person confirmed this action: it may reach a protected provider (nothing else may).
     const approved = claimed.confirmation?.approved === true;
@@ -118,7 +172,7 @@ async function run(r: ComputerUseResources, claimed: ActionRow, token: string): 
     let after: Awaited<ReturnType<typeof capture>>;
     try {
       try {
-        await performAction(page, claimed, { timeoutMs: r.actionTimeoutMs, lateMs });
+        await performAction(page, performable(r, claimed), { timeoutMs: r.actionTimeoutMs, lateMs });
       } catch (err) {
         error = err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err);
       }
@@ -126,7 +180,9 @@ async function run(r: ComputerUseResources, claimed: ActionRow, token: string): 
       // it: the approval ends only after the "after" capture.
       await outbound.settled(lateMs);
       error = refusedBy(outbound) ?? error;
-      after = await capture(r, page, cus.id, claimed.id, "after_screenshot");
+      const redactor = await pageRedactor(page, [secret]);
+      error = error === null ? null : redactor.redactText(error);
+      after = await capture(r, page, ids, "after_screenshot", redactor);
     } finally {
       outbound.approved = false;
     }
@@ -155,7 +211,8 @@ async function run(r: ComputerUseResources, claimed: ActionRow, token: string): 
   }
   const [done] = await r.db
     .update(cuActions)
-    .set({ status: result.ok ? "executed" : "failed", result, updatedAt: r.now() })
+    // The typed secret is in the page now; nothing keeps it, not even sealed.
+    .set({ status: result.ok ? "executed" : "failed", result, secretSealed: null, updatedAt: r.now() })
     .where(and(eq(cuActions.id, claimed.id), eq(cuActions.claimedBy, token)))
     .returning();
   return answer(done ?? claimed, result);
@@ -177,7 +234,7 @@ async function expireStaleClaim(r: ComputerUseResources, row: ActionRow): Promis
   };
   await r.db
     .update(cuActions)
-    .set({ status: "failed", result, updatedAt: at })
+    .set({ status: "failed", result, secretSealed: null, updatedAt: at })
     .where(
       and(
         eq(cuActions.id, row.id),
@@ -191,14 +248,17 @@ async function expireStaleClaim(r: ComputerUseResources, row: ActionRow): Promis
  * Executes a proposed action once: a second call answers the first result, concurrent calls wait for the
  * one in flight (a compare-and-set claim in the database), and executions of one session run one at a
  * time. `high` and `critical` actions need an approval first.
- * @throws CU_SESSION_NOT_FOUND, ACTION_NOT_FOUND, CONFIRMATION_REQUIRED, ACTION_REJECTED
+ * Before it claims the action, the engine reads the page again: a page, frame or target other than the
+ * preview's answers `PREVIEW_STALE` (nothing runs), a risk now needing a confirmation it lacks
+ * `CONFIRMATION_REQUIRED`.
+ * @throws CU_SESSION_NOT_FOUND, ACTION_NOT_FOUND, CONFIRMATION_REQUIRED, ACTION_REJECTED, PREVIEW_STALE
  */
 export async function executeAction(
   r: ComputerUseResources,
   cusId: string,
   actionId: string,
 ): Promise<CuExecution> {
-  await cuSessionRow(r, cusId);
+  const cus = await cuSessionRow(r, cusId);
   const token = r.newId(r.owner);
   for (;;) {
     const row = await actionRow(r, cusId, actionId);
@@ -211,8 +271,14 @@ export async function executeAction(
       continue;
     }
     await r.raceHooks.beforeClaim?.(row.id);
-    const claimed = await claim(r, row, token);
-    if (claimed === undefined) continue;
-    return serialised(r, cusId, () => run(r, claimed, token));
+    // After the session's earlier executions: the page it is judged on is the one it will act on.
+    const done = await serialised(r, cusId, async () => {
+      const current = await actionRow(r, cusId, actionId);
+      if (current.status !== row.status) return undefined; // another execute moved it: look again
+      await assertStillPreviewed(r, cus, current);
+      const claimed = await claim(r, current, token);
+      return claimed === undefined ? undefined : run(r, claimed, token);
+    });
+    if (done !== undefined) return done;
   }
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { runTransaction } from "@vetted/store";
 import { and, eq, sql } from "drizzle-orm";
+import type { Page } from "playwright-core";
 import { summarizeNodes } from "../../domain/aria-snapshot.js";
 import {
   type CuAction,
@@ -11,6 +12,8 @@ import {
   CuSessionInput,
   MAX_SCREENSHOT_BYTES,
 } from "../../domain/computer-use.js";
+import type { PlannedAction } from "../../domain/cu-grammar.js";
+import { isSecretField, SECRET_SHOWN, secretInstructionShown } from "../../domain/cu-secrets.js";
 import { classifyRisk } from "../../domain/risk.js";
 import { InvalidInputError } from "../../errors.js";
 import {
@@ -21,10 +24,12 @@ import {
   ScreenshotRefusedError,
 } from "../../lane-errors.js";
 import { cuActions, cuSessions } from "../../store/lanes-schema.js";
-import { SECRET_FIELDS_CSS } from "../sessions/session-verbs.js";
+import { createRedactor } from "../redactor.js";
 import { evidenceRows, saveScreenshot, toEvidence } from "./evidence.js";
 import { accessibilityNodes, pageOf } from "./page-access.js";
+import { fieldFacts, maskedScreenshot, type Reach, readReach } from "./reach.js";
 import type { ComputerUseResources } from "./resources.js";
+import { instructionContext, instructionOf, pageRedactor, secretContext } from "./secrets.js";
 import { type ActionRow, type CuSessionRow, toAction, toCuSession } from "./views.js";
 
 /** The computer-use session row. @throws CU_SESSION_NOT_FOUND */
@@ -70,9 +75,13 @@ export async function createCuSession(r: ComputerUseResources, input: CuSessionI
   }
   if (body.session_id !== undefined) await r.sessions.livePage(body.session_id);
   const at = r.now();
+  const id = r.newId("cus");
+  // An instruction typing into a field named as secret is kept sealed from the start.
+  const shown = secretInstructionShown(body.instruction);
   const row: CuSessionRow = {
-    id: r.newId("cus"),
-    instruction: body.instruction,
+    id,
+    instruction: shown ?? body.instruction,
+    instructionSealed: shown === undefined ? null : r.box.seal(body.instruction, instructionContext(id)),
     sessionId: body.session_id ?? null,
     planner: body.planner,
     metadata: body.metadata ?? {},
@@ -115,6 +124,38 @@ function decodeScreenshot(input: CuPreviewInput): { data: Buffer; mimeType: stri
   return { data, mimeType };
 }
 
+/**
+ * The text a `type` action types when it is secret: the session's instruction was sealed (it names a
+ * secret field), or the page tells the field is a password or card field.
+ */
+async function secretTyped(
+  page: Page,
+  cus: CuSessionRow,
+  action: PlannedAction,
+): Promise<string | undefined> {
+  if (action.name !== "type" || typeof action.args.text !== "string") return undefined;
+  if (cus.instructionSealed !== null || isSecretField(await fieldFacts(page, action)))
+    return action.args.text;
+  return undefined;
+}
+
+/** The session's instruction sealed, once a preview found it types a secret its field name did not tell. */
+async function sealInstruction(
+  r: ComputerUseResources,
+  cus: CuSessionRow,
+  instruction: string,
+  secret: string,
+) {
+  if (cus.instructionSealed !== null) return;
+  await r.db
+    .update(cuSessions)
+    .set({
+      instruction: createRedactor([secret]).redactText(instruction),
+      instructionSealed: r.box.seal(instruction, instructionContext(cus.id)),
+    })
+    .where(eq(cuSessions.id, cus.id));
+}
+
 function digestOf(cusId: string, name: string, args: Record<string, unknown>, pageUrl: string): string {
   return createHash("sha256")
     .update(JSON.stringify({ cus: cusId, name, args, page: pageUrl }))
@@ -133,18 +174,16 @@ export async function previewAction(
 ): Promise<CuAction> {
   const cus = await cuSessionRow(r, cusId);
   const given = decodeScreenshot(input);
+  const instruction = instructionOf(r, cus);
   const page = await pageOf(r, cusId, cus.sessionId);
   const nodes = await accessibilityNodes(page);
   const pageUrl = page.url();
-  const screenshot = given ?? {
-    data: await page.screenshot({ type: "png", mask: [page.locator(SECRET_FIELDS_CSS)] }),
-    mimeType: "image/png",
-  };
+  const screenshot = given ?? { data: await maskedScreenshot(page), mimeType: "image/png" };
   const planner = cus.planner === "openai" ? r.planners.openai : r.planners.local;
   if (planner === undefined)
     throw new PlannerError("PLANNER_UNAVAILABLE", "The OpenAI-compatible planner is no longer configured.");
   const plan = await planner.plan({
-    instruction: cus.instruction,
+    instruction,
     pageUrl,
     nodes,
     screenshot,
@@ -152,25 +191,34 @@ export async function previewAction(
   });
   if (!plan.ok) throw new InstructionNotUnderstoodError(plan.message);
   const { action } = plan;
+  // Judged by what the action would reach on the live page, read again when it executes.
+  const reach: Reach = await readReach(page, action);
   const risk = classifyRisk({
     name: action.name,
     args: action.args,
-    instruction: cus.instruction,
+    instruction,
     frameUrl: action.frameUrl ?? pageUrl,
     targetName: action.targetName,
+    targets: reach.targets,
     protectedDomains: r.protectedDomains,
   });
+  const secret = await secretTyped(page, cus, action);
+  const args = secret === undefined ? action.args : { ...action.args, text: SECRET_SHOWN };
+  const redactor = await pageRedactor(page, [secret]);
   const at = r.now();
+  const id = r.newId("act");
   const row: ActionRow = {
-    id: r.newId("act"),
+    id,
     cuSessionId: cusId,
     seq: cus.actionCount + 1,
     name: action.name,
-    args: action.args,
-    rationale: action.rationale,
+    args,
+    secretSealed: secret === undefined ? null : r.box.seal(secret, secretContext(id)),
+    reach,
+    rationale: redactor.redactText(action.rationale),
     riskLevel: risk.level,
     requireConfirmation: risk.require_confirmation,
-    actionDigest: digestOf(cusId, action.name, action.args, pageUrl),
+    actionDigest: digestOf(cusId, action.name, args, pageUrl),
     providerDomain: risk.provider_domain ?? null,
     status: "proposed",
     confirmation: null,
@@ -180,6 +228,7 @@ export async function previewAction(
     createdAt: at,
     updatedAt: at,
   };
+  if (secret !== undefined) await sealInstruction(r, cus, instruction, secret);
   await runTransaction(r.db, async (tx) => {
     await tx.insert(cuActions).values(row);
     await tx
@@ -188,8 +237,8 @@ export async function previewAction(
       .where(eq(cuSessions.id, cusId));
   });
   await saveScreenshot(r, cusId, row.id, "preview_screenshot", screenshot, {
-    url: pageUrl,
-    summary: summarizeNodes(nodes, 1500),
+    url: redactor.redactText(pageUrl),
+    summary: redactor.redactText(summarizeNodes(nodes, 1500)),
   });
   return toAction(row);
 }

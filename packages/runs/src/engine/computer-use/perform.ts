@@ -1,13 +1,9 @@
-import type { Frame, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import type { ActionName } from "../../domain/risk.js";
 import { watchFrame } from "../../steps/browser-act.js";
+import { frameAt } from "./reach.js";
 
 type AriaRole = Parameters<Page["getByRole"]>[0];
-
-function frameAt(page: Page, index: unknown): Frame {
-  const frames = page.frames();
-  return (typeof index === "number" ? frames[index] : undefined) ?? page.mainFrame();
-}
 
 function text(args: Record<string, unknown>, key: string): string {
   const v = args[key];

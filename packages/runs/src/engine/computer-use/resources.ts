@@ -3,6 +3,7 @@ import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { BrowserContext, Page } from "playwright-core";
 import type { BrowserHost, BrowserLease } from "../../browser/host.js";
 import type { OutboundGuard } from "../../browser/network-guard.js";
+import type { SecretBox } from "../secret-box.js";
 import type { Planner } from "./planner.js";
 
 /** The recording sessions a computer-use session may act in (the sessions engine's `livePage`). */
@@ -21,6 +22,12 @@ export interface ComputerUseEngineOptions {
   dataDir: string;
   /** Protected payment provider domains: any action there is `critical`. */
   protectedDomains: readonly string[];
+  /**
+   * The runs secrets key (see `loadSecretsKey`): text typed into password and card fields is kept sealed
+   * with it. Without it, a key of this engine alone: such an action previewed before a restart must be
+   * previewed again.
+   */
+  secretsKey?: Buffer;
   /** The planners by kind; `local` is always there, `openai` only when configured. */
   planners?: { openai?: Planner | undefined };
   clock?: Clock;
@@ -45,6 +52,8 @@ export interface ComputerUseResources {
   sessions: LiveSessions;
   dataDir: string;
   protectedDomains: readonly string[];
+  /** Seals typed secrets (and instructions holding one) at rest. */
+  box: SecretBox;
   planners: { local: Planner; openai: Planner | undefined };
   now(): number;
   newId: IdGenerator;
