@@ -25,6 +25,8 @@ export interface BrowserLanesOptions {
   browser: BrowserHost;
   dataDir: string;
   protectedDomains: readonly string[];
+  /** The installation's secrets key: computer use seals typed passwords and card numbers with it. */
+  secretsKey: Buffer;
   /** Stores a promoted draft (the run engine's `createFlow`; called only after start-up). */
   createFlow(input: FlowInput): Promise<Flow>;
   planner?: CuPlannerConfig;
@@ -61,6 +63,7 @@ export function createBrowserLanes(options: BrowserLanesOptions): BrowserLanes {
     sessions,
     dataDir: options.dataDir,
     protectedDomains: options.protectedDomains,
+    secretsKey: options.secretsKey,
     planners: { openai },
     ...(options.raceHooks === undefined ? {} : { raceHooks: options.raceHooks }),
   });

@@ -111,6 +111,7 @@ async function startWithBrowser(config: Config, database: OpenDatabase, logger: 
     browser,
     dataDir: config.dataDir,
     protectedDomains: config.protectedProviderDomains,
+    secretsKey: loadSecretsKey({ dataDir: config.dataDir, env: { VETTED_SECRETS_KEY: config.secretsKey } }),
     createFlow: (input) => runs.createFlow(input),
     planner: config.cuPlanner,
     onError: (message, err) => logger.error(message, { err }),

@@ -86,6 +86,7 @@ export async function createTestApp(
     browser,
     dataDir: dir,
     protectedDomains: runsOptions.protectedDomains ?? [],
+    secretsKey: Buffer.alloc(32, 7),
     createFlow: (input) => runs.createFlow(input),
     ...lanesOptions,
   });
