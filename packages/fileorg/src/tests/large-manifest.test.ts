@@ -4,7 +4,7 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ManifestRow } from "../domain/manifest.js";
 import { EMPTY_PLAN_ACCUMULATOR } from "../domain/plan-hash.js";
-import { isInside } from "../domain/template.js";
+import { isInside } from "../domain/posix-path.js";
 import type { ManifestView } from "../engine/insights.js";
 import { createBulkInserter } from "../store/bulk-insert.js";
 import { jobs, rows } from "../store/schema.js";

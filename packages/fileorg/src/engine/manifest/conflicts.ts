@@ -9,7 +9,7 @@ import {
   isInScope,
 } from "../../domain/detect-conflicts.js";
 import { xorDigest } from "../../domain/plan-hash.js";
-import { isInside } from "../../domain/template.js";
+import { isInside } from "../../domain/posix-path.js";
 import { INITIAL_STATUS, moveConflict } from "../../domain/transitions.js";
 import { conflicts, rows } from "../../store/schema.js";
 import { chunk, type Queryable } from "../db.js";
