@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { and, asc, eq, gt } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
-import { EMPTY_PLAN_ACCUMULATOR } from "../src/domain/plan-hash.js";
+import { EMPTY_PLAN_ACCUMULATOR } from "../src/engine/plan-hash.js";
 import { createFileorgEngine } from "../src/engine/engine.js";
 import { createPreferencesEngine } from "../src/engine/preferences/index.js";
 import { createReviewEngine } from "../src/engine/review/index.js";
