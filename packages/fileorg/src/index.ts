@@ -263,7 +263,18 @@ export {
   listKnownCategories,
 } from "./engine/categories.js";
 export { effectiveRootsOf, intersectRoots } from "./engine/effective-roots.js";
-export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } from "./engine/engine.js";
+export {
+  createFileorgEngine,
+  type FileorgEngine,
+  type FileorgEngineOptions,
+  type FileorgHooks,
+} from "./engine/engine.js";
+export {
+  createFileorg,
+  type Fileorg,
+  type FileorgInboxOptions,
+  type FileorgOptions,
+} from "./engine/fileorg.js";
 export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox/index.js";
 export {
   AUTOPILOT_ACTOR,
