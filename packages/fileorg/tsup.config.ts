@@ -1,13 +1,12 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  // The confined file-system layer is also loaded by the file threads (see `engine/thread-modules.ts`):
-  // it sits beside the bundle as a module of its own.
+  // The file threads' entry sits beside the bundle, where `engine/inspect-pool.ts` looks for it.
   entry: {
     index: "src/index.ts",
     browser: "src/browser.ts",
     testing: "src/testing.ts",
-    "confined-fs": "src/engine/confined-fs.ts",
+    "inspect-worker": "src/engine/readers/worker.ts",
   },
   format: ["esm"],
   dts: true,

@@ -1,37 +1,19 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  autoApplySafeRows,
-  createFileorgEngine,
-  createInboxEngine,
-  createPreferencesEngine,
-  createReviewEngine,
-  type FileorgEngine,
-  type FileorgEngineOptions,
-  type InboxEngine,
-  JOURNAL_KEY_FILE,
-  type Job,
-  type PreferencesEngine,
-  type ReviewEngine,
-} from "@vetted/fileorg";
+import { createFileorg, type Fileorg, type FileorgOptions, JOURNAL_KEY_FILE } from "@vetted/fileorg";
 import { SECRETS_KEY_FILE } from "@vetted/runs";
 import type { Config } from "./config.js";
 import type { Database } from "./db.js";
 import type { Logger } from "./logger.js";
 
 /** The file organizer's engines, wired together. */
-export interface FileorgDeps {
-  fileorg: FileorgEngine;
-  preferences: PreferencesEngine;
-  review: ReviewEngine;
-  inbox: InboxEngine<Job>;
-}
+export type FileorgDeps = Fileorg;
 
 /** Options of {@link createFileorgDeps}. */
 export interface FileorgDepsOptions {
   logger: Logger;
   /** Options of the core engine (allowed roots, journal key, data directory…). */
-  fileorg?: Omit<FileorgEngineOptions, "db"> | undefined;
+  fileorg?: Omit<FileorgOptions, "db" | "inbox"> | undefined;
   /** How often the inbox re-reads watch sources (ms). */
   inboxRefreshMs?: number | undefined;
 }
@@ -62,32 +44,16 @@ export function serverDataPaths(config: Pick<Config, "dataDir" | "databaseUrl">)
   ];
 }
 
-/** Builds the file organizer's engines over one database; none is started. */
+/** Builds the file organizer's engines over one database (`createFileorg`: composed once); none is started. */
 export function createFileorgDeps(db: Database, options: FileorgDepsOptions): FileorgDeps {
-  const fileorg = createFileorgEngine({ ...options.fileorg, db });
-  // Stored paths (watch folders, output roots) are confined to the core engine's allowed roots.
-  const preferences = createPreferencesEngine({ db, guard: fileorg.guard });
-  const review = createReviewEngine({ db, fileorg, preferences });
-  const inbox = createInboxEngine<Job>({
+  return createFileorg({
+    ...options.fileorg,
     db,
-    preferences,
-    guard: fileorg.guard,
-    analyzeFiles: (source, files, actor) => review.analyzeInboxFiles(source, files, actor),
-    // Sources with auto_apply "auto_safe": their stable batches are analyzed and the safe rows applied.
-    autoApply: autoApplySafeRows(fileorg),
-    ...(options.inboxRefreshMs === undefined ? {} : { refreshIntervalMs: options.inboxRefreshMs }),
-    onWarning: (message, details) => options.logger.warn(message, details),
+    inbox: {
+      // Sources with auto_apply "auto_safe": their stable batches are analyzed and the safe rows applied.
+      autoApplySafe: true,
+      ...(options.inboxRefreshMs === undefined ? {} : { refreshIntervalMs: options.inboxRefreshMs }),
+      onWarning: (message, details) => options.logger.warn(message, details),
+    },
   });
-  // Files of an inbox batch whose analyze job did not succeed are offered again by the next scan.
-  fileorg.subscribe((message) => {
-    const { event } = message;
-    if (event.type !== "finished" || event.data.status === "succeeded") return;
-    inbox.forgetJob(event.job_id).catch((err: unknown) =>
-      options.logger.warn("inbox could not forget a failed job's batch", {
-        job_id: event.job_id,
-        error: String(err),
-      }),
-    );
-  });
-  return { fileorg, preferences, review, inbox };
 }

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
-import { createFileorgEngine, createPreferencesEngine, createReviewEngine, migrate } from "../src/index.js";
+import { createFileorg, createFileorgEngine, migrate } from "../src/index.js";
 
 const argFiles = process.argv.indexOf("--files");
 const FILES = argFiles > 0 ? Number(process.argv[argFiles + 1]) : 20_000;
@@ -28,10 +28,13 @@ async function timedAnalyze(withRules: boolean, run: number): Promise<number> {
   const client = createClient({ url: `file:${join(root, `bench-${withRules}-${run}.db`)}`, timeout: 5000 });
   const db = drizzle(client);
   await migrate(db);
-  const fileorg = createFileorgEngine({ db, allowedRoots: [root], journalKey: Buffer.alloc(32, 1) });
-  if (withRules) {
-    const preferences = createPreferencesEngine({ db, guard: fileorg.guard });
-    createReviewEngine({ db, fileorg, preferences });
+  const options = { db, allowedRoots: [root], journalKey: Buffer.alloc(32, 1) };
+  // With rules: composed as the server does (review's saved rules reach analyze through the core's hooks);
+  // without: the bare core.
+  const composed = withRules ? createFileorg(options) : undefined;
+  const fileorg = composed?.fileorg ?? createFileorgEngine(options);
+  if (composed !== undefined) {
+    const { preferences } = composed;
     for (let r = 0; r < 20; r++) {
       await preferences.save("review-rules", {
         name: `rule ${r}`,

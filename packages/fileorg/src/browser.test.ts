@@ -111,10 +111,12 @@ describe("@vetted/fileorg/browser", () => {
   });
 
   it("the walk does catch what would break a browser (node:path, zod, drizzle, Buffer)", () => {
-    expect(walk("domain/template.ts").problems).toContain("domain/template.ts imports node:path");
+    expect(walk("engine/apply/confinement.ts").problems).toContain(
+      "engine/apply/confinement.ts imports node:path",
+    );
     expect(walk("domain/manifest.ts").problems).toContain("domain/manifest.ts imports zod");
     expect(walk("store/schema.ts").problems.some((p) => p.includes("drizzle-orm"))).toBe(true);
-    expect(walk("domain/plan-hash.ts").problems).toContain("domain/plan-hash.ts imports node:crypto");
+    expect(walk("engine/plan-hash.ts").problems).toContain("engine/plan-hash.ts imports node:crypto");
     const code = "const n = Buffer.byteLength(s); const o = { process: 1 }; o.process; await import(name);";
     const source = ts.createSourceFile("x.ts", code, ts.ScriptTarget.ES2022, true);
     expect(nodeGlobals(source)).toEqual(["Buffer"]);

@@ -50,13 +50,12 @@ export {
 export {
   type ConflictRow,
   type ConflictScope,
-  conflictId,
   type DetectedConflict,
   detectConflicts,
 } from "./domain/detect-conflicts.js";
 // Review, preferences and inbox.
 export type { InboxBatch, InboxFile } from "./domain/inbox-batch.js";
-export { createIgnoreMatcher, DEFAULT_STABILITY_MS, inboxBatchId } from "./domain/inbox-batch.js";
+export { createIgnoreMatcher, DEFAULT_STABILITY_MS } from "./domain/inbox-batch.js";
 export {
   type Actor,
   AnalyzeRequest,
@@ -135,7 +134,6 @@ export {
 } from "./domain/pack-rules.js";
 export { PathInput } from "./domain/path-input.js";
 export { MAX_PATH_BYTES, MAX_SEGMENT_BYTES, pathLengthProblem } from "./domain/path-limits.js";
-export { planHashOf, planRowDigest } from "./domain/plan-hash.js";
 export type { PreferenceFamily } from "./domain/preference-family.js";
 export { PREFERENCE_FAMILIES } from "./domain/preference-family.js";
 export type { RuntimeProblem, RuntimeSettings } from "./domain/preferences.js";
@@ -265,7 +263,18 @@ export {
   listKnownCategories,
 } from "./engine/categories.js";
 export { effectiveRootsOf, intersectRoots } from "./engine/effective-roots.js";
-export { createFileorgEngine, type FileorgEngine, type FileorgEngineOptions } from "./engine/engine.js";
+export {
+  createFileorgEngine,
+  type FileorgEngine,
+  type FileorgEngineOptions,
+  type FileorgHooks,
+} from "./engine/engine.js";
+export {
+  createFileorg,
+  type Fileorg,
+  type FileorgInboxOptions,
+  type FileorgOptions,
+} from "./engine/fileorg.js";
 export type { AnalyzeFiles, InboxEngine, InboxEngineOptions } from "./engine/inbox/index.js";
 export {
   AUTOPILOT_ACTOR,
@@ -291,6 +300,7 @@ export type {
 } from "./engine/manifest/index.js";
 export { DUPLICATES_FOLDER } from "./engine/manifest/resolve.js";
 export { createPathGuard, defaultAllowedRoots, type PathGuard } from "./engine/path-guard.js";
+export { planHashOf, planRowDigest } from "./engine/plan-hash.js";
 export type {
   ItemFamily,
   ItemOf,
@@ -306,6 +316,7 @@ export type { HubMessage } from "./engine/records.js";
 export type { ReviewEngine, ReviewEngineOptions } from "./engine/review/index.js";
 export { createReviewEngine } from "./engine/review/index.js";
 export type { Clock, IdGenerator } from "./engine/review-ids.js";
+export { conflictId, inboxBatchId } from "./engine/stable-ids.js";
 export {
   FILEORG_ERROR_CODES,
   FileorgError,

@@ -4,12 +4,8 @@ import {
   ApplyPlanRequest,
   ApplyRequest,
   BatchTriageRequest,
-  createFileorgEngine,
-  createInboxEngine,
-  createPreferencesEngine,
-  createReviewEngine,
+  createFileorg,
   FileorgError,
-  type Job,
   migrate,
   ResolveRequest,
   ReviewError,
@@ -79,24 +75,17 @@ async function openLocalDatabase(settings: CliSettings) {
 }
 
 /**
- * The standalone backend: the same engines the server composes (core, preferences, review with its hooks,
- * inbox), over the embedded SQLite file of the data directory. Jobs run in this process.
+ * The standalone backend: the engines composed as the server composes them (`createFileorg`: core,
+ * preferences, review with its hooks, inbox), over the embedded SQLite file of the data directory. Jobs
+ * run in this process.
  */
 export async function createLocalBackend(settings: CliSettings): Promise<Backend> {
   const { db, client } = await openLocalDatabase(settings);
-  const fileorg = createFileorgEngine({
+  const { fileorg, preferences, review, inbox } = createFileorg({
     db,
     allowedRoots: settings.allowedRoots,
     dataDir: settings.dataDir,
     env: { VETTED_JOURNAL_KEY: settings.journalKey },
-  });
-  const preferences = createPreferencesEngine({ db, guard: fileorg.guard });
-  const review = createReviewEngine({ db, fileorg, preferences });
-  const inbox = createInboxEngine<Job>({
-    db,
-    preferences,
-    guard: fileorg.guard,
-    analyzeFiles: (source, files, actor) => review.analyzeInboxFiles(source, files, actor),
   });
   await fileorg.start();
   let closed = false;

@@ -1,5 +1,5 @@
-import { posix } from "node:path";
 import { categoryOfExtension, categoryOfMime } from "./categorize.js";
+import { basename, extname } from "./posix-path.js";
 
 /**
  * Extensions whose files always start with magic bytes: a file named so whose content shows none (plain
@@ -75,7 +75,7 @@ export function renderedFileName(
   targetPath: string,
   reasonCodes: readonly string[],
 ): string {
-  const name = posix.basename(sourcePath);
+  const name = basename(sourcePath);
   if (!reasonCodes.includes(CONTENT_REASONS.added)) return name;
-  return name + posix.extname(posix.basename(targetPath));
+  return name + extname(basename(targetPath));
 }

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { ConflictKind } from "./conflict.js";
 import type { RowAction } from "./manifest.js";
 
@@ -33,11 +32,6 @@ export interface DetectedConflict {
   kind: ConflictKind;
   key: string;
   rowIds: string[];
-}
-
-/** The stable id of a conflict: the same kind and key in the same job is the same conflict. */
-export function conflictId(jobId: string, kind: ConflictKind, key: string): string {
-  return `cfl_${createHash("sha256").update(`${jobId}\0${kind}\0${key}`).digest("hex").slice(0, 24)}`;
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

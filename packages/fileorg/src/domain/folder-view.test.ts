@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildFolderTree, foldersOfDir, placeDirOf } from "./folder-view.js";
-import { isInside } from "./template.js";
+import { isInside } from "./posix-path.js";
 
 /** The folders of one path counted the row-by-row way (what the grouped view answered before). */
 function chainOfPath(outputDir: string, path: string): string[] | undefined {

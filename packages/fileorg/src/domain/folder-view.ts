@@ -1,4 +1,4 @@
-import { posix } from "node:path";
+import { isInside } from "./posix-path.js";
 
 /** Rows counted together: the folder their files will be directly in (ending with `/`), how many, their bytes. */
 export interface PlaceGroup {
@@ -23,11 +23,12 @@ export interface FolderCount {
  * count at the root (see `placeDirOf`).
  */
 export function foldersOfDir(outputDir: string, dir: string): string[] | undefined {
-  // A file `dir + name` (a name has no `/`) is inside (`isInside`) exactly when `dir` starts with this.
-  const prefix = outputDir.endsWith("/") ? outputDir : `${outputDir}/`;
-  if (!dir.startsWith(prefix)) return undefined;
-  const rel = posix.relative(outputDir, dir);
-  const parts = rel === "" ? [] : rel.split("/");
+  // A file `dir + name` (a name has no `/`, `dir` ends with one) is inside exactly when `dir` is.
+  if (!dir.endsWith("/") || !isInside(outputDir, dir)) return undefined;
+  const parts = dir
+    .slice(outputDir.length)
+    .split("/")
+    .filter((part) => part !== "");
   return parts.map((_, i) => parts.slice(0, i + 1).join("/"));
 }
 

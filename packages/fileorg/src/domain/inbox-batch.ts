@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import picomatch from "picomatch";
 
 /** A file the inbox saw: absolute path, size in bytes, modification time in epoch ms (integer). */
@@ -23,18 +22,6 @@ export interface InboxBatch {
 
 /** The stability delay used when a watch source names none. */
 export const DEFAULT_STABILITY_MS = 5000;
-
-/**
- * The id of a batch: a hash of the exact set of (path, size, mtime), independent of order. The same files
- * give the same id on every scan; any added, removed, grown or touched file gives another.
- */
-export function inboxBatchId(files: readonly InboxFile[]): string | null {
-  if (files.length === 0) return null;
-  const lines = files.map((f) => `${f.path}\u0000${f.size}\u0000${f.mtime}`).sort();
-  const hash = createHash("sha256");
-  for (const line of lines) hash.update(`${line}\n`);
-  return `batch_${hash.digest("hex").slice(0, 32)}`;
-}
 
 /**
  * Whether a path (relative to the watched folder, `/`-separated) is ignored: any hidden segment, or a match

@@ -1,3 +1,4 @@
+import { isInside } from "./posix-path.js";
 import { basenameOf, dirnameOf, extensionOf, nameTokensOf, type ReviewRow } from "./review-row.js";
 
 /** Kinds of signal a row carries. `token` and `folder` are specific; `extension` and `mime` are generic. */
@@ -76,7 +77,7 @@ export function signalsOf(row: Pick<ReviewRow, "source_path" | "mime">): Signal[
 /** The target folder of a path relative to the output root (`""` for the root itself, `null` when outside). */
 export function targetDirOf(targetPath: string, outputRoot: string): string | null {
   const root = outputRoot.replace(/\/+$/, "");
-  if (!targetPath.startsWith(`${root}/`)) return null;
+  if (targetPath === root || !isInside(root, targetPath)) return null;
   const dir = dirnameOf(targetPath.slice(root.length + 1));
   return dir;
 }

@@ -4,7 +4,9 @@
  * serves the same renderer to the web console's live preview.
  */
 import { MAX_SEGMENT_BYTES, trimTrailingDotsAndSpaces, truncateUtf8 } from "./path-limits.js";
-import { basename, dirname, extname, utf8ByteLength } from "./posix-path.js";
+import { basename, dirname, extname, isInside, utf8ByteLength } from "./posix-path.js";
+
+export { isInside } from "./posix-path.js";
 
 /** Tokens a naming template may use. */
 export const TEMPLATE_TOKENS = [
@@ -162,11 +164,4 @@ export function renderTemplate(template: ParsedTemplate, ctx: TemplateContext): 
     ];
   });
   return segments.join("/");
-}
-
-/** True when `path` is `root` or inside it (both absolute and normalized). */
-export function isInside(root: string, path: string): boolean {
-  if (path === root) return true;
-  const prefix = root.endsWith("/") ? root : `${root}/`;
-  return path.startsWith(prefix);
 }

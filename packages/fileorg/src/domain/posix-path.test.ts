@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { describe, expect, it } from "vitest";
-import { basename, dirname, extname, utf8ByteLength } from "./posix-path.js";
+import { basename, dirname, extname, isInside, utf8ByteLength } from "./posix-path.js";
 
 /** A deterministic generator (xorshift32), so a failure names the same inputs on every run. */
 function generator(seed: number): () => number {
@@ -69,5 +69,20 @@ describe("posix path helpers", () => {
     for (const text of ["", "Invoice March.pdf", ...strings(units, 3000, 12, 0x1234567)]) {
       expect(utf8ByteLength(text), JSON.stringify(text)).toBe(Buffer.byteLength(text));
     }
+  });
+});
+
+describe("isInside(root, candidate)", () => {
+  it("is true for the root itself and paths below it, segment by segment", () => {
+    expect(isInside("/out", "/out")).toBe(true);
+    expect(isInside("/out", "/out/a/b.txt")).toBe(true);
+    expect(isInside("/out/", "/out/a")).toBe(true);
+    expect(isInside("/", "/anything")).toBe(true);
+  });
+
+  it("is false for a sibling sharing a prefix, a parent, and anything elsewhere", () => {
+    expect(isInside("/out", "/outside/a")).toBe(false);
+    expect(isInside("/out/a", "/out")).toBe(false);
+    expect(isInside("/out", "/elsewhere")).toBe(false);
   });
 });

@@ -37,6 +37,16 @@ export function extname(path: string): string {
   return last.slice(dot);
 }
 
+/**
+ * Whether `candidate` is `root` itself or lies inside it, segment by segment (`/a/bc` is not inside `/a/b`).
+ * Both are absolute, normalized `/`-paths; no file system is consulted, so a symlink is the caller's to
+ * resolve first. The one "path inside root" test of the package.
+ */
+export function isInside(root: string, candidate: string): boolean {
+  if (candidate === root) return true;
+  return candidate.startsWith(root.endsWith("/") ? root : `${root}/`);
+}
+
 /** The length of `text` in UTF-8 bytes; a lone surrogate counts as U+FFFD, three bytes (as `Buffer.byteLength`). */
 export function utf8ByteLength(text: string): number {
   let bytes = 0;

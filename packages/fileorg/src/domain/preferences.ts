@@ -3,6 +3,7 @@ import { z } from "zod";
 import { DEFAULT_NAMING_TEMPLATE } from "./job.js";
 import { ROW_STATUSES } from "./manifest.js";
 import { PathInput } from "./path-input.js";
+import { isInside } from "./posix-path.js";
 import { ReviewBucketEnum } from "./review-row.js";
 import { ReasonCode, strictFields } from "./row-filter.js";
 import { STRATEGY_PACKS } from "./strategy-packs.js";
@@ -277,7 +278,7 @@ export function checkRuntimeSettings(s: RuntimeSettings): RuntimeProblem[] {
   if (
     s.default_output_root !== null &&
     s.allowed_roots.length > 0 &&
-    !s.allowed_roots.some((root) => isInside(s.default_output_root ?? "", root))
+    !s.allowed_roots.some((root) => isInside(root, s.default_output_root ?? ""))
   ) {
     problems.push({
       pointer: "/default_output_root",
@@ -300,10 +301,4 @@ export function checkRuntimeSettings(s: RuntimeSettings): RuntimeProblem[] {
     });
   }
   return problems;
-}
-
-/** Whether `path` is `root` or inside it (plain path prefix, `/`-aware). */
-export function isInside(path: string, root: string): boolean {
-  const r = root.endsWith("/") ? root : `${root}/`;
-  return path === root || path.startsWith(r);
 }

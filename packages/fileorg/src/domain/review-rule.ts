@@ -1,4 +1,4 @@
-import { compileUserRegex } from "@vetted/store";
+import { compileUserRegex } from "@vetted/store/limits";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { CategoryName } from "./manifest.js";

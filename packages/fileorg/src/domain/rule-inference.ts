@@ -1,4 +1,5 @@
 import { CategoryName } from "./manifest.js";
+import { isInside } from "./posix-path.js";
 import {
   basenameOf,
   dirnameOf,
@@ -55,7 +56,7 @@ function mostCommon(values: readonly string[]): string | undefined {
 /** Turns a row's target (relative to the output root) into a template, or undefined if it is not under it. */
 function templateOf(row: ReviewRowFacts, outputRoot: string): string | undefined {
   const root = outputRoot.replace(/\/+$/, "");
-  if (!row.target_path.startsWith(`${root}/`)) return undefined;
+  if (row.target_path === root || !isInside(root, row.target_path)) return undefined;
   const rel = row.target_path.slice(root.length + 1);
   const date = new Date(row.mtime);
   const yyyy = String(date.getUTCFullYear());

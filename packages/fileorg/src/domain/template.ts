@@ -2,9 +2,9 @@
  * Target paths: the naming-template renderer (re-exported from `naming-template.ts`, the browser-safe half)
  * plus the helpers that resolve, compare and de-duplicate targets.
  */
-import { posix } from "node:path";
 import { sanitizeSegment, splitName } from "./naming-template.js";
 import { pathLengthProblem } from "./path-limits.js";
+import { basename, dirname } from "./posix-path.js";
 
 export {
   isInside,
@@ -28,9 +28,11 @@ export function pathKey(path: string): string {
 
 /** `a/b/name.ext` → `a/b/name (n).ext`. */
 export function withSuffix(path: string, n: number): string {
-  const dir = posix.dirname(path);
-  const { name, ext } = splitName(posix.basename(path));
-  return posix.join(dir, `${name} (${n})${ext}`);
+  const dir = dirname(path);
+  const { name, ext } = splitName(basename(path));
+  const file = `${name} (${n})${ext}`;
+  if (dir === ".") return file;
+  return dir.endsWith("/") ? `${dir}${file}` : `${dir}/${file}`;
 }
 
 /** The outcome of checking an edited target path. */

@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import { isInside } from "../domain/template.js";
+import { isInside } from "../domain/posix-path.js";
 import { PathOutsideRootError } from "../errors.js";
 import type { PathGuard } from "./path-guard.js";
 

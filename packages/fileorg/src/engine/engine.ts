@@ -1,6 +1,4 @@
 import type { Actor, AnalyzeRequest, ApplyPlanRequest, Job } from "../domain/job.js";
-import type { AnalyzeRuleSet } from "../domain/pack-rules.js";
-import type { RowAdjuster } from "./analyze/rows.js";
 import { analyzeBody } from "./analyze/run.js";
 import { planApply } from "./apply/plan.js";
 import { runApply } from "./apply/run.js";
@@ -21,17 +19,21 @@ import {
   type RollbackInput,
   retryJob,
 } from "./jobs/verbs.js";
-import type { RowsEdited } from "./manifest/index.js";
 import { manifestVerbs } from "./manifest-verbs.js";
-import { type HubMessage, type JobRecord, listEventsSince, verifyAuditChain } from "./records.js";
+import type { PathGuard } from "./path-guard.js";
+import { type HubMessage, listEventsSince, verifyAuditChain } from "./records.js";
 import { createFileorgResources, type FileorgEngineOptions } from "./resources.js";
 import { runRollback } from "./rollback/run.js";
 
-export type { FileorgEngineOptions } from "./resources.js";
+export type { FileorgEngineOptions, FileorgHooks } from "./resources.js";
 
-/** Creates the fileorg engine: one module per concern (jobs, analyze, apply, rollback) over shared resources. */
-export function createFileorgEngine(options: FileorgEngineOptions) {
-  const res = createFileorgResources(options);
+/**
+ * Creates the fileorg core engine: one module per concern (jobs, analyze, apply, rollback) over shared
+ * resources. What the layers above it contribute (review's rules, parameters, row adjusters and edit
+ * listener) comes in `options.hooks`, fixed at construction; `createFileorg` composes them all.
+ */
+export function createFileorgEngine(options: FileorgEngineOptions, guard?: PathGuard) {
+  const res = createFileorgResources(options, guard);
   const { ctx } = res;
   const { db } = ctx;
   res.bodies.set("analyze", analyzeBody(res));
@@ -86,33 +88,15 @@ export function createFileorgEngine(options: FileorgEngineOptions) {
     start: () => runner.start(),
     /** Stops the runner: the running job stops at its next checkpoint (and is marked for retry). */
     stop: () => runner.stop(),
-  };
-  // Review's hooks: learned suggestions on new rows, strategy-pack parameters, edit listeners, inbox batches.
-  return Object.assign(engine, {
-    /** Sets how new analyze rows are adjusted before bucketing (review's learned suggestions). */
-    onAnalyzeRows(prepare: (job: JobRecord) => Promise<RowAdjuster | undefined>) {
-      res.hooks.analyzeAdjuster = prepare;
-    },
-    /** Sets the rules analyze applies to each new row: the strategy pack's, then the saved review rules. */
-    onAnalyzeRules(prepare: (job: JobRecord) => Promise<AnalyzeRuleSet | undefined>) {
-      res.hooks.analyzeRules = prepare;
-    },
     /** Every known category (built-in, then custom) with each custom one's target template. */
     listCategories: () => listKnownCategories(db),
-    /** Sets extra parameters of new analyze jobs (the active strategy pack's confidence threshold). */
-    onAnalyzeParams(defaults: () => Promise<Record<string, unknown>>) {
-      res.hooks.paramDefaults = defaults;
-    },
-    /** Listens to every committed patch batch, with each row before and after. */
-    onRowsEdited(listener: (event: RowsEdited) => Promise<void> | void) {
-      ctx.rowsEditedListeners.push(listener);
-    },
     /**
      * Queues an analyze job over exactly `files` (absolute paths inside `source_dir`), with optional
      * parameters a strategy pack sets (the confidence threshold). Used by the inbox.
      */
     analyzeFiles: (request: AnalyzeFilesRequest, actor: Actor) => analyzeFilesJob(res, request, actor),
-  });
+  };
+  return engine;
 }
 
 /** The fileorg engine. */

@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { RowError } from "../domain/manifest.js";
-import { isInside } from "../domain/template.js";
+import { isInside } from "../domain/posix-path.js";
 
 /** The reason code (and apply error code) of a path the engine never plans or moves: the server's own data. */
 export const PROTECTED_PATH_REASON = "PROTECTED_PATH";

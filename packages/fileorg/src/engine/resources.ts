@@ -10,7 +10,8 @@ import { createId } from "./ids.js";
 import { createJournalSigner, type JournalSigner } from "./journal.js";
 import { JOURNAL_KEY_FILE, loadJournalKey } from "./journal-key.js";
 import { createLeaseOwner } from "./lease.js";
-import { createPathGuard, defaultAllowedRoots } from "./path-guard.js";
+import type { RowsEdited } from "./manifest/index.js";
+import { createPathGuard, defaultAllowedRoots, type PathGuard } from "./path-guard.js";
 import { EventHub, type JobRecord } from "./records.js";
 import type { JobRun } from "./run.js";
 
@@ -58,19 +59,31 @@ export interface FileorgEngineOptions {
    * (or whose owner is known to be gone) and never runs a job another live process owns.
    */
   leaseMs?: number;
+  /**
+   * What analyze and the manifest ask the layers above the core (review, preferences), fixed at
+   * construction; `createFileorg` passes review's. Without them analyze applies no saved rule or learned
+   * suggestion and edits are not learned from.
+   */
+  hooks?: FileorgHooks;
+}
+
+/** The layers above the core, as the core calls them. */
+export interface FileorgHooks {
+  /** How new analyze rows are adjusted before bucketing (review's learned suggestions). */
+  analyzeAdjuster?: ((job: JobRecord) => Promise<RowAdjuster | undefined>) | undefined;
+  /** The rules analyze applies to each new row: the strategy pack's, then the saved review rules. */
+  analyzeRules?: ((job: JobRecord) => Promise<AnalyzeRuleSet | undefined>) | undefined;
+  /** Extra parameters of new analyze jobs (the active strategy pack's threshold, preference defaults). */
+  analyzeParams?: (() => Promise<Record<string, unknown>>) | undefined;
+  /** Told of every committed patch batch, with each row before and after. */
+  onRowsEdited?: ((event: RowsEdited) => Promise<void> | void) | undefined;
 }
 
 /** A job body: runs a claimed job and returns its result. */
 export type JobBody = (run: JobRun) => Promise<Record<string, unknown>>;
 
-/** Hooks review and the inbox set on the engine. */
-export interface EngineHooks {
-  /** Prepares how new analyze rows are adjusted before bucketing (review's learned suggestions). */
-  analyzeAdjuster?: ((job: JobRecord) => Promise<RowAdjuster | undefined>) | undefined;
-  /** The strategy pack's categories and rules, then the saved rules, applied to each new analyze row. */
-  analyzeRules?: ((job: JobRecord) => Promise<AnalyzeRuleSet | undefined>) | undefined;
-  /** Extra parameters of new analyze jobs (the active strategy pack's threshold, preference defaults). */
-  paramDefaults?: (() => Promise<Record<string, unknown>>) | undefined;
+/** The hooks the engine calls: the layers above it (given at construction) and a test's race simulation. */
+export interface EngineHooks extends Omit<FileorgHooks, "onRowsEdited"> {
   /**
    * Race simulation: awaited between reading a queued job and the compare-and-set that claims it, so a test
    * can make two engines read the same job before either claims it.
@@ -100,19 +113,31 @@ function protectedPathsOf(options: FileorgEngineOptions): string[] {
   return out;
 }
 
-/** Builds the shared resources of one engine from its options. */
-export function createFileorgResources(options: FileorgEngineOptions): FileorgResources {
+/** The path guard of an engine built from `options`: its allowed roots and never-touch set. */
+export function createEngineGuard(options: FileorgEngineOptions): PathGuard {
+  return createPathGuard(options.allowedRoots ?? defaultAllowedRoots(), protectedPathsOf(options));
+}
+
+/**
+ * Builds the shared resources of one engine from its options; `guard` when the composition built it first
+ * (`createFileorg`: the preferences share it), else from the options.
+ */
+export function createFileorgResources(
+  options: FileorgEngineOptions,
+  guard: PathGuard = createEngineGuard(options),
+): FileorgResources {
+  const { onRowsEdited, ...hooks } = options.hooks ?? {};
   const hub = new EventHub();
   const ctx: EngineContext = {
     db: options.db,
     clock: options.clock ?? Date.now,
     ids: options.ids ?? createId,
     hub,
-    guard: createPathGuard(options.allowedRoots ?? defaultAllowedRoots(), protectedPathsOf(options)),
+    guard,
     publish(messages) {
       for (const m of messages) hub.publish(m);
     },
-    rowsEditedListeners: [],
+    rowsEditedListeners: onRowsEdited === undefined ? [] : [onRowsEdited],
   };
   const signer = createJournalSigner(
     options.journalKey ??
@@ -128,7 +153,7 @@ export function createFileorgResources(options: FileorgEngineOptions): FileorgRe
     },
     lease: { owner: createLeaseOwner(), leaseMs: options.leaseMs ?? 30_000 },
     concurrency: options.concurrency ?? 8,
-    hooks: {},
+    hooks,
     bodies: new Map(),
     wake: () => undefined,
   };

@@ -8,6 +8,8 @@ import { journal } from "../store/schema.js";
 import { createHarness, type Harness, snapshotTree, writeTree } from "./harness.js";
 
 const CHILD = fileURLToPath(new URL("./crash-child.ts", import.meta.url));
+/** The file threads' entry: a bundle starts it from beside itself, as the package's build does. */
+const READER_WORKER = fileURLToPath(new URL("../engine/readers/worker.ts", import.meta.url));
 const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
@@ -20,8 +22,7 @@ async function bundleChild(): Promise<string> {
   const { build } = await import("tsup");
   await build({
     config: false,
-    // The file threads load the confined layer from beside the bundle, as from `dist/` (see thread-modules.ts).
-    entry: { "crash-child": CHILD, "confined-fs": join(PACKAGE_DIR, "src", "engine", "confined-fs.ts") },
+    entry: { "crash-child": CHILD, "inspect-worker": READER_WORKER },
     outDir,
     format: ["esm"],
     platform: "node",

@@ -5,10 +5,9 @@ import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
 import { brokenJobLimit, limitsOf } from "../../domain/pack-rules.js";
 import { rows } from "../../store/schema.js";
-import { createHarness, type Harness, PDF_1PAGE, writeTree } from "../../tests/harness.js";
+import { createHarness, type Harness, PDF_1PAGE, TEST_KEY, writeTree } from "../../tests/harness.js";
 import { intersectRoots } from "../effective-roots.js";
-import { createPreferencesEngine } from "../preferences/index.js";
-import { createReviewEngine } from "../review/index.js";
+import { createFileorg } from "../fileorg.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -16,12 +15,24 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** A core engine with preferences and review wired, as the server does. */
+/** The engines composed as the server composes them (`createFileorg`), over the harness's database. */
 async function engines() {
-  h = await createHarness();
-  const db = drizzle(h.db.$client); // a second handle over the same client, typed as the engines take it
-  const preferences = createPreferencesEngine({ db, guard: h.engine.guard });
-  const review = createReviewEngine({ db, fileorg: h.engine, preferences });
+  const base = await createHarness({ start: false });
+  const db = drizzle(base.db.$client); // a second handle over the same client, typed as the engines take it
+  const { fileorg, preferences, review } = createFileorg({
+    db,
+    allowedRoots: [base.dir],
+    journalKey: TEST_KEY,
+  });
+  await fileorg.start();
+  h = {
+    ...base,
+    engine: fileorg,
+    async close() {
+      await fileorg.stop();
+      await base.close();
+    },
+  };
   return { h, preferences, review };
 }
 

@@ -188,8 +188,9 @@ function compileGroups(set: AnalyzeRuleSet | undefined, renderers: ReturnType<ty
 /**
  * Prepares what analyze does to each row after the classifier: the job-level limits (JOB_LIMIT_EXCEEDED
  * naming the limit), `max_file_bytes` (the row blocked with FILE_TOO_LARGE), the strategy pack's categories
- * and `default_rules`, then the saved review rules (review's `onAnalyzeRules` hook). Rows are changed in
- * memory before they are stored — no query per row; only a retargeted row costs a `lstat` of its target.
+ * and `default_rules`, then the saved review rules (review's `analyzeRules` hook, given at construction).
+ * Rows are changed in memory before they are stored — no query per row; only a retargeted row costs a
+ * `lstat` of its target.
  */
 export async function prepareRowFinisher(
   res: FileorgResources,

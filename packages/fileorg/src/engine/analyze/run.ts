@@ -1,7 +1,6 @@
 import { runTransaction } from "@vetted/store";
 import { and, eq, gt, isNotNull, sql } from "drizzle-orm";
 import type { ConflictScope } from "../../domain/detect-conflicts.js";
-import { createPlanAccumulator } from "../../domain/plan-hash.js";
 import { parseTemplate } from "../../domain/template.js";
 import { FileorgError } from "../../errors.js";
 import { createBulkInserter } from "../../store/bulk-insert.js";
@@ -9,6 +8,7 @@ import { jobs, rows } from "../../store/schema.js";
 import { confineScope } from "../confined-fs.js";
 import { analyzeThreadsFor, createInspectPool, type InspectedFile } from "../inspect-pool.js";
 import { type RowRecord, recomputeConflicts, thresholdOf } from "../manifest/index.js";
+import { createPlanAccumulator } from "../plan-hash.js";
 import type { FileorgResources, JobBody } from "../resources.js";
 import type { JobRun } from "../run.js";
 import { type AnalyzePlan, buildRow, factsOf } from "./rows.js";

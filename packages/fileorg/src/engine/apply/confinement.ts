@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { isInside } from "../../domain/template.js";
+import { isInside } from "../../domain/posix-path.js";
 import { lstatOrUndefined } from "./group.js";
 
 /** Directories to create (shallowest first) so that `dir` exists; `known` caches directories seen. */

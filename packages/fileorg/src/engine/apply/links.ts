@@ -2,7 +2,7 @@ import { lstat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { and, eq, sql } from "drizzle-orm";
 import type { ApplyWarning } from "../../domain/apply-plan.js";
-import { isInside } from "../../domain/template.js";
+import { isInside } from "../../domain/posix-path.js";
 import { rows } from "../../store/schema.js";
 import { linkTargetOf, SYMLINK_REASON } from "../analyze/special-rows.js";
 import type { Queryable } from "../db.js";

@@ -3,7 +3,7 @@ import { runTransaction } from "@vetted/store";
 import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import type { ApplyResult } from "../../domain/apply-plan.js";
 import type { RowError } from "../../domain/manifest.js";
-import { isInside } from "../../domain/template.js";
+import { isInside } from "../../domain/posix-path.js";
 import { moveRow } from "../../domain/transitions.js";
 import { jobs, rows } from "../../store/schema.js";
 import { confineScope } from "../confined-fs.js";

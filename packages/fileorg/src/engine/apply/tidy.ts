@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { dirname, sep } from "node:path";
 import { runTransaction } from "@vetted/store";
 import { and, asc, eq, gt } from "drizzle-orm";
-import { isInside } from "../../domain/template.js";
+import { isInside } from "../../domain/posix-path.js";
 import { rows } from "../../store/schema.js";
 import { confinedFs } from "../confined-fs.js";
 import { writeIntents } from "../journal.js";

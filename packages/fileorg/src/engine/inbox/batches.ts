@@ -1,14 +1,10 @@
 import { runTransaction } from "@vetted/store";
 import { eq } from "drizzle-orm";
-import {
-  DEFAULT_STABILITY_MS,
-  type InboxBatch,
-  type InboxFile,
-  inboxBatchId,
-} from "../../domain/inbox-batch.js";
+import { DEFAULT_STABILITY_MS, type InboxBatch, type InboxFile } from "../../domain/inbox-batch.js";
 import { ReviewError } from "../../review-errors.js";
 import { inboxSeen } from "../../store/review-schema.js";
 import { confinedFs } from "../confined-fs.js";
+import { inboxBatchId } from "../stable-ids.js";
 import { placedByApply } from "./placed.js";
 import type { InboxResources, Watched } from "./resources.js";
 import { confirmRoot, createWatcher, observe, walk } from "./watchers.js";

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { runTransaction } from "@vetted/store";
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { type InboxFile, inboxBatchId } from "../../domain/inbox-batch.js";
+import type { InboxFile } from "../../domain/inbox-batch.js";
 import { inboxSeen } from "../../store/review-schema.js";
 import { chunk } from "../db.js";
+import { inboxBatchId } from "../stable-ids.js";
 import type { InboxResources } from "./resources.js";
 
 type Res = InboxResources<{ job_id: string }>;

@@ -3,6 +3,7 @@ import { lstat, readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { watch } from "chokidar";
 import { createIgnoreMatcher } from "../../domain/inbox-batch.js";
+import { isInside } from "../../domain/posix-path.js";
 import { FileorgError } from "../../errors.js";
 import type { InboxResources, Watched } from "./resources.js";
 
@@ -41,8 +42,7 @@ function listen(res: Res, w: Watched, watcher: ReturnType<typeof watch>, polling
   watcher.on("change", onFile);
   watcher.on("unlink", (path) => w.files.delete(path));
   watcher.on("unlinkDir", (dir) => {
-    const prefix = `${dir}${sep}`;
-    for (const path of w.files.keys()) if (path.startsWith(prefix)) w.files.delete(path);
+    for (const path of w.files.keys()) if (path !== dir && isInside(dir, path)) w.files.delete(path);
   });
   watcher.on("error", (err) => {
     const code = (err as NodeJS.ErrnoException).code;

@@ -59,7 +59,7 @@ export function requireTemplate(namingTemplate: string): void {
 
 /** The preference defaults of new analyze jobs (none unless review set them). */
 export async function paramDefaultsOf(res: FileorgResources): Promise<Record<string, unknown>> {
-  return res.hooks.paramDefaults === undefined ? {} : await res.hooks.paramDefaults();
+  return res.hooks.analyzeParams === undefined ? {} : await res.hooks.analyzeParams();
 }
 
 /** Queues an analyze job of `source_dir`. */

@@ -3,17 +3,17 @@ import type { ResolutionStrategy } from "../../domain/conflict.js";
 import {
   type ConflictRow,
   type ConflictScope,
-  conflictId,
   type DetectedConflict,
   detectConflicts,
   isInScope,
 } from "../../domain/detect-conflicts.js";
-import { xorDigest } from "../../domain/plan-hash.js";
-import { isInside } from "../../domain/template.js";
+import { isInside } from "../../domain/posix-path.js";
 import { INITIAL_STATUS, moveConflict } from "../../domain/transitions.js";
 import { conflicts, rows } from "../../store/schema.js";
 import { chunk, type Queryable } from "../db.js";
+import { xorDigest } from "../plan-hash.js";
 import { appendEvent, type HubMessage, type JobRecord } from "../records.js";
+import { conflictId } from "../stable-ids.js";
 import { digestOf, type RowRecord, reviewOf, thresholdOf } from "./rows.js";
 
 type ConflictRecord = typeof conflicts.$inferSelect;

@@ -3,13 +3,13 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { ResolutionStrategy } from "../../domain/conflict.js";
 import type { Actor } from "../../domain/job.js";
 import type { EditResult, ManifestRow } from "../../domain/manifest.js";
-import { planHashOf, xorDigest } from "../../domain/plan-hash.js";
 import { parseTemplate } from "../../domain/template.js";
 import { FileorgError, JobStateError, NotFoundError } from "../../errors.js";
 import { jobs, rows } from "../../store/schema.js";
 import { assertKnownCategories, categoryTemplates } from "../categories.js";
 import type { EngineContext } from "../context.js";
 import type { Queryable } from "../db.js";
+import { planHashOf, xorDigest } from "../plan-hash.js";
 import {
   type AuditInput,
   appendAudit,

@@ -1,6 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { ManifestRow } from "../../domain/manifest.js";
-import { planHashOf, planRowDigest } from "../../domain/plan-hash.js";
 import {
   type BucketVerdict,
   computeReviewBucket,
@@ -12,6 +11,7 @@ import {
 import { JobStateError, NotFoundError } from "../../errors.js";
 import { rows } from "../../store/schema.js";
 import { chunk, type Queryable } from "../db.js";
+import { planHashOf, planRowDigest } from "../plan-hash.js";
 import { findJob, type JobRecord } from "../records.js";
 
 /** A manifest row as stored (without `place_dir`, which SQLite derives for the grouped view's index). */

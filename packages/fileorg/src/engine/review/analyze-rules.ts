@@ -6,10 +6,10 @@ import { orderRules, ReviewRule } from "../../domain/review-rule.js";
 import { findStrategyPack, type StrategyPack } from "../../domain/strategy-packs.js";
 import { preferences } from "../../store/review-schema.js";
 import type { JobRecord } from "../records.js";
-import type { ReviewResources } from "./resources.js";
+import type { ReviewShared } from "./resources.js";
 
 /** Every enabled saved review rule, in the order they apply (higher priority first). */
-export async function savedRules(res: ReviewResources): Promise<ReviewRule[]> {
+export async function savedRules(res: ReviewShared): Promise<ReviewRule[]> {
   const stored = await res.db
     .select({ id: preferences.id, data: preferences.data })
     .from(preferences)
@@ -23,7 +23,7 @@ export async function savedRules(res: ReviewResources): Promise<ReviewRule[]> {
 }
 
 /** The pack an analyze job was started with (its `strategy_pack_id`), else the active one. */
-async function packOf(res: ReviewResources, job: JobRecord): Promise<StrategyPack> {
+async function packOf(res: ReviewShared, job: JobRecord): Promise<StrategyPack> {
   const id = job.params.strategy_pack_id;
   return (
     (typeof id === "string" ? findStrategyPack(id) : undefined) ??
@@ -35,7 +35,7 @@ async function packOf(res: ReviewResources, job: JobRecord): Promise<StrategyPac
  * What analyze applies to each new row: the job's strategy pack (its categories and `default_rules`), then
  * every enabled saved review rule. Registered on the core engine, so manual and inbox analyzes both get it.
  */
-export function analyzeRulesOf(res: ReviewResources) {
+export function analyzeRulesOf(res: ReviewShared) {
   return async (job: JobRecord): Promise<AnalyzeRuleSet> => {
     const pack = await packOf(res, job);
     return {

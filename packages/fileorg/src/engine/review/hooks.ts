@@ -3,41 +3,49 @@ import type { Actor, Job } from "../../domain/job.js";
 import { boostConfidence, suggestFor } from "../../domain/learned-signals.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
 import { findStrategyPack } from "../../domain/strategy-packs.js";
+import type { RowAdjuster } from "../analyze/rows.js";
 import type { Stored } from "../preferences/index.js";
+import type { JobRecord } from "../records.js";
+import type { FileorgHooks } from "../resources.js";
 import { analyzeParamsOf, analyzeRulesOf } from "./analyze-rules.js";
 import { learnedIndex, recordEdits } from "./learning.js";
-import type { ReviewResources } from "./resources.js";
+import type { ReviewResources, ReviewShared } from "./resources.js";
 
 /**
- * Registers review's hooks on the core engine: learning from a person's edits, analyze parameters from the
- * preferences (strategy pack, template, output root), and learned suggestions on new rows.
+ * Review's hooks, for the core engine's construction: learning from a person's edits, analyze parameters
+ * from the preferences (strategy pack, template, output root), the strategy pack's and the saved rules at
+ * analyze, and learned suggestions on new rows.
  */
-export function registerReviewHooks(res: ReviewResources): void {
-  const { fileorg, preferences } = res;
-  fileorg.onRowsEdited((event) => recordEdits(res, event));
-  fileorg.onAnalyzeParams(async () =>
-    analyzeParamsOf(await preferences.runtimeSettings(), await preferences.activeStrategyPack()),
-  );
-  fileorg.onAnalyzeRules(analyzeRulesOf(res));
-  fileorg.onAnalyzeRows(async (job) => {
-    const index = await learnedIndex(res);
-    if (index.bySignal.size === 0) return undefined;
-    const outputDir = String(job.params.output_dir ?? "");
-    return (row) => {
-      const suggestions = suggestFor(
-        { source_path: row.sourcePath, mime: row.mime, category: row.category, target_path: row.targetPath },
-        index,
-        outputDir,
-        res.learning,
-      );
-      if (suggestions.length === 0) return undefined;
-      const disagrees = suggestions.some((s) => !s.agrees);
-      return {
-        confidence: boostConfidence(row.confidence, suggestions),
-        reasonCodes: disagrees ? [REVIEW_MARKERS.learnedDisagrees] : [REVIEW_MARKERS.learnedAgrees],
-      };
+export function reviewHooks(res: ReviewShared): FileorgHooks {
+  const { preferences } = res;
+  return {
+    onRowsEdited: (event) => recordEdits(res, event),
+    analyzeParams: async () =>
+      analyzeParamsOf(await preferences.runtimeSettings(), await preferences.activeStrategyPack()),
+    analyzeRules: analyzeRulesOf(res),
+    analyzeAdjuster: (job) => learnedAdjuster(res, job),
+  };
+}
+
+/** How new rows of `job` are adjusted by what was learned; `undefined` when nothing was. */
+async function learnedAdjuster(res: ReviewShared, job: JobRecord): Promise<RowAdjuster | undefined> {
+  const index = await learnedIndex(res);
+  if (index.bySignal.size === 0) return undefined;
+  const outputDir = String(job.params.output_dir ?? "");
+  return (row) => {
+    const suggestions = suggestFor(
+      { source_path: row.sourcePath, mime: row.mime, category: row.category, target_path: row.targetPath },
+      index,
+      outputDir,
+      res.learning,
+    );
+    if (suggestions.length === 0) return undefined;
+    const disagrees = suggestions.some((s) => !s.agrees);
+    return {
+      confidence: boostConfidence(row.confidence, suggestions),
+      reasonCodes: disagrees ? [REVIEW_MARKERS.learnedDisagrees] : [REVIEW_MARKERS.learnedAgrees],
     };
-  });
+  };
 }
 
 /**

@@ -9,10 +9,10 @@ import type {
   RuleRequest,
 } from "../../domain/review-api.js";
 import type { Stored } from "../preferences/index.js";
-import { analyzeInboxFiles, registerReviewHooks } from "./hooks.js";
+import { analyzeInboxFiles } from "./hooks.js";
 import { clearLearned, type LearnedPageQuery, listLearned } from "./learning.js";
 import { queuePage, summaryOf } from "./queue.js";
-import { createReviewResources, type ReviewEngineOptions } from "./resources.js";
+import { createReviewShared, type ReviewEngineOptions, type ReviewResources } from "./resources.js";
 import type { RevisionOptions } from "./revision-guard.js";
 import { applyRule, draftFromExamples, previewRule } from "./rules.js";
 import { type ManifestViewQuery, manifestPage, viewQueuePage } from "./saved-views.js";
@@ -24,13 +24,16 @@ export type { ReviewEngineOptions } from "./resources.js";
  * Review of an analyze job's manifest: the prioritized queue with its summary, batch triage, review rules
  * (preview, apply, draft from examples), and learning from a person's edits (suggestions on new rows, never
  * applied silently). Every change goes through the core's atomic, audited patch batch; nothing touches disk.
- * Creating the engine registers its hooks on the core engine (analyze parameters and row adjustment,
- * edit listener). One module per concern (`queue`, `triage`, `rules`, `learning`, `hooks`) over one shared
+ * Its hooks on the core (analyze parameters, rules and row adjustment, the edit listener: `reviewHooks`) are
+ * given to the core at its construction — `createFileorg` composes both. One module per concern (`queue`, `triage`, `rules`, `learning`, `hooks`) over one shared
  * resources object.
  */
 export function createReviewEngine(options: ReviewEngineOptions) {
-  const res = createReviewResources(options);
-  registerReviewHooks(res);
+  return reviewVerbs({ ...createReviewShared(options), fileorg: options.fileorg });
+}
+
+/** Review's verbs over its resources (the composition's: the same state its hooks work over). */
+export function reviewVerbs(res: ReviewResources) {
   return {
     /**
      * One page of the review queue, highest priority first: rows needing attention (blocked, conflict,
@@ -76,4 +79,4 @@ export function createReviewEngine(options: ReviewEngineOptions) {
 }
 
 /** The review engine's verbs. */
-export type ReviewEngine = ReturnType<typeof createReviewEngine>;
+export type ReviewEngine = ReturnType<typeof reviewVerbs>;

@@ -17,7 +17,7 @@ import { learnedRules } from "../../store/review-schema.js";
 import { chunk } from "../db.js";
 import type { RowsEdited } from "../manifest/index.js";
 import { cursorKey, pageLimit } from "../query-kit.js";
-import type { ReviewResources } from "./resources.js";
+import type { ReviewShared } from "./resources.js";
 
 /** The list name a learned-rules cursor is bound to. */
 const LEARNED_LIST = "fileorg.learned-rules";
@@ -37,7 +37,7 @@ function toLearned(r: typeof learnedRules.$inferSelect): LearnedRule {
 }
 
 /** The learned signals indexed for suggestions, cached until learning changes. */
-export async function learnedIndex(res: ReviewResources): Promise<LearnedIndex> {
+export async function learnedIndex(res: ReviewShared): Promise<LearnedIndex> {
   const { learned } = res;
   if (learned.cache?.version === learned.version) return learned.cache.index;
   const version = learned.version;
@@ -63,7 +63,7 @@ function pairsOf(event: RowsEdited): Pair[] {
 }
 
 /** Learns from a committed patch batch a person made: each signal of a row → the outcome they chose. */
-export async function recordEdits(res: ReviewResources, event: RowsEdited): Promise<void> {
+export async function recordEdits(res: ReviewShared, event: RowsEdited): Promise<void> {
   if (!LEARN_FROM.has(event.auditAction)) return;
   const now = res.clock();
   const pairs = pairsOf(event);
@@ -122,7 +122,7 @@ function isAfter(v: LearnedRuleView, key: readonly (string | number)[]): boolean
   return s < ks || (s === ks && (c < kc || (c === kc && id > kid)));
 }
 
-async function learnedViews(res: ReviewResources): Promise<LearnedRuleView[]> {
+async function learnedViews(res: ReviewShared): Promise<LearnedRuleView[]> {
   const all = await res.db
     .select()
     .from(learnedRules)
@@ -148,7 +148,7 @@ async function learnedViews(res: ReviewResources): Promise<LearnedRuleView[]> {
  * cursor is CURSOR_INVALID; without a limit a page holds up to the one maximum of every list).
  */
 export async function listLearned(
-  res: ReviewResources,
+  res: ReviewShared,
   query: LearnedPageQuery = {},
 ): Promise<{ items: LearnedRuleView[]; next_cursor: string | null }> {
   const after = cursorKey(query.cursor, LEARNED_LIST, ["integer", "integer", "string"]);
@@ -162,7 +162,7 @@ export async function listLearned(
 }
 
 /** Clears learned pairs: all, or one by id (LEARNED_RULE_NOT_FOUND when unknown). */
-export async function clearLearned(res: ReviewResources, id?: string): Promise<void> {
+export async function clearLearned(res: ReviewShared, id?: string): Promise<void> {
   if (id === undefined) {
     await runTransaction(res.db, (tx) => tx.delete(learnedRules));
   } else {

@@ -20,10 +20,12 @@ export interface ReviewEngineOptions {
   learning?: LearningOptions;
 }
 
-/** What every review module shares: the engines it works through, its ports and its caches. */
-export interface ReviewResources {
+/**
+ * What review's hooks work over — everything of review but the core engine, so the composition builds it
+ * before the core that calls them (`createFileorg`): the preferences, the ports and the caches.
+ */
+export interface ReviewShared {
   db: LibSQLDatabase;
-  fileorg: FileorgEngine;
   preferences: PreferencesEngine;
   clock: Clock;
   ids: IdGenerator;
@@ -34,11 +36,15 @@ export interface ReviewResources {
   learned: { version: number; cache: { version: number; index: LearnedIndex } | undefined };
 }
 
-/** The shared resources of one review engine. */
-export function createReviewResources(options: ReviewEngineOptions): ReviewResources {
+/** What every review module shares: the core engine it works through, and the rest of {@link ReviewShared}. */
+export interface ReviewResources extends ReviewShared {
+  fileorg: FileorgEngine;
+}
+
+/** Review's state and ports without the core engine (the hooks' half). */
+export function createReviewShared(options: Omit<ReviewEngineOptions, "fileorg">): ReviewShared {
   return {
     db: options.db,
-    fileorg: options.fileorg,
     preferences: options.preferences,
     clock: options.clock ?? Date.now,
     ids: options.ids ?? randomIds,

@@ -1,3 +1,8 @@
+/**
+ * The plan hash: an order-independent digest of what apply would do, kept as an XOR of per-row SHA-256
+ * digests so one edited row updates it without reading the rest of the manifest. Hashing is Node's
+ * (`node:crypto`), so it lives in the engine, beside its callers, not in the pure domain.
+ */
 import { createHash, hash } from "node:crypto";
 
 /** What of a row the plan hash covers. */

@@ -1,0 +1,164 @@
+/**
+ * What a file thread does to one item: read and hash a file (with its content's dates), lstat a path, or
+ * move a file by link + unlink — each through the confined layer it is handed, so every read and move
+ * checks its real parent right before it acts, on the thread that acts. Synchronous calls on one descriptor
+ * (open, fstat, read, close): no thread-pool round trip per call.
+ */
+import { createHash } from "node:crypto";
+import { closeSync, readSync } from "node:fs";
+import type { DateHint } from "../../domain/content-date.js";
+import type { ConfinedFs, FileFacts } from "../confined-fs.js";
+import { DATE_HEAD, dateHintsOf, dateKindOf } from "./content-dates.js";
+import type { InspectedFile, LinkMove, LinkMoveOutcome, PathStat, PoolScope } from "./protocol.js";
+
+/** The first bytes kept for magic-byte sniffing (what `file-type` reads at most). */
+const HEAD = 4100;
+const TEXT_MAGIC = ["%PDF", "{\\rtf", "%!", "<?xml", "<svg", "#!"];
+/** One read buffer per thread, reused for every file. */
+const buffer = Buffer.allocUnsafe(1 << 20);
+
+/** One batch's caches: real parents resolved once, and the directories it opened (closed at its end). */
+export interface BatchCaches {
+  parents: Map<string, string>;
+  dirs: Map<string, number>;
+}
+
+/**
+ * The confined layer as the file threads use it: `lstatIn` also takes a batch's cache of real parents
+ * (a plan's pre-check resolves each parent once per batch; a move never uses it).
+ */
+export type ThreadConfinedFs = ConfinedFs & {
+  lstatIn(
+    roots: readonly string[],
+    target: string,
+    parents?: Map<string, string>,
+  ): ReturnType<ConfinedFs["lstatIn"]>;
+};
+
+/** Plain text with no known text-based magic: sniffing cannot say more than the extension. */
+export function isPlainText(head: Buffer): boolean {
+  for (const b of head) {
+    if (b < 0x09 || (b > 0x0d && b < 0x20 && b !== 0x1b)) return false;
+  }
+  const start = head.subarray(0, 8).toString("latin1").trimStart();
+  return !TEXT_MAGIC.some((m) => start.startsWith(m));
+}
+
+type Facts = Pick<InspectedFile, "path" | "size" | "mtime" | "dev" | "ino" | "ctime">;
+
+function factsOf(file: string, info: FileFacts): Facts {
+  return { path: file, size: info.size, mtime: info.mtime, dev: info.dev, ino: info.ino, ctime: info.ctime };
+}
+
+/** What one pass over the file's bytes found. */
+interface ReadPass {
+  sha256: string;
+  head: Uint8Array | null;
+  plainText: boolean;
+  /** A copy of the first bytes when a date reader applies to them. */
+  dateHead: Buffer | null;
+}
+
+/** Reads the whole file once, hashing it as it goes; keeps the head where sniffing or dates need it. */
+function readPass(fd: number, size: number): ReadPass {
+  const hash = createHash("sha256");
+  let head: Uint8Array | null = null;
+  let plainText = false;
+  let dateHead: Buffer | null = null;
+  let position = 0;
+  for (;;) {
+    const n = readSync(fd, buffer, 0, buffer.length, position);
+    if (n === 0) break;
+    if (position === 0) {
+      const first = buffer.subarray(0, Math.min(n, HEAD));
+      plainText = isPlainText(first);
+      head = plainText ? null : Uint8Array.prototype.slice.call(first);
+      if (!plainText && dateKindOf(first) !== null)
+        dateHead = Buffer.from(buffer.subarray(0, Math.min(n, DATE_HEAD)));
+    }
+    hash.update(buffer.subarray(0, n));
+    position += n;
+    // A short read ending exactly at the size fstat gave is the end: no extra read to see EOF.
+    if (position === size && n < buffer.length) break;
+  }
+  return { sha256: hash.digest("hex"), head, plainText, dateHead };
+}
+
+function errnoOf(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code !== "" ? code : "EIO";
+}
+
+/**
+ * Reads one file through the confined layer: its real parent must lie inside the roots, the file is opened
+ * with O_NOFOLLOW (never a symlink swapped in since the walk) and O_NONBLOCK (never blocking on a FIFO).
+ * A photo's EXIF is parsed asynchronously (from a copy of its first bytes, the file already closed).
+ */
+export function inspectFile(
+  confined: ThreadConfinedFs,
+  file: string,
+  scope: PoolScope,
+  caches: BatchCaches,
+): InspectedFile | undefined | Promise<InspectedFile> {
+  const opened = confined.openReadIn(scope.source, file, caches.dirs);
+  if (opened.code !== undefined) {
+    if (opened.code === "OUTSIDE_ROOT" || opened.code === "NOT_A_FILE" || opened.code === "ENOENT")
+      return undefined;
+    const seen = confined.lstatIn(scope.source, file);
+    if (seen.code !== undefined || !seen.facts.isFile) return undefined;
+    return {
+      ...factsOf(file, seen.facts),
+      sha256: null,
+      head: null,
+      errorCode: opened.code,
+      plainText: false,
+    };
+  }
+  const { fd, facts: info } = opened;
+  try {
+    const facts = factsOf(file, info);
+    try {
+      const { sha256, head, plainText, dateHead } = readPass(fd, info.size);
+      // No hints, no field: one object fewer to copy back per file.
+      const done = (dateHints: DateHint[]): InspectedFile =>
+        dateHints.length === 0
+          ? { ...facts, sha256, head, errorCode: null, plainText }
+          : { ...facts, sha256, head, errorCode: null, plainText, dateHints };
+      const hints = dateHead === null ? [] : dateHintsOf(fd, dateHead, info.size);
+      return Array.isArray(hints) ? done(hints) : hints.then(done);
+    } catch (readError) {
+      return { ...facts, sha256: null, head: null, errorCode: errnoOf(readError), plainText: false };
+    }
+  } finally {
+    try {
+      closeSync(fd);
+    } catch {
+      // Already closed or never valid: nothing more to release.
+    }
+  }
+}
+
+/** A plan's pre-check (the move re-checks right before it acts): real parents are resolved once per batch. */
+export function statPath(
+  confined: ThreadConfinedFs,
+  file: string,
+  scope: PoolScope,
+  caches: BatchCaches,
+): PathStat {
+  const seen = confined.lstatIn(scope.source, file, caches.parents);
+  if (seen.code === "OUTSIDE_ROOT") return { outside: true };
+  return seen.code === undefined ? seen.facts : null;
+}
+
+/**
+ * One link + unlink move. Never the batch's parents cache: each move resolves its real parents right before
+ * it acts (through the batch's open directories: one readlink of /proc/self/fd each, see `realDir`).
+ */
+export function linkMove(
+  confined: ThreadConfinedFs,
+  move: LinkMove,
+  scope: PoolScope,
+  caches: BatchCaches,
+): LinkMoveOutcome {
+  return confined.linkMoveIn(scope.source, scope.target, move, caches.dirs);
+}
