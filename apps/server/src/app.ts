@@ -1,36 +1,19 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { FileorgEngine, InboxEngine, Job, PreferencesEngine, ReviewEngine } from "@vetted/fileorg";
 import {
-  type AutomationEngine,
-  type BrowserHost,
-  type ComputerUseEngine,
   createEmbeddings,
   createLocalEmbedder,
   createProofEngine,
   createTelemetry,
-  type Embeddings,
+  createTowerEngine,
   type ProofEngine,
-  type ReconstructionEngine,
-  type RunsEngine,
-  type SessionsEngine,
-  type Telemetry,
-  type WebhooksEngine,
 } from "@vetted/runs";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
-import type { Config, VonageSettings } from "./config.js";
-import type { OpenDatabase } from "./db.js";
+import type { AppDeps, AppEnv } from "./deps.js";
 import { ErrorEnvelope, errorResponse, ServerError } from "./errors.js";
-import {
-  automationLanes,
-  HEALTH_DEFAULTS,
-  type HealthSettings,
-  type OperatorLanes,
-} from "./health-report.js";
-import type { Logger } from "./logger.js";
-import type { Metrics } from "./metrics.js";
+import { automationLanes, HEALTH_DEFAULTS } from "./health-report.js";
 import { requireToken } from "./middleware/auth.js";
 import { closeOnUnreadBody } from "./middleware/connection.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
@@ -71,67 +54,7 @@ import { validationHook } from "./validation.js";
 import { createWebConsole } from "./web/console.js";
 import { createDocsRoutes } from "./web/docs.js";
 
-/** What the app is built from; `main.ts` assembles it, tests build their own. */
-export interface AppDeps {
-  config: Pick<Config, "host" | "apiToken" | "allowedHosts" | "corsOrigins" | "maxBodyBytes" | "frontendUrl">;
-  database: OpenDatabase;
-  databaseIsFile: boolean;
-  version: string;
-  logger: Logger;
-  /** The run engine (flows, templates, runs). */
-  runs: RunsEngine;
-  /** The Prometheus registry and its hooks. */
-  metrics: Metrics;
-  /** The browser host (one Chromium for every session and run); unavailable when none was found. */
-  browser: BrowserHost;
-  /** Recording sessions in the browser (`/api/sessions`; see `createBrowserLanes`). */
-  sessions: SessionsEngine;
-  /** Computer use (`/api/computer-use/sessions`; see `createBrowserLanes`). */
-  computerUse: ComputerUseEngine;
-  /** Profiles and reconstruction (`/api/profiles/resolve`, `/api/reconstruction/*`, `/api/templates/from-artifacts`). */
-  reconstruction: ReconstructionEngine;
-  /** The file organization engine (its runner is started by `main.ts`). */
-  fileorg: FileorgEngine;
-  /** File-organizer preferences: naming templates, review rules, views, watch sources, runtime, packs. */
-  preferences: PreferencesEngine;
-  /** The inbox: watches enabled watch sources and reports new stable files (start/stop in main.ts). */
-  inbox: InboxEngine<Job>;
-  /** Review of manifests: queue, batch triage, rules, learning. */
-  review: ReviewEngine;
-  /** Inbound Vonage SMS settings; absent = the integration answers 503 INTEGRATION_NOT_CONFIGURED. */
-  vonage?: VonageSettings;
-  /** The embeddings models (default: the local one alone, loaded on first use). */
-  embeddings?: Embeddings;
-  /** The automation command lane (`/api/automation`; see `createServerAutomation`). */
-  automation: AutomationEngine;
-  /** Proof and review (`/api/proof`); default: one over the run engine with the built-in provider list. */
-  proof?: ProofEngine;
-  /** Signed webhooks (`/api/webhooks`); its dispatcher is started by `main.ts`. */
-  webhooks: WebhooksEngine;
-  /** The built web console (`VETTED_WEB_DIST`); absent = `/` answers a page saying how to build it. */
-  webDist?: string | undefined;
-  /** The comparison document `GET /api/comparison/document` reads (`VETTED_COMPARISON_FILE`). */
-  comparisonFile?: string | undefined;
-  /** Idle milliseconds before an event stream sends a heartbeat comment (default 15 s; tests shorten it). */
-  sseHeartbeatMs?: number;
-  /** Rate limits and alert thresholds (default: {@link HEALTH_DEFAULTS}). */
-  health?: HealthSettings;
-  /** Browser telemetry and run health (default: over `database`). */
-  telemetry?: Telemetry;
-  /** Ports to other operator lanes (automation task counts); each reports nothing until wired. */
-  operatorLanes?: OperatorLanes;
-}
-
-/** Per-request variables set by middleware. */
-export interface AppEnv {
-  Variables: {
-    requestId: string;
-    /** Who made the request: `token` when authenticated with the API token, else `local`. */
-    actor: string;
-    /** The request's trace id (`X-Trace-Id`, a W3C `traceparent`'s, or a new one). */
-    traceId: string;
-  };
-}
+export type { AppDeps, AppEnv };
 
 /**
  * Every request's middleware, in order: metrics, request and trace ids, security headers, logging, guards,
@@ -240,6 +163,8 @@ export function createApp(deps: AppDeps) {
   const { config, logger } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const telemetry = deps.telemetry ?? createTelemetry({ db: deps.database.db });
+  // One command tower for its two route groups.
+  const tower = createTowerEngine({ db: deps.database.db, runs: deps.runs });
   const opsMetrics = createOpsMetrics(deps.metrics.registry, telemetry);
 
   useMiddleware(app, deps, opsMetrics);
@@ -280,10 +205,10 @@ export function createApp(deps: AppDeps) {
     .route("/", createSessionRoutes(deps))
     .route("/", createComputerUseRoutes(deps))
     .route("/", createReconstructionRoutes(deps))
-    .route("/", createCommandTowerRoutes(deps))
+    .route("/", createCommandTowerRoutes(tower))
     .route(
       "/",
-      createCommandTowerOverviewRoutes({
+      createCommandTowerOverviewRoutes(tower, {
         ...deps,
         startedAt: Date.now(),
         telemetry,

@@ -1,6 +1,6 @@
 import type { OpenAPIHonoOptions } from "@hono/zod-openapi";
 import type { z } from "zod";
-import type { AppEnv } from "./app.js";
+import type { AppEnv } from "./deps.js";
 import { ServerError } from "./errors.js";
 
 /** One schema failure, as answered in `details.issues`. */

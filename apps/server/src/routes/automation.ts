@@ -7,7 +7,7 @@ import {
   RunTaskInput,
   TASK_STATUSES,
 } from "@vetted/runs";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { resumeId, streamEvents } from "../sse.js";
 import {
   errorResponse,

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { CategoryInput, CategoryList, CategoryName, CategoryView } from "@vetted/fileorg";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { bodyOf, errorResponses as errors, jsonResponse } from "./common.js";
 
 const TAG = ["preferences"];

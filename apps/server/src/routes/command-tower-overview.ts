@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { createTowerEngine, LatestFlow } from "@vetted/runs";
-import type { AppDeps, AppEnv } from "../app.js";
+import { LatestFlow, type TowerEngine } from "@vetted/runs";
+import type { AppEnv } from "../deps.js";
 import { alertsReport, diagnosticsReport, type HealthSources } from "../health-report.js";
 import { jsonResponse } from "./common.js";
 
@@ -25,8 +25,7 @@ const overview = createRoute({
 });
 
 /** `GET /api/command-tower/overview`: the health reports and the latest flow together. */
-export function createCommandTowerOverviewRoutes(sources: HealthSources & Pick<AppDeps, "runs">) {
-  const tower = createTowerEngine({ db: sources.database.db, runs: sources.runs });
+export function createCommandTowerOverviewRoutes(tower: TowerEngine, sources: HealthSources) {
   return new OpenAPIHono<AppEnv>().openapi(overview, async (c) => {
     const [diagnostics, alerts, latest] = await Promise.all([
       diagnosticsReport(sources),

@@ -1,15 +1,15 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
-  createTowerEngine,
   FlowDraft,
   LatestFlow,
   Run,
   TowerDraftPatch,
+  type TowerEngine,
   TowerEvidenceSchema,
   TowerReplayInput,
   TowerStepReplayInput,
 } from "@vetted/runs";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppEnv } from "../deps.js";
 import { errorResponses, jsonBody, jsonResponse } from "./common.js";
 
 const TAGS = ["command-tower"];
@@ -146,8 +146,7 @@ const timeline = createRoute({
 });
 
 /** `/api/command-tower/*` (but the overview): the latest flow, its draft, replays and their evidence. */
-export function createCommandTowerRoutes(deps: Pick<AppDeps, "database" | "runs">) {
-  const tower = createTowerEngine({ db: deps.database.db, runs: deps.runs });
+export function createCommandTowerRoutes(tower: TowerEngine) {
   const sid = (q: { session_id?: string | undefined }) => q.session_id;
   return new OpenAPIHono<AppEnv>()
     .openapi(latestFlow, async (c) => c.json(await tower.latestFlow(sid(c.req.valid("query"))), 200))

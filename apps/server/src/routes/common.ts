@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_PAGE_LIMIT } from "@vetted/store";
 import type { Context } from "hono";
-import type { AppEnv } from "../app.js";
+import type { AppEnv } from "../deps.js";
 import { ErrorEnvelope } from "../errors.js";
 
 /**

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { CheckComparisonInput, ComparisonCheck, checkComparison } from "@vetted/comparison";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { ServerError } from "../errors.js";
 import { bodyOf, errorResponse, errorResponses, jsonResponse } from "./common.js";
 

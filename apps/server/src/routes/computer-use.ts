@@ -8,7 +8,7 @@ import {
   CuSession,
   CuSessionInput,
 } from "@vetted/runs";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { errorResponse, errorResponses, idParam, jsonBody, jsonResponse } from "./common.js";
 
 const CuParams = z.object({ cu_session_id: idParam("cu_session_id") });

@@ -5,7 +5,7 @@ import {
   type Embeddings,
   EmbeddingsBatchResponse,
 } from "@vetted/runs";
-import type { AppEnv } from "../app.js";
+import type { AppEnv } from "../deps.js";
 import { errorResponse, jsonBody, jsonResponse } from "./common.js";
 
 // The body's shape only: the limits (count, length, blank, control characters) answer 422 from the service.

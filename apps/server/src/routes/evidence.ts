@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { StepEvidence } from "@vetted/runs";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { errorResponse, idParam, jsonResponse, PageQuery, pageOf } from "./common.js";
 
 const RunParams = z.object({ run_id: idParam("run_id") });

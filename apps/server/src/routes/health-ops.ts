@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ALERT_CODES, ALERT_SEVERITIES, RUN_STATUSES, RumAccepted, RumIngest } from "@vetted/runs";
-import type { AppEnv } from "../app.js";
+import type { AppEnv } from "../deps.js";
 import { ServerError } from "../errors.js";
 import { alertsReport, diagnosticsReport, type HealthSources } from "../health-report.js";
 import { validationError } from "../validation.js";

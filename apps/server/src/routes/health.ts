@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppDeps, AppEnv } from "../app.js";
 import { pingDatabase } from "../db.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { jsonResponse } from "./common.js";
 
 export const BrowserStatus = z

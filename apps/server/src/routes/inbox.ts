@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { Job } from "@vetted/fileorg";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { actorOf, bodyOf, errorResponse, jsonResponse, PageQuery } from "./common.js";
 
 const InboxFile = z.object({

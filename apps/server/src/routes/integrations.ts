@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { InboundCallback } from "@vetted/runs";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { handleInboundSms, INBOUND_SMS_PATH } from "../integrations/vonage.js";
 import { errorResponse, jsonResponse, PageQuery, pageOf } from "./common.js";
 

@@ -17,7 +17,7 @@ import {
 } from "@vetted/fileorg";
 import { MAX_PAGE_LIMIT } from "@vetted/store";
 import type { Context } from "hono";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { streamEvents } from "../sse.js";
 import {
   actorOf,

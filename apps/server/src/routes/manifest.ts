@@ -17,7 +17,7 @@ import {
   RowPatch,
   RowPreview,
 } from "@vetted/fileorg";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { ServerError } from "../errors.js";
 import {
   actorOf,

@@ -8,7 +8,7 @@ import {
   ViewItem,
   WatchSourceItem,
 } from "@vetted/fileorg";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { bodyOf, errorResponses as errors, jsonResponse, PageQuery } from "./common.js";
 
 const StoredFields = {

@@ -13,7 +13,7 @@ import {
   RunReview,
   SimilarFailureMatch,
 } from "@vetted/runs";
-import type { AppEnv } from "../app.js";
+import type { AppEnv } from "../deps.js";
 import { errorResponse, idParam, jsonBody, jsonResponse, PageQuery, pageOf } from "./common.js";
 
 const CampaignParams = z.object({ campaign_id: idParam("campaign_id") });

@@ -8,7 +8,7 @@ import {
   ProfileResult,
   ReconstructionPreview,
 } from "@vetted/runs";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { errorResponse, errorResponses, jsonBody, jsonResponse } from "./common.js";
 
 const artifactErrors = {

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 
 /**
  * `GET /register`: 307 to an external frontend's register page (`VETTED_FRONTEND_URL`), else to the console

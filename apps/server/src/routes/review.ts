@@ -10,7 +10,7 @@ import {
   RuleOutcome,
   RuleRequest,
 } from "@vetted/fileorg";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import {
   actorOf,
   Cursor,

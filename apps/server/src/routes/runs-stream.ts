@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { RUN_CHANGE_TYPES, type RunChange } from "@vetted/runs";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { resumeId, streamEvents } from "../sse.js";
 import { sseResponses } from "./common.js";
 

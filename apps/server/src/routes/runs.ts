@@ -12,7 +12,7 @@ import {
 } from "@vetted/runs";
 import { MAX_PAGE_LIMIT } from "@vetted/store";
 import type { Context } from "hono";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { resumeId, streamEvents } from "../sse.js";
 import { errorResponse, IdempotencyHeaders, jsonBody, jsonResponse, PageQuery, pageOf } from "./common.js";
 

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { FlowDraft, Session, SessionStartInput } from "@vetted/runs";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import {
   errorResponse,
   errorResponses,

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ForkInput, PromoteInput, Template, TemplateExport, TemplateHistory } from "@vetted/runs";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { errorResponse, jsonBody, jsonResponse } from "./common.js";
 
 const TemplateParams = z.object({ template_id: z.string().min(1) });

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { isTemplateExport, Template, TemplateExport, TemplateInput, TemplatePatch } from "@vetted/runs";
-import type { AppDeps, AppEnv } from "../app.js";
+import type { AppDeps, AppEnv } from "../deps.js";
 import { errorResponse, jsonBody, jsonResponse, PageQuery, pageOf } from "./common.js";
 
 const TemplateParams = z.object({ template_id: z.string().min(1) });

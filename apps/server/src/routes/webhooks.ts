@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { WebhooksEngine } from "@vetted/runs";
 import { Webhook, WebhookDelivery, WebhookInput } from "@vetted/runs";
-import type { AppEnv } from "../app.js";
+import type { AppEnv } from "../deps.js";
 import { errorResponses, idParam, jsonBody, jsonResponse, PageQuery, pageOf } from "./common.js";
 
 const WebhookParams = z.object({ webhook_id: idParam("webhook_id") });

@@ -3,7 +3,7 @@ import { extname, join, resolve, sep } from "node:path";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { getMimeType } from "hono/utils/mime";
-import type { AppEnv } from "../app.js";
+import type { AppEnv } from "../deps.js";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const NO_CACHE = "no-cache";

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
-import type { AppEnv } from "../app.js";
+import type { AppEnv } from "../deps.js";
 import { fileUnder, sendFile } from "./console.js";
 
 /** The one asset of the reference page: Scalar's self-contained browser bundle. */
