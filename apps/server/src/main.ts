@@ -45,13 +45,18 @@ async function startEngines(
   sessionStates?: SessionStates,
 ) {
   const embeddings = createServerEmbeddings(config);
+  // Loaded once: the run vault, webhook signing secrets and computer use's typed secrets share it.
+  const secretsKey = loadSecretsKey({
+    dataDir: config.dataDir,
+    env: { VETTED_SECRETS_KEY: config.secretsKey },
+  });
   const runs = createRunsEngine({
     embedder: embeddings.embedder(),
     ...(sessionStates === undefined ? {} : { sessionStates }),
     browser,
     dataDir: config.dataDir,
     db: database.db,
-    secretsKey: loadSecretsKey({ dataDir: config.dataDir, env: { VETTED_SECRETS_KEY: config.secretsKey } }),
+    secretsKey,
     protectedDomains: config.protectedProviderDomains,
     leaseMs: config.runsLeaseMs,
     pollMs: config.runsPollMs,
@@ -61,7 +66,7 @@ async function startEngines(
   });
   metrics.attachRuns(runs);
   const webhooks = createServerWebhooks(database.db, {
-    secretsKey: loadSecretsKey({ dataDir: config.dataDir, env: { VETTED_SECRETS_KEY: config.secretsKey } }),
+    secretsKey,
     outbound: { allow: config.httpAllow, deny: config.httpDeny },
     protectedDomains: config.protectedProviderDomains,
     pollMs: config.webhooks.pollMs,
@@ -83,7 +88,7 @@ async function startEngines(
   // Recovery of jobs a crash left running happens here, before anything is served.
   await fileorgDeps.fileorg.start();
   await fileorgDeps.inbox.start();
-  return { runs, fileorgDeps, embeddings, webhooks };
+  return { runs, fileorgDeps, embeddings, webhooks, secretsKey };
 }
 
 /** The browser, the engines over it, and the browser lanes (sessions, computer use) bound to the run engine. */
@@ -98,7 +103,7 @@ async function startWithBrowser(config: Config, database: OpenDatabase, logger: 
   if (!browser.available)
     logger.warn("no browser: browser routes and steps answer 503", { ...browser.status() });
   const sessionStates = lateSessionStates();
-  const { runs, fileorgDeps, embeddings, webhooks } = await startEngines(
+  const { runs, fileorgDeps, embeddings, webhooks, secretsKey } = await startEngines(
     config,
     database,
     logger,
@@ -111,7 +116,7 @@ async function startWithBrowser(config: Config, database: OpenDatabase, logger: 
     browser,
     dataDir: config.dataDir,
     protectedDomains: config.protectedProviderDomains,
-    secretsKey: loadSecretsKey({ dataDir: config.dataDir, env: { VETTED_SECRETS_KEY: config.secretsKey } }),
+    secretsKey,
     createFlow: (input) => runs.createFlow(input),
     planner: config.cuPlanner,
     onError: (message, err) => logger.error(message, { err }),
