@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { RunsEngineOptions } from "../core/runs-engine.js";
 import type { FlowInput } from "../domain/flow.js";
-import type { RunsEngineOptions } from "../engine/runs-engine.js";
 import { parseProtectedDomains } from "../index.js";
 import { openTestEngine, waitFor } from "./harness.js";
 import { startSink } from "./sink.js";

@@ -1,0 +1,102 @@
+import { createFailureEmbeddings } from "../lanes/embeddings/failure-embeddings.js";
+import { createInboundSms } from "../lanes/inbound-sms/inbound-sms.js";
+import { listEvidence, readScreenshot } from "./evidence.js";
+import { createFlow, getFlow, listFlows, updateFlow } from "./flows.js";
+import { recoverPlan } from "./recover-plan.js";
+import { createResources, type RunsEngineOptions } from "./resources.js";
+import { countRunsByStatus, getRun, listEvents, listRuns } from "./run-queries.js";
+import { cancel, createRun, resumeRun, submitOtp } from "./run-verbs.js";
+import { Scheduler } from "./scheduler.js";
+import { createTemplateLifecycle } from "./template-lifecycle.js";
+import { createTemplate, getTemplate, listTemplates, updateTemplate } from "./templates.js";
+
+type Tail<F> = F extends (r: never, ...rest: infer A) => infer R ? (...rest: A) => R : never;
+
+/**
+ * Creates the run engine: flows, templates and durable runs over one database, composed of one module per
+ * concern over one shared resources object. `start()` launches this process's worker (claims queued runs
+ * under a lease, executes steps, expires gates); `stop()` ends it. `subscribe()` streams a run's events.
+ */
+export function createRunsEngine(options: RunsEngineOptions) {
+  const r = createResources(options);
+  const sms = createInboundSms(r, options.secretsKey);
+  const failures = createFailureEmbeddings(r, options.embedder, options.vectorIndex);
+  const scheduler = new Scheduler(r, [sms.matchWaiting, failures.embedInBackground]);
+  const bind =
+    <F extends (res: typeof r, ...rest: never[]) => unknown>(verb: F) =>
+    (...rest: Parameters<Tail<F>>) =>
+      verb(r, ...(rest as never[])) as ReturnType<F>;
+  return {
+    workerId: r.workerId,
+    /** Tells the outbound policy where this server listens, so `http` steps cannot call its own API. */
+    setServerAddress: (address: string, port: number) => r.outbound.setServerAddress(address, port),
+    createFlow: bind(createFlow),
+    getFlow: bind(getFlow),
+    updateFlow: bind(updateFlow),
+    listFlows: bind(listFlows),
+    createTemplate: bind(createTemplate),
+    getTemplate: bind(getTemplate),
+    updateTemplate: bind(updateTemplate),
+    listTemplates: bind(listTemplates),
+    /** The template lifecycle: promote, fork-version, activate, archive, mark-recommended, history, export, import. */
+    ...createTemplateLifecycle(r),
+    /** What a person can do about a waiting, failed or cancelled run, best action first. */
+    recoverPlan: bind(recoverPlan),
+    createRun: bind(createRun),
+    getRun: bind(getRun),
+    listRuns: bind(listRuns),
+    resumeRun: bind(resumeRun),
+    submitOtp: bind(submitOtp),
+    cancelRun: bind(cancel),
+    listEvents: bind(listEvents),
+    countRunsByStatus: bind(countRunsByStatus),
+    /** A run's browser-step evidence (timing, selectors, URLs, screenshots), oldest first; `step_id` narrows it. */
+    listEvidence: bind(listEvidence),
+    /** One evidence screenshot's bytes. */
+    readScreenshot: bind(readScreenshot),
+    /** Stores an inbound SMS once and resumes the oldest matching `waiting_otp` run with its code. */
+    receiveSms: sms.receiveSms,
+    /** Audits a provider callback the integration refused. */
+    recordInboundRejection: sms.recordRejected,
+    /** The audit of provider callbacks, newest first. */
+    listInboundCallbacks: sms.listCallbacks,
+    /** Failed or blocked runs whose failure reads most like this run's, by cosine similarity. */
+    similarFailures: failures.similarFailures,
+    /** Embeds and stores the failure text of failed or blocked runs not embedded yet; how many. */
+    embedFailures: failures.embedPending,
+    /**
+     * Streams the run's events after `after` (its backlog first, then each commit, from this process at once
+     * and from other processes sharing the database within `catchUpMs`). Returns the unsubscribe.
+     */
+    subscribe: r.hub.subscribe,
+    /**
+     * Streams the runs list's changes after position `after` (a run created, a status changed; its backlog
+     * first, then each commit, from other processes within `catchUpMs`). Returns the unsubscribe.
+     */
+    subscribeChanges: r.changes.subscribe,
+    /** Up to `limit` (≤ 500) run-list changes after position `after`, oldest first. */
+    listChanges: r.changes.since,
+    /** The newest run-list position so far: a follower that wants only new changes starts after it. */
+    changesHead: r.changes.head,
+    /** Starts this process's worker: polls, claims, executes, expires gates. Idempotent. */
+    start: () => scheduler.start(),
+    /** Stops the worker, aborts running steps, hands their leases back, and ends every subscription. */
+    stop: async () => {
+      r.hub.close();
+      r.changes.close();
+      await scheduler.stop();
+      await r.browserRuntime.releaseAll();
+    },
+  };
+}
+
+/** The run engine. */
+export type RunsEngine = ReturnType<typeof createRunsEngine>;
+export type { ChangeListener } from "../kernel/change-hub.js";
+export type { EventListener } from "../kernel/hub.js";
+export type { SessionStates } from "./browser-runtime.js";
+export type { EvidenceQuery } from "./evidence.js";
+export type { IdempotencyOptions } from "./idempotency.js";
+export type { ListQuery } from "./lists.js";
+export type { RunsEngineOptions, RunsObserver } from "./resources.js";
+export type { EventListQuery, RunListQuery } from "./run-queries.js";
