@@ -5,7 +5,6 @@ import type { z } from "zod";
 import { isTerminal } from "../domain/status.js";
 import type { EventDraft, Transition } from "../domain/transitions.js";
 import { InvalidInputError, RunNotFoundError } from "../kernel/errors.js";
-import { queueRunWebhook } from "../lanes/webhooks/outbox.js";
 import { events, runs } from "../store/schema.js";
 import { noteEvents, type RunsResources } from "./resources.js";
 import type { RunRow } from "./views.js";
@@ -66,7 +65,7 @@ export async function persist(
     );
   if (result.rowsAffected === 0) return undefined;
   await appendEvents(tx, row.id, row.eventSeq, safe.events, at);
-  await queueRunWebhook(tx, row, changes, at, r.newId);
+  for (const hook of r.transitionHooks) await hook(tx, row, changes, at, r.newId);
   return { ...row, ...changes };
 }
 

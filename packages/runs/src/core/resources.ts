@@ -13,11 +13,11 @@ import { parseProtectedDomains } from "../domain/providers.js";
 import { type ChangeHub, createChangeHub } from "../kernel/change-hub.js";
 import { createEventHub, type EventHub } from "../kernel/hub.js";
 import { createOutboundPolicy, type OutboundPolicy, type OutboundPolicyOptions } from "../kernel/outbound.js";
-import type { Embedder } from "../lanes/embeddings/embedder.js";
 import type { BrowserHost } from "./browser/host.js";
 import { BrowserRuntime, type SessionStates } from "./browser-runtime.js";
 import { createInboundMessagesOtpSource, type OtpSource } from "./otp-source.js";
 import { createRunVault, type RunVault } from "./run-vault.js";
+import type { RunRow } from "./views.js";
 
 /** Hooks the engine calls as things happen (the server turns them into Prometheus metrics). */
 export interface RunsObserver {
@@ -32,8 +32,8 @@ export interface RunsObserver {
   failureSearch?(path: "index" | "scan"): void;
 }
 
-/** What {@link createRunsEngine} is built from. */
-export interface RunsEngineOptions {
+/** What the run core is built from (`createRunsEngine` adds the options of the lanes it carries). */
+export interface RunsCoreOptions {
   db: LibSQLDatabase;
   /**
    * The per-installation 32-byte key (see `loadSecretsKey`) that encrypts secret params, one-time codes and
@@ -46,13 +46,6 @@ export interface RunsEngineOptions {
   protectedDomains?: readonly string[];
   /** Where `POST /otp` without a code takes one from; default: the inbound-messages table. */
   otpSource?: OtpSource;
-  /** Embeds the failure texts of failed or blocked runs for `similarFailures`; none = nothing is embedded. */
-  embedder?: Embedder | undefined;
-  /**
-   * Whether `similarFailures` searches through libSQL's vector index when the database has one (default
-   * true); false: always the brute-force scan of an in-memory copy of the stored vectors.
-   */
-  vectorIndex?: boolean;
   /** How long a claimed run stays leased without a heartbeat (default 30 000 ms). */
   leaseMs?: number;
   /** How often the worker looks for work and expired gates (default 500 ms). */
@@ -80,6 +73,24 @@ export interface RunsEngineOptions {
    */
   sessionStates?: SessionStates;
 }
+
+/** The run row fields a transition writes that a {@link TransitionHook} reads. */
+export type TransitionChange = Pick<
+  RunRow,
+  "status" | "cursor" | "reason" | "error" | "waitContext" | "waitExpiresAt"
+>;
+
+/**
+ * Work a lane adds to every run transition, in the transition's own transaction, so that it commits or rolls
+ * back with it (the webhooks lane queues its outbox row). The core knows no lane: the lanes hand it these.
+ */
+export type TransitionHook = (
+  tx: Tx,
+  before: RunRow,
+  after: TransitionChange,
+  at: number,
+  newId: IdGenerator,
+) => Promise<void>;
 
 /** Why a claimed run's execution was stopped (cancel, timeout, lost lease, shutdown). */
 export class LeaseLost extends Error {
@@ -117,6 +128,8 @@ export interface RunsResources {
   /** The abort controllers of the runs this process executes, by run id. */
   controllers: Map<string, AbortController>;
   hub: EventHub;
+  /** What the lanes do in each run transition's transaction, in order. */
+  transitionHooks: readonly TransitionHook[];
   /** The runs list's changes (a run created, a status changed), for the list stream. */
   changes: ChangeHub;
   /** Asks the worker to look for work soon (a no-op until it starts). */
@@ -136,7 +149,10 @@ export function noteEvents(tx: Tx, runId: string): void {
 }
 
 /** Builds the shared resources of one engine from its options. */
-export function createResources(options: RunsEngineOptions): RunsResources {
+export function createResources(
+  options: RunsCoreOptions,
+  transitionHooks: readonly TransitionHook[] = [],
+): RunsResources {
   const { db } = options;
   const clock = options.clock;
   const now = clock === undefined ? () => Date.now() : () => clock.now();
@@ -187,6 +203,7 @@ export function createResources(options: RunsEngineOptions): RunsResources {
     workerId: newId("wrk"),
     controllers: new Map(),
     hub,
+    transitionHooks,
     changes,
     kick: () => undefined,
     async write(fn, writeOptions) {

@@ -1,9 +1,7 @@
-import { createFailureEmbeddings } from "../lanes/embeddings/failure-embeddings.js";
-import { createInboundSms } from "../lanes/inbound-sms/inbound-sms.js";
 import { listEvidence, readScreenshot } from "./evidence.js";
 import { createFlow, getFlow, listFlows, updateFlow } from "./flows.js";
 import { recoverPlan } from "./recover-plan.js";
-import { createResources, type RunsEngineOptions } from "./resources.js";
+import type { RunsResources } from "./resources.js";
 import { countRunsByStatus, getRun, listEvents, listRuns } from "./run-queries.js";
 import { cancel, createRun, resumeRun, submitOtp } from "./run-verbs.js";
 import { Scheduler } from "./scheduler.js";
@@ -13,15 +11,13 @@ import { createTemplate, getTemplate, listTemplates, updateTemplate } from "./te
 type Tail<F> = F extends (r: never, ...rest: infer A) => infer R ? (...rest: A) => R : never;
 
 /**
- * Creates the run engine: flows, templates and durable runs over one database, composed of one module per
- * concern over one shared resources object. `start()` launches this process's worker (claims queued runs
- * under a lease, executes steps, expires gates); `stop()` ends it. `subscribe()` streams a run's events.
+ * Creates the run core over resources built by `createResources`: flows, templates and durable runs, one
+ * module per concern. `start()` launches this process's worker (claims queued runs under a lease, executes
+ * steps, expires gates, then runs the lanes' `chores`); `stop()` ends it. `subscribe()` streams a run's
+ * events. `createRunsEngine` (`src/platform.ts`) composes it with the lanes.
  */
-export function createRunsEngine(options: RunsEngineOptions) {
-  const r = createResources(options);
-  const sms = createInboundSms(r, options.secretsKey);
-  const failures = createFailureEmbeddings(r, options.embedder, options.vectorIndex);
-  const scheduler = new Scheduler(r, [sms.matchWaiting, failures.embedInBackground]);
+export function createRunsCore(r: RunsResources, chores: ReadonlyArray<() => Promise<unknown>> = []) {
+  const scheduler = new Scheduler(r, chores);
   const bind =
     <F extends (res: typeof r, ...rest: never[]) => unknown>(verb: F) =>
     (...rest: Parameters<Tail<F>>) =>
@@ -54,16 +50,6 @@ export function createRunsEngine(options: RunsEngineOptions) {
     listEvidence: bind(listEvidence),
     /** One evidence screenshot's bytes. */
     readScreenshot: bind(readScreenshot),
-    /** Stores an inbound SMS once and resumes the oldest matching `waiting_otp` run with its code. */
-    receiveSms: sms.receiveSms,
-    /** Audits a provider callback the integration refused. */
-    recordInboundRejection: sms.recordRejected,
-    /** The audit of provider callbacks, newest first. */
-    listInboundCallbacks: sms.listCallbacks,
-    /** Failed or blocked runs whose failure reads most like this run's, by cosine similarity. */
-    similarFailures: failures.similarFailures,
-    /** Embeds and stores the failure text of failed or blocked runs not embedded yet; how many. */
-    embedFailures: failures.embedPending,
     /**
      * Streams the run's events after `after` (its backlog first, then each commit, from this process at once
      * and from other processes sharing the database within `catchUpMs`). Returns the unsubscribe.
@@ -90,13 +76,13 @@ export function createRunsEngine(options: RunsEngineOptions) {
   };
 }
 
-/** The run engine. */
-export type RunsEngine = ReturnType<typeof createRunsEngine>;
+/** The run core. */
+export type RunsCore = ReturnType<typeof createRunsCore>;
 export type { ChangeListener } from "../kernel/change-hub.js";
 export type { EventListener } from "../kernel/hub.js";
 export type { SessionStates } from "./browser-runtime.js";
 export type { EvidenceQuery } from "./evidence.js";
 export type { IdempotencyOptions } from "./idempotency.js";
 export type { ListQuery } from "./lists.js";
-export type { RunsEngineOptions, RunsObserver } from "./resources.js";
+export type { RunsCoreOptions, RunsObserver, TransitionHook } from "./resources.js";
 export type { EventListQuery, RunListQuery } from "./run-queries.js";

@@ -10,17 +10,14 @@ export type { Clock, IdGenerator, KeysetPage, KeysetPage as Page } from "@vetted
  */
 export { type DatabaseOptions, type OpenDatabase, openDatabase } from "@vetted/store/database";
 export { StepEvidence } from "../core/evidence.js";
-export {
-  createRunsEngine,
-  type EventListQuery,
-  type EvidenceQuery,
-  type IdempotencyOptions,
-  type ListQuery,
-  type RunListQuery,
-  type RunsEngine,
-  type RunsEngineOptions,
-  type RunsObserver,
-  type SessionStates,
+export type {
+  EventListQuery,
+  EvidenceQuery,
+  IdempotencyOptions,
+  ListQuery,
+  RunListQuery,
+  RunsObserver,
+  SessionStates,
 } from "../core/runs-engine.js";
 export { DEFAULT_MAX_RESPONSE_BYTES } from "../core/steps/http-response.js";
 export { STEP_TYPES, stepTypeOf } from "../core/steps/registry.js";
@@ -134,4 +131,5 @@ export {
 } from "../kernel/outbound.js";
 export { createRedactor, MIN_SUBSTRING_LENGTH, type Redactor } from "../kernel/redactor.js";
 export { loadSecretsKey, SECRETS_KEY_FILE } from "../kernel/secret-box.js";
+export { createRunsEngine, type RunsEngine, type RunsEngineOptions } from "../platform.js";
 export { migrate } from "../store/migrate.js";

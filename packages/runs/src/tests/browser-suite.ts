@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { findChromium } from "../core/browser/find-chromium.js";
 import { type BrowserHost, createBrowserHost } from "../core/browser/host.js";
-import type { RunsEngineOptions } from "../core/runs-engine.js";
+import type { RunsEngineOptions } from "../platform.js";
 import { startTestSite, type TestSite, type TestSiteOptions } from "../testing.js";
 import { openTestEngine } from "./harness.js";
 

@@ -88,7 +88,7 @@ describe("the run engine's edges", () => {
     const source = createInboundMessagesOtpSource({ db: t.db });
     const shop = await startShop();
     cleanups.push(shop.close);
-    const { createRunsEngine } = await import("../core/runs-engine.js");
+    const { createRunsEngine } = await import("../platform.js");
     const engine = createRunsEngine({
       db: t.db,
       secretsKey: TEST_SECRETS_KEY,

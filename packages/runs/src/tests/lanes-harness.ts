@@ -1,6 +1,5 @@
 import { findChromium } from "../core/browser/find-chromium.js";
 import { type BrowserHost, type BrowserHostOptions, createBrowserHost } from "../core/browser/host.js";
-import type { RunsEngineOptions } from "../core/runs-engine.js";
 import { type ComputerUseEngine, createComputerUseEngine } from "../lanes/computer-use/cu-engine.js";
 import type { Planner } from "../lanes/computer-use/planner.js";
 import {
@@ -8,6 +7,7 @@ import {
   type SessionsEngine,
   type SessionsEngineOptions,
 } from "../lanes/sessions/sessions-engine.js";
+import type { RunsEngineOptions } from "../platform.js";
 import { startTestSite, type TestSite, type TestSiteOptions } from "../testing.js";
 import { openTestEngine, TEST_SECRETS_KEY } from "./harness.js";
 

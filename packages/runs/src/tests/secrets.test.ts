@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { createInboundMessagesOtpSource } from "../core/otp-source.js";
-import { createRunsEngine, type RunsEngineOptions } from "../core/runs-engine.js";
 import type { Run } from "../domain/run.js";
+import { createRunsEngine, type RunsEngineOptions } from "../platform.js";
 import { openTestEngine, TEST_SECRETS_KEY, waitFor } from "./harness.js";
 
 const SECRET = "hunter2 s3cr3t/Pa55+wörd";

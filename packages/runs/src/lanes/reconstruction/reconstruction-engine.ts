@@ -2,7 +2,7 @@ import { type Clock, type IdGenerator, randomIds, runTransaction } from "@vetted
 import { eq, lt } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { z } from "zod";
-import type { RunsEngine } from "../../core/runs-engine.js";
+import type { RunsCore } from "../../core/runs-engine.js";
 import { FlowInput } from "../../domain/flow.js";
 import {
   FromArtifactsInput,
@@ -38,7 +38,7 @@ export interface ReconstructionEngineOptions {
   maxArtifactBytes: number;
   protectedDomains: readonly string[];
   /** The run engine the generated flows, templates and runs are stored in. */
-  runs: Pick<RunsEngine, "createFlow" | "createTemplate" | "createRun">;
+  runs: Pick<RunsCore, "createFlow" | "createTemplate" | "createRun">;
   clock?: Clock;
   ids?: IdGenerator;
   previewTtlMs?: number;

@@ -7,6 +7,7 @@ export {
   enqueueWebhookEvent,
   type FinishedTaskFacts,
   type OutboxEvent,
+  queueRunWebhook,
 } from "./outbox.js";
 export type { WebhooksEngineOptions } from "./resources.js";
 export { WebhookNotFoundError, WebhookUrlDeniedError } from "./webhook-errors.js";
