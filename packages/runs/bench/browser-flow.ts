@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
-import { SCREENSHOT_QUALITY } from "../src/engine/evidence.js";
+import { SCREENSHOT_QUALITY } from "../src/core/evidence.js";
 import { createBrowserHost, createRunsEngine, findChromium, migrate, type RunsEngine } from "../src/index.js";
 import { startTestSite, type TestSite } from "../src/testing.js";
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 /*
  * The browser step schemas: what `navigate`, `click`, `type`, `select`, `wait_for`, `extract` and
  * `screenshot` steps look like, as data (the browser form of `assert` lives with the value form in
- * `steps.ts`). Their executors live in `../steps/browser-*.ts`; this module does no I/O.
+ * `steps.ts`). Their executors live in `../core/steps/browser-*.ts`; this module does no I/O.
  */
 
 const BrowserStepId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a step id is 1-64 letters, digits, _ or -");

@@ -3,7 +3,7 @@
  * compare-and-set on the paused state). Pure, like every module of `domain/`.
  */
 import { compileUserRegex } from "@vetted/store/limits";
-import type { RunsErrorCode } from "../errors.js";
+import type { RunsErrorCode } from "../kernel/errors.js";
 import { references } from "./interpolate.js";
 import type { ResumeRequest, WaitContext } from "./run.js";
 import { isTerminal, isWaiting, type ResumeKind } from "./status.js";

@@ -10,9 +10,11 @@ const sources = readdirSync(domainDir, { recursive: true, encoding: "utf8" }).fi
 
 /** What a pure domain module may not touch: executors, the engine, the store, Node's I/O, the network, timers. */
 const FORBIDDEN: Array<[string, RegExp]> = [
-  ["imports a step executor", /from\s+["']\.\.\/steps\//],
-  ["imports the engine", /from\s+["']\.\.\/engine\//],
-  ["imports the store", /from\s+["']\.\.\/store\//],
+  ["imports a step executor", /from\s+["'](\.\.\/)+core\/steps\//],
+  ["imports the engine or a lane", /from\s+["'](\.\.\/)+(core|lanes)\//],
+  // The kernel's errors module is pure (codes and classes); the rest of the kernel is not.
+  ["imports the kernel beyond its errors", /from\s+["'](\.\.\/)+kernel\/(?!errors\.js["'])/],
+  ["imports the store", /from\s+["'](\.\.\/)+store\//],
   ["imports a node: module", /from\s+["']node:/],
   ["imports a driver or HTTP client", /from\s+["'](drizzle-orm|@libsql\/client|undici)/],
   ["imports @vetted/store's I/O half (use @vetted/store/limits)", /from\s+["']@vetted\/store["']/],

@@ -15,7 +15,7 @@ import type { ResumeKind } from "./status.js";
 
 /*
  * The step schemas: what a flow's steps look like, as data. Their executors (requests, timers, gates) live
- * in `../steps/`, one module per step type; this module does no I/O and schedules nothing.
+ * in `../core/steps/`, one module per step type; this module does no I/O and schedules nothing.
  */
 
 /** A step id: stable, unique in its flow. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IllegalTransitionError } from "../errors.js";
+import { IllegalTransitionError } from "../kernel/errors.js";
 import { canTransition, RUN_STATUSES, type RunStatus } from "./status.js";
 import { moveTo, type RunState } from "./transition-core.js";
 

@@ -1,4 +1,4 @@
-import { IllegalTransitionError } from "../errors.js";
+import { IllegalTransitionError } from "../kernel/errors.js";
 import type { WaitContext } from "./run.js";
 import { canTransition, type EndReason, type RunStatus } from "./status.js";
 import type { Step } from "./steps.js";

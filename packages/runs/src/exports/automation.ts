@@ -2,13 +2,6 @@
 // Re-exported by `src/index.ts`.
 
 export {
-  CommandNotFoundError,
-  CommandsFileError,
-  QueueFullError,
-  TaskFinishedError,
-  TaskNotFoundError,
-} from "../automation-errors.js";
-export {
   AutomationTask,
   appendTail,
   argvReferences,
@@ -27,26 +20,33 @@ export {
   type TaskReason,
   type TaskStatus,
 } from "../domain/automation.js";
+export type {
+  AutomationEngineOptions,
+  OnTaskTransition,
+  OutputEntry,
+  OutputListener,
+  TaskTransition,
+} from "../lanes/automation/index.js";
 export {
   type AutomationCommand,
-  type CommandContext,
-  type CommandResult,
-  compileParamsSchema,
-  type OutputKind,
-} from "../engine/automation/commands.js";
-export { loadCommandsFile, parseCommandsFile } from "../engine/automation/commands-file.js";
-export {
   type AutomationEngine,
+  type CommandContext,
+  CommandNotFoundError,
+  type CommandResult,
+  CommandsFileError,
+  compileParamsSchema,
   createAutomationEngine,
-  type TaskListQuery,
-} from "../engine/automation/engine.js";
-export type { OutputListener } from "../engine/automation/output-hub.js";
-export { createProcessCommand, type ProcessCommandOptions } from "../engine/automation/process-command.js";
-export {
+  createProcessCommand,
   createReplayFlowCommand,
+  loadCommandsFile,
+  type OutputKind,
+  type ProcessCommandOptions,
+  parseCommandsFile,
+  QueueFullError,
   type ReplayFlowInput,
   type RunStarter,
   replayFlow,
-} from "../engine/automation/replay-flow.js";
-export type { AutomationEngineOptions } from "../engine/automation/resources.js";
-export type { OnTaskTransition, OutputEntry, TaskTransition } from "../engine/automation/task-store.js";
+  TaskFinishedError,
+  type TaskListQuery,
+  TaskNotFoundError,
+} from "../lanes/automation/index.js";

@@ -16,7 +16,7 @@ export {
   type HoldPolicy,
   type LeasePurpose,
   type StorageState,
-} from "../browser/index.js";
+} from "../core/browser/index.js";
 export { type AriaNode, parseAriaSnapshot } from "../domain/aria-snapshot.js";
 export {
   BROWSER_ASSERT_FIELDS,
@@ -67,20 +67,6 @@ export {
   SessionStartInput,
 } from "../domain/session.js";
 export {
-  type ComputerUseEngine,
-  type ComputerUseEngineOptions,
-  createComputerUseEngine,
-  type LiveSessions,
-} from "../engine/computer-use/cu-engine.js";
-export { createOpenAiPlanner, type OpenAiPlannerOptions } from "../engine/computer-use/openai-planner.js";
-export { createLocalPlanner, type Planner, type PlannerRequest } from "../engine/computer-use/planner.js";
-export { RECORDER_SCRIPT } from "../engine/sessions/recorder-script.js";
-export {
-  createSessionsEngine,
-  type SessionsEngine,
-  type SessionsEngineOptions,
-} from "../engine/sessions/sessions-engine.js";
-export {
   ActionRefusedError,
   ComputerUseNotFoundError,
   InstructionNotUnderstoodError,
@@ -88,4 +74,21 @@ export {
   ScreenshotRefusedError,
   SessionNotActiveError,
   SessionStartError,
-} from "../lane-errors.js";
+} from "../kernel/lane-errors.js";
+export {
+  type ComputerUseEngine,
+  type ComputerUseEngineOptions,
+  createComputerUseEngine,
+  createLocalPlanner,
+  createOpenAiPlanner,
+  type LiveSessions,
+  type OpenAiPlannerOptions,
+  type Planner,
+  type PlannerRequest,
+} from "../lanes/computer-use/index.js";
+export {
+  createSessionsEngine,
+  RECORDER_SCRIPT,
+  type SessionsEngine,
+  type SessionsEngineOptions,
+} from "../lanes/sessions/index.js";

@@ -9,6 +9,19 @@ export type { Clock, IdGenerator, KeysetPage, KeysetPage as Page } from "@vetted
  * `DATABASE_BUSY`, and no connection reused after it met "busy".
  */
 export { type DatabaseOptions, type OpenDatabase, openDatabase } from "@vetted/store/database";
+export { StepEvidence } from "../core/evidence.js";
+export type {
+  EventListQuery,
+  EvidenceQuery,
+  IdempotencyOptions,
+  ListQuery,
+  RunListQuery,
+  RunsObserver,
+  SessionStates,
+} from "../core/runs-engine.js";
+export { DEFAULT_MAX_RESPONSE_BYTES } from "../core/steps/http-response.js";
+export { STEP_TYPES, stepTypeOf } from "../core/steps/registry.js";
+export type { StepContext, StepType } from "../core/steps/step-type.js";
 export { Flow, FlowInput, FlowPatch } from "../domain/flow.js";
 export {
   type CanonicalHost,
@@ -83,31 +96,7 @@ export {
   type RunState,
   type Transition,
 } from "../domain/transitions.js";
-export type { ChangeHub, ChangeListener } from "../engine/change-hub.js";
-export { StepEvidence } from "../engine/evidence.js";
-export type { EventHub, EventListener } from "../engine/hub.js";
-export {
-  createOutboundPolicy,
-  DEFAULT_DENIED_HOSTS,
-  type HostLookup,
-  type OutboundDecision,
-  type OutboundPolicy,
-  type OutboundPolicyOptions,
-} from "../engine/outbound.js";
-export { createRedactor, MIN_SUBSTRING_LENGTH, type Redactor } from "../engine/redactor.js";
-export {
-  createRunsEngine,
-  type EventListQuery,
-  type EvidenceQuery,
-  type IdempotencyOptions,
-  type ListQuery,
-  type RunListQuery,
-  type RunsEngine,
-  type RunsEngineOptions,
-  type RunsObserver,
-  type SessionStates,
-} from "../engine/runs-engine.js";
-export { loadSecretsKey, SECRETS_KEY_FILE } from "../engine/secret-box.js";
+export type { ChangeHub, ChangeListener } from "../kernel/change-hub.js";
 export {
   BrowserBusyError,
   BrowserCrashedError,
@@ -130,8 +119,17 @@ export {
   TemplateNotFoundError,
   TemplateStatusError,
   VersionConflictError,
-} from "../errors.js";
-export { DEFAULT_MAX_RESPONSE_BYTES } from "../steps/http-response.js";
-export { STEP_TYPES, stepTypeOf } from "../steps/registry.js";
-export type { StepContext, StepType } from "../steps/step-type.js";
+} from "../kernel/errors.js";
+export type { EventHub, EventListener } from "../kernel/hub.js";
+export {
+  createOutboundPolicy,
+  DEFAULT_DENIED_HOSTS,
+  type HostLookup,
+  type OutboundDecision,
+  type OutboundPolicy,
+  type OutboundPolicyOptions,
+} from "../kernel/outbound.js";
+export { createRedactor, MIN_SUBSTRING_LENGTH, type Redactor } from "../kernel/redactor.js";
+export { loadSecretsKey, SECRETS_KEY_FILE } from "../kernel/secret-box.js";
+export { createRunsEngine, type RunsEngine, type RunsEngineOptions } from "../platform.js";
 export { migrate } from "../store/migrate.js";

@@ -35,4 +35,4 @@ export {
   type RunHealth,
   type Telemetry,
   type TelemetryOptions,
-} from "../engine/telemetry/index.js";
+} from "../lanes/telemetry/index.js";

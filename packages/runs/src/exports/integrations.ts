@@ -1,6 +1,14 @@
 // Integrations: inbound SMS and one-time codes, embeddings, signed webhooks. Re-exported by `src/index.ts`.
 
 export {
+  createInboundMessagesOtpSource,
+  extractOtpCode,
+  type InboundMessage,
+  type InboundMessagesOtpSource,
+  type OtpRequest,
+  type OtpSource,
+} from "../core/otp-source.js";
+export {
   EMBEDDINGS_MAX_CHARS,
   EMBEDDINGS_MAX_TEXTS,
   EmbeddingsBatchRequest,
@@ -35,41 +43,33 @@ export {
   WebhookInput,
   type WebhookPayload,
 } from "../domain/webhooks.js";
-export { dot, type Embedder, normalize } from "../embeddings/embedder.js";
 export {
-  EmbeddingsBusyError,
-  UnknownModelError,
-  UpstreamFailedError,
-  UpstreamTimeoutError,
-} from "../embeddings/errors.js";
-export {
+  createEmbeddings,
   createLocalEmbedder,
+  createOpenAiCompatibleEmbedder,
   createTokenizer,
+  dot,
+  type Embedder,
+  type Embeddings,
+  EmbeddingsBusyError,
   LOCAL_DIMENSION,
   LOCAL_MODEL,
   type LocalEmbedderOptions,
-} from "../embeddings/local.js";
-export {
-  createOpenAiCompatibleEmbedder,
+  normalize,
   type OpenAiCompatibleOptions,
-} from "../embeddings/openai-compatible.js";
-export { createEmbeddings, type Embeddings } from "../embeddings/service.js";
-export type { CallbackRejection } from "../engine/inbound-sms.js";
-export {
-  createInboundMessagesOtpSource,
-  extractOtpCode,
-  type InboundMessage,
-  type InboundMessagesOtpSource,
-  type OtpRequest,
-  type OtpSource,
-} from "../engine/otp-source.js";
-export type { FeedEntry, WebhookFeed } from "../engine/webhooks/feeds.js";
+  UnknownModelError,
+  UpstreamFailedError,
+  UpstreamTimeoutError,
+} from "../lanes/embeddings/index.js";
+export type { CallbackRejection } from "../lanes/inbound-sms/index.js";
+export type { FeedEntry, WebhookFeed, WebhooksEngineOptions } from "../lanes/webhooks/index.js";
 export {
   createTaskFinishedHook,
+  createWebhooksEngine,
   enqueueWebhookEvent,
   type FinishedTaskFacts,
   type OutboxEvent,
-} from "../engine/webhooks/outbox.js";
-export type { WebhooksEngineOptions } from "../engine/webhooks/resources.js";
-export { createWebhooksEngine, type WebhooksEngine } from "../engine/webhooks/webhooks-engine.js";
-export { WebhookNotFoundError, WebhookUrlDeniedError } from "../webhook-errors.js";
+  WebhookNotFoundError,
+  type WebhooksEngine,
+  WebhookUrlDeniedError,
+} from "../lanes/webhooks/index.js";

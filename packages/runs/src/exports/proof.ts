@@ -30,11 +30,11 @@ export {
   SimilarFailureMatch,
   VIOLATION_CODES,
 } from "../domain/proof/schemas.js";
-export { BLOCKING_REASONS, type SimilarFailure } from "../engine/failure-embeddings.js";
+export { BLOCKING_REASONS, type SimilarFailure } from "../lanes/embeddings/index.js";
 export {
   createProofEngine,
+  GENERATED_LABEL,
   type ProofEngine,
   type ProofEngineOptions,
   type ReviewModelOptions,
-} from "../engine/proof/proof-engine.js";
-export { GENERATED_LABEL } from "../engine/proof/review-model.js";
+} from "../lanes/proof/index.js";

@@ -32,15 +32,13 @@ export {
   sensitiveKindOf,
 } from "../domain/reconstruction/sensitive.js";
 export {
-  createReconstructionEngine,
-  PREVIEW_TTL_MS,
-  type ReconstructionEngine,
-  type ReconstructionEngineOptions,
-} from "../engine/reconstruction/reconstruction-engine.js";
-export {
   ArtifactNotFoundError,
   ArtifactTooLargeError,
+  createReconstructionEngine,
   HarInvalidError,
   PathOutsideRootError,
+  PREVIEW_TTL_MS,
   PreviewUnavailableError,
-} from "../reconstruction-errors.js";
+  type ReconstructionEngine,
+  type ReconstructionEngineOptions,
+} from "../lanes/reconstruction/index.js";

@@ -1,6 +1,7 @@
 // The template lifecycle (families, versions, recommended), recovery plans and wait guidance.
 // Re-exported by `src/index.ts`.
 
+export { isTemplateExport, type TemplateLifecycleHooks } from "../core/template-lifecycle.js";
 export {
   planRecovery,
   RECOVERY_ACTION_IDS,
@@ -30,4 +31,3 @@ export {
   RequiredAction,
   type WaitGuidance,
 } from "../domain/wait-guidance.js";
-export { isTemplateExport, type TemplateLifecycleHooks } from "../engine/template-lifecycle.js";

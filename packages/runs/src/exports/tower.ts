@@ -3,8 +3,10 @@
 export { applyDraftEdits, TowerDraftEdit, TowerDraftPatch } from "../domain/tower-draft.js";
 export {
   createTowerEngine,
+  DraftStepNotFoundError,
   LatestFlow,
   ReplayPreconditions,
+  SessionIdInvalidError,
   type TowerDraft,
   type TowerEngine,
   type TowerEngineOptions,
@@ -14,5 +16,4 @@ export {
   TowerReplayInput,
   type TowerRuns,
   TowerStepReplayInput,
-} from "../engine/tower/tower-engine.js";
-export { DraftStepNotFoundError, SessionIdInvalidError } from "../tower-errors.js";
+} from "../lanes/tower/index.js";

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { Step } from "../core/steps/registry.js";
 import type { WaitContext } from "../domain/run.js";
 import type { EndReason, RunStatus } from "../domain/status.js";
 import type { ParamSpec, Policies } from "../domain/template.js";
 import { TEMPLATE_STATUSES, type TemplateStatus } from "../domain/template-status.js";
 import type { GateValues } from "../domain/transitions.js";
-import type { Step } from "../steps/registry.js";
 
 /** Flows at their latest version. */
 export const flows = sqliteTable("runs_flows", {

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { optionLikeArgs } from "../domain/automation.js";
-import { parseCommandsFile } from "../engine/automation/commands-file.js";
-import { type AutomationEngine, createAutomationEngine } from "../engine/automation/engine.js";
-import { createProcessCommand } from "../engine/automation/process-command.js";
+import { parseCommandsFile } from "../lanes/automation/commands-file.js";
+import { type AutomationEngine, createAutomationEngine } from "../lanes/automation/engine.js";
+import { createProcessCommand } from "../lanes/automation/process-command.js";
 import { openTestEngine, TEST_SECRETS_KEY } from "./harness.js";
 
 /*

@@ -3,10 +3,10 @@ import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AutomationCommand } from "../engine/automation/commands.js";
-import { parseCommandsFile } from "../engine/automation/commands-file.js";
-import { type AutomationEngine, createAutomationEngine } from "../engine/automation/engine.js";
-import { createProcessCommand } from "../engine/automation/process-command.js";
+import type { AutomationCommand } from "../lanes/automation/commands.js";
+import { parseCommandsFile } from "../lanes/automation/commands-file.js";
+import { type AutomationEngine, createAutomationEngine } from "../lanes/automation/engine.js";
+import { createProcessCommand } from "../lanes/automation/process-command.js";
 import { automationTasks } from "../store/schema.js";
 import { openTestEngine, TEST_SECRETS_KEY } from "./harness.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Target } from "../domain/browser-steps.js";
 import type { Run } from "../domain/run.js";
-import type { RunsEngine } from "../engine/runs-engine.js";
+import type { RunsEngine } from "../platform.js";
 import { target } from "./browser-flows.js";
 import { useBrowserSuite } from "./browser-suite.js";
 import { waitFor } from "./harness.js";

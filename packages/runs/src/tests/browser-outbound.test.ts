@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Run } from "../domain/run.js";
-import type { RunsEngine } from "../engine/runs-engine.js";
+import type { RunsEngine } from "../platform.js";
 import { LEAK_KINDS } from "../testing/test-site-pages.js";
 import { target } from "./browser-flows.js";
 import { useBrowserSuite } from "./browser-suite.js";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunsError } from "../errors.js";
+import type { RunsError } from "../kernel/errors.js";
 import { codeOf, waitFor } from "./harness.js";
 import { type Lanes, type LanesOptions, openLanes } from "./lanes-harness.js";
 

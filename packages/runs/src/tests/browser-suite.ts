@@ -2,9 +2,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { findChromium } from "../browser/find-chromium.js";
-import { type BrowserHost, createBrowserHost } from "../browser/host.js";
-import type { RunsEngineOptions } from "../engine/runs-engine.js";
+import { findChromium } from "../core/browser/find-chromium.js";
+import { type BrowserHost, createBrowserHost } from "../core/browser/host.js";
+import type { RunsEngineOptions } from "../platform.js";
 import { startTestSite, type TestSite, type TestSiteOptions } from "../testing.js";
 import { openTestEngine } from "./harness.js";
 

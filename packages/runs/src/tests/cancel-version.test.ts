@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { VersionConflictError } from "../errors.js";
+import { VersionConflictError } from "../kernel/errors.js";
 import { openTestEngine, waitFor } from "./harness.js";
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createComputerUseEngine } from "../engine/computer-use/cu-engine.js";
-import type { RunsError } from "../errors.js";
+import type { RunsError } from "../kernel/errors.js";
+import { createComputerUseEngine } from "../lanes/computer-use/cu-engine.js";
 import { type Lanes, openLanes } from "./lanes-harness.js";
 
 /*

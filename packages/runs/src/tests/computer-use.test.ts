@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunsError } from "../errors.js";
+import type { RunsError } from "../kernel/errors.js";
 import { type Lanes, openLanes } from "./lanes-harness.js";
 
 let t: Lanes;

@@ -82,13 +82,13 @@ describe("the run engine", () => {
 
 describe("the run engine's edges", () => {
   it("takes a one-time code from the inbound messages when none is given", async () => {
-    const { createInboundMessagesOtpSource } = await import("../engine/otp-source.js");
+    const { createInboundMessagesOtpSource } = await import("../core/otp-source.js");
     const t = await openTestEngine();
     cleanups.push(t.close);
     const source = createInboundMessagesOtpSource({ db: t.db });
     const shop = await startShop();
     cleanups.push(shop.close);
-    const { createRunsEngine } = await import("../engine/runs-engine.js");
+    const { createRunsEngine } = await import("../platform.js");
     const engine = createRunsEngine({
       db: t.db,
       secretsKey: TEST_SECRETS_KEY,

@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "@vetted/store/database";
-import { createRunsEngine, type RunsEngineOptions } from "../engine/runs-engine.js";
-import type { RunsError } from "../errors.js";
+import type { RunsError } from "../kernel/errors.js";
+import { createRunsEngine, type RunsEngineOptions } from "../platform.js";
 import { migrate } from "../store/migrate.js";
 
 /** Where tests cache the parsed local word vectors (shared across test files and runs: later loads are fast). */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunsEngineOptions } from "../engine/runs-engine.js";
+import type { RunsEngineOptions } from "../platform.js";
 import { openTestEngine, waitFor } from "./harness.js";
 import type { SinkHandler } from "./sink.js";
 import { startSink } from "./sink.js";

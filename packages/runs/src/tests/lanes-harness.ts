@@ -1,13 +1,13 @@
-import { findChromium } from "../browser/find-chromium.js";
-import { type BrowserHost, type BrowserHostOptions, createBrowserHost } from "../browser/host.js";
-import { type ComputerUseEngine, createComputerUseEngine } from "../engine/computer-use/cu-engine.js";
-import type { Planner } from "../engine/computer-use/planner.js";
-import type { RunsEngineOptions } from "../engine/runs-engine.js";
+import { findChromium } from "../core/browser/find-chromium.js";
+import { type BrowserHost, type BrowserHostOptions, createBrowserHost } from "../core/browser/host.js";
+import { type ComputerUseEngine, createComputerUseEngine } from "../lanes/computer-use/cu-engine.js";
+import type { Planner } from "../lanes/computer-use/planner.js";
 import {
   createSessionsEngine,
   type SessionsEngine,
   type SessionsEngineOptions,
-} from "../engine/sessions/sessions-engine.js";
+} from "../lanes/sessions/sessions-engine.js";
+import type { RunsEngineOptions } from "../platform.js";
 import { startTestSite, type TestSite, type TestSiteOptions } from "../testing.js";
 import { openTestEngine, TEST_SECRETS_KEY } from "./harness.js";
 

@@ -80,7 +80,7 @@ describe("every runs list pages the same way", () => {
 
 describe("pageLimit", () => {
   it("defaults to DEFAULT_PAGE_LIMIT and caps at MAX_PAGE_LIMIT", async () => {
-    const { pageLimit } = await import("../engine/lists.js");
+    const { pageLimit } = await import("../core/lists.js");
     const { DEFAULT_PAGE_LIMIT } = await import("@vetted/store");
     expect(pageLimit(undefined)).toBe(DEFAULT_PAGE_LIMIT);
     expect(pageLimit(MAX_PAGE_LIMIT + 1)).toBe(MAX_PAGE_LIMIT);

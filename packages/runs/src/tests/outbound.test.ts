@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { FlowInput } from "../domain/flow.js";
-import type { RunsEngineOptions } from "../engine/runs-engine.js";
 import { parseProtectedDomains } from "../index.js";
+import type { RunsEngineOptions } from "../platform.js";
 import { openTestEngine, waitFor } from "./harness.js";
 import { startSink } from "./sink.js";
 

@@ -6,10 +6,10 @@ import { createClient } from "@libsql/client";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
+import { createResources } from "../core/resources.js";
+import { stateOf } from "../core/views.js";
+import { Leases } from "../core/worker.js";
 import { completeStep } from "../domain/transitions.js";
-import { createResources } from "../engine/resources.js";
-import { stateOf } from "../engine/views.js";
-import { Leases } from "../engine/worker.js";
 import { events, runs } from "../store/schema.js";
 import { openTestEngine, TEST_SECRETS_KEY, waitFor } from "./harness.js";
 

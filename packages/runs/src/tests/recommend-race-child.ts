@@ -9,8 +9,8 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
-import { createResources } from "../engine/resources.js";
-import { createTemplateLifecycle } from "../engine/template-lifecycle.js";
+import { createResources } from "../core/resources.js";
+import { createTemplateLifecycle } from "../core/template-lifecycle.js";
 import { TEST_SECRETS_KEY } from "./harness.js";
 
 const [file, templateId, holdText] = process.argv.slice(2);

@@ -3,9 +3,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
+import { createInboundMessagesOtpSource } from "../core/otp-source.js";
 import type { Run } from "../domain/run.js";
-import { createInboundMessagesOtpSource } from "../engine/otp-source.js";
-import { createRunsEngine, type RunsEngineOptions } from "../engine/runs-engine.js";
+import { createRunsEngine, type RunsEngineOptions } from "../platform.js";
 import { openTestEngine, TEST_SECRETS_KEY, waitFor } from "./harness.js";
 
 const SECRET = "hunter2 s3cr3t/Pa55+wörd";

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunsError } from "../errors.js";
+import type { RunsError } from "../kernel/errors.js";
 import { type Lanes, openLanes } from "./lanes-harness.js";
 
 let t: Lanes;

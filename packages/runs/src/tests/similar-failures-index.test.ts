@@ -4,8 +4,12 @@ import { runTransaction } from "@vetted/store";
 import type { SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFailureVectors, type VectorStore, vectorIndexReady } from "../engine/failure-vectors.js";
-import { createRunsEngine } from "../engine/runs-engine.js";
+import {
+  createFailureVectors,
+  type VectorStore,
+  vectorIndexReady,
+} from "../lanes/embeddings/failure-vectors.js";
+import { createRunsEngine } from "../platform.js";
 import { openTestEngine, TEST_SECRETS_KEY, waitFor } from "./harness.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createLocalEmbedder } from "../embeddings/local.js";
+import { createLocalEmbedder } from "../lanes/embeddings/local.js";
 import { openTestEngine, startShop, TEST_CACHE_DIR, waitFor } from "./harness.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];

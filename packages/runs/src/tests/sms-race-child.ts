@@ -7,8 +7,8 @@
 import { createInterface } from "node:readline";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
-import { createRunsEngine } from "../engine/runs-engine.js";
-import { RunsError } from "../errors.js";
+import { RunsError } from "../kernel/errors.js";
+import { createRunsEngine } from "../platform.js";
 import { TEST_SECRETS_KEY } from "./harness.js";
 
 const [file, tag, code] = process.argv.slice(2);

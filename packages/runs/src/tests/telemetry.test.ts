@@ -2,7 +2,7 @@ import { count } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { decideAlerts, severityFor } from "../domain/alerts.js";
 import { MAX_RUM_PATHS, normalizeRumPath, percentile, RUM_OTHER_PATH } from "../domain/telemetry.js";
-import { createTelemetry } from "../engine/telemetry/index.js";
+import { createTelemetry } from "../lanes/telemetry/index.js";
 import { rumSamples } from "../store/schema.js";
 import { openTestEngine } from "./harness.js";
 

@@ -7,7 +7,7 @@
 import { createInterface } from "node:readline";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
-import { createWebhooksEngine } from "../engine/webhooks/webhooks-engine.js";
+import { createWebhooksEngine } from "../lanes/webhooks/webhooks-engine.js";
 import { TEST_SECRETS_KEY } from "./harness.js";
 
 const [file] = process.argv.slice(2);

@@ -5,7 +5,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { runTransaction } from "@vetted/store";
 import { afterEach, describe, expect, it } from "vitest";
-import { createWebhooksEngine } from "../engine/webhooks/webhooks-engine.js";
+import { createWebhooksEngine } from "../lanes/webhooks/webhooks-engine.js";
 import { webhookDeliveries } from "../store/schema.js";
 import { startReceiver } from "../testing/webhook-receiver.js";
 import { codeOf, openTestEngine, TEST_SECRETS_KEY, waitFor } from "./harness.js";

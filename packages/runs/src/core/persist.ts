@@ -1,0 +1,112 @@
+import type { Tx } from "@vetted/store";
+import { and, eq } from "drizzle-orm";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import type { z } from "zod";
+import { isTerminal } from "../domain/status.js";
+import type { EventDraft, Transition } from "../domain/transitions.js";
+import { InvalidInputError, RunNotFoundError } from "../kernel/errors.js";
+import { events, runs } from "../store/schema.js";
+import { noteEvents, type RunsResources } from "./resources.js";
+import type { RunRow } from "./views.js";
+
+/** Which write may land: a verb's compare-and-set on `version`, or a worker's lease token. */
+export type PersistGuard = { version: number } | { leaseOwner: string };
+
+/**
+ * Writes one transition of a run, guarded: a verb (resume, cancel, claim, sweep) writes only if the run
+ * is still at the version it decided on; the worker executing a run writes only while its lease token is
+ * the run's (a re-claim, a cancel or a timeout replaces or clears it). Secrets and one-time codes are
+ * sealed or redacted before anything is written. Returns undefined when the guard did not hold.
+ */
+export async function persist(
+  r: RunsResources,
+  tx: Tx,
+  row: RunRow,
+  t: Transition,
+  at: number,
+  opts: { guard?: PersistGuard; extra?: Partial<RunRow> } = {},
+): Promise<RunRow | undefined> {
+  const safe = r.vault.protect(row, t);
+  const s = safe.state;
+  const changes = {
+    status: s.status,
+    cursor: s.cursor,
+    vars: s.vars,
+    gate: s.gate,
+    waitContext: s.wait,
+    waitExpiresAt: s.waitExpiresAt,
+    reason: s.reason,
+    error: s.error,
+    otpAttempts: s.otpAttempts,
+    version: s.version,
+    eventSeq: row.eventSeq + safe.events.length,
+    updatedAt: at,
+    // Every commit settles the step that was in flight.
+    inFlightStepId: null,
+    finishedAt: isTerminal(s.status) ? at : null,
+    // A run that ended needs its secrets no more: protect() left no sealed slot and no copy in vars.
+    secrets: safe.slots,
+    ...(s.status === "running" ? {} : { leaseOwner: null, leaseExpiresAt: null }),
+    // The step's first start is kept only while the run stays at that step (a re-claim, not a move).
+    ...(s.status === "running" && s.cursor === row.cursor
+      ? {}
+      : { stepStartedAt: null, stepStartedCursor: null }),
+    ...opts.extra,
+  } satisfies Partial<RunRow>;
+  const guard = opts.guard ?? { version: row.version };
+  const result = await tx
+    .update(runs)
+    .set(changes)
+    .where(
+      and(
+        eq(runs.id, row.id),
+        "leaseOwner" in guard ? eq(runs.leaseOwner, guard.leaseOwner) : eq(runs.version, guard.version),
+      ),
+    );
+  if (result.rowsAffected === 0) return undefined;
+  await appendEvents(tx, row.id, row.eventSeq, safe.events, at);
+  for (const hook of r.transitionHooks) await hook(tx, row, changes, at, r.newId);
+  return { ...row, ...changes };
+}
+
+/** Appends events after `afterSeq`; the hub hears of them once the transaction commits. */
+export async function appendEvents(
+  tx: Tx,
+  runId: string,
+  afterSeq: number,
+  drafts: readonly EventDraft[],
+  at: number,
+): Promise<void> {
+  if (drafts.length === 0) return;
+  await tx
+    .insert(events)
+    .values(drafts.map((e, i) => ({ runId, seq: afterSeq + i + 1, type: e.type, data: e.data, at })));
+  noteEvents(tx, runId);
+}
+
+/** The run's row. @throws RunNotFoundError */
+export async function loadRun(tx: Tx | LibSQLDatabase, runId: string): Promise<RunRow> {
+  const [row] = await tx.select().from(runs).where(eq(runs.id, runId)).limit(1);
+  if (row === undefined) throw new RunNotFoundError(runId);
+  return row;
+}
+
+/** Parses `input` with `schema`, or throws {@link InvalidInputError} with every issue. */
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  code: ConstructorParameters<typeof InvalidInputError>[0],
+  what: string,
+): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+  const first = issues[0];
+  throw new InvalidInputError(
+    code,
+    `${what} is invalid: ${first?.path ?? ""} ${first?.message ?? ""}`.trim(),
+    {
+      issues,
+    },
+  );
+}
