@@ -60,4 +60,17 @@ describe("the packed @vetted/comparison, installed with npm outside the workspac
     expect(expected.length).toBeGreaterThan(0);
     expect(out.trim().split("\n")).toEqual(expected);
   }, 120_000);
+
+  it("links the vetted-comparison bin, which checks the shipped example document", (context) => {
+    if (!online)
+      context.skip("npm registry unreachable (`npm ping` failed): cannot install the packed tarball");
+    const bin = join(consumer, "node_modules", ".bin", "vetted-comparison");
+    const example = join("node_modules", "@vetted", "comparison", "examples", "comparison.json");
+    const out = execFileSync(bin, ["check", example, "--curated", "audience"], {
+      cwd: consumer,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(out).toBe("0 errors, 0 warnings in 1 file (1 clean)\n");
+  }, 120_000);
 });
