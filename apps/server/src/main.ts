@@ -10,6 +10,7 @@ import { createApp } from "./app.js";
 import { createAutomationFromConfig } from "./automation/create.js";
 import { createBrowserLanes, lateSessionStates } from "./browser-lanes.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
+import { openMigratedDatabase } from "./database-startup.js";
 import { type OpenDatabase, openDatabase } from "./db.js";
 import { createServerEmbeddings } from "./embeddings.js";
 import { createFileorgDeps, serverDataPaths } from "./fileorg.js";
@@ -195,8 +196,8 @@ function stopOnSignals({
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config.logLevel);
-  const database = await openDatabase(config);
-  const migrated = await runMigrations(database.db);
+  const steps = { open: openDatabase, migrate: runMigrations };
+  const { database, migrated } = await openMigratedDatabase(config, steps);
   logger.info("database ready", {
     database: config.databaseIsFile ? config.databaseUrl : new URL(config.databaseUrl).host,
     migrated,

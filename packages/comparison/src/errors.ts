@@ -32,6 +32,23 @@ export class UnknownGroupError extends ComparisonError {
   }
 }
 
+/**
+ * A hand-curated group id (lint option `curatedGroups`) that the document does not define: a typo would
+ * otherwise leave the real group un-curated without a word. Same code as any unknown group, plus the
+ * closest known id when one is likely meant.
+ */
+export class UnknownCuratedGroupError extends ComparisonError {
+  override readonly name = "UnknownCuratedGroupError";
+  constructor(id: string, known: readonly string[], suggestion: string | undefined) {
+    const hint = suggestion === undefined ? "." : `; did you mean ${JSON.stringify(suggestion)}?`;
+    super(
+      "UNKNOWN_GROUP",
+      `curatedGroups names "${id}", which is no filter group of this document${hint} Known groups: ${known.length > 0 ? known.join(", ") : "(none)"}.`,
+      { id, known, ...(suggestion === undefined ? {} : { suggestion }) },
+    );
+  }
+}
+
 /** A filter value id that its group does not define. */
 export class UnknownFilterValueError extends ComparisonError {
   override readonly name = "UnknownFilterValueError";

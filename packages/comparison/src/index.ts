@@ -50,6 +50,7 @@ export type { ComparisonErrorCode } from "./errors.js";
 export {
   COMPARISON_ERROR_CODES,
   ComparisonError,
+  UnknownCuratedGroupError,
   UnknownFilterValueError,
   UnknownGroupError,
   UnknownQueryFieldError,

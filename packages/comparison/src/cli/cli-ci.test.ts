@@ -212,6 +212,22 @@ describe("vetted-comparison in CI", { timeout: 60_000 }, () => {
     });
   });
 
+  it("lints each checked document with the --curated groups it defines", async () => {
+    write("curated/with.json", sampleText);
+    write(
+      "curated/without.json",
+      documentWith((doc) => doc.filters.splice(2, 1)),
+    );
+    const outcome = await run([
+      "check",
+      "curated/with.json",
+      "curated/without.json",
+      "--curated",
+      "audience",
+    ]);
+    expect(outcome).toEqual({ code: 0, stdout: "0 errors, 0 warnings in 2 files (2 clean)\n", stderr: "" });
+  });
+
   it("sorts issues by position, suggests likely names and gives no advice about a repeated row's values", async () => {
     const document = documentWith((doc) => {
       const [, second, , , , , , , , last] = doc.comparisons;

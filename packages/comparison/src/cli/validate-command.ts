@@ -73,7 +73,11 @@ async function reportOf(
 ): Promise<FileReport> {
   if (loaded.status === "unreadable") return { file: label, readable: false, reason: loaded.reason };
   if (loaded.status === "invalid") return { file: label, readable: true, issues: loaded.issues };
-  const found: Issue[] = settings.lint ? lint(loaded.value, { curatedGroups: settings.curated }) : [];
+  // `--curated` names groups of any checked document (checkCuratedIds refused the others); each
+  // document is linted with the ones it defines.
+  const groupIds = new Set(loaded.value.filters.map((group) => group.id));
+  const curatedGroups = settings.curated.filter((id) => groupIds.has(id));
+  const found: Issue[] = settings.lint ? lint(loaded.value, { curatedGroups }) : [];
   if (settings.checkFiles) {
     found.push(...(await checkFiles(loaded.value, { baseDir: filesBaseOf(file, label, settings, io) })));
   }

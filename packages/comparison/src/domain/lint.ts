@@ -1,3 +1,4 @@
+import { UnknownCuratedGroupError } from "../errors.js";
 import { suggestName } from "./issue-text.js";
 import type { Issue, IssueParam, LintIssueCode, Severity } from "./issues.js";
 import type { ComparisonDocument, ComparisonRow } from "./schema.js";
@@ -27,6 +28,7 @@ export interface LintOptions {
   /**
    * Ids of hand-curated filter groups: their values list rows by hand, so the derivation rules
    * (`FILTER_VALUE_MISMATCH`, `FILTER_VALUE_NOT_DERIVED`) skip them. Every other rule still applies.
+   * An id the document does not define throws `UNKNOWN_GROUP` (with the closest known id).
    */
   readonly curatedGroups?: readonly string[];
 }
@@ -100,11 +102,13 @@ function firstSeen<T>(
 /**
  * Checks the integrity rules a schema cannot express, on a document `validate` accepted: unique ids,
  * references naming existing rows, no self-comparison, filter fields naming scalar row fields, and
- * derived filter groups matching their rows. Returns the issues in document order.
+ * derived filter groups matching their rows. Returns the issues in document order. Throws
+ * `UNKNOWN_GROUP` ({@link UnknownCuratedGroupError}) for a `curatedGroups` id the document does not define.
  */
 export function lint(document: ComparisonDocument, options: LintOptions = {}): Issue[] {
   const out = new LintCollector(options.severities ?? {});
   const curated = new Set(options.curatedGroups ?? []);
+  refuseUnknownCurated(document, curated);
   const { rowIndex, duplicateRowIds } = lintRows(out, document.comparisons);
   const rowIds = [...rowIndex.keys()];
   firstSeen(
@@ -124,6 +128,14 @@ export function lint(document: ComparisonDocument, options: LintOptions = {}): I
     lintFilterGroup(out, rows, group, groupIndex, curated.has(group.id));
   });
   return out.issues;
+}
+
+/** Throws for the first curated id that names no filter group of the document. */
+function refuseUnknownCurated(document: ComparisonDocument, curated: ReadonlySet<string>): void {
+  const known = document.filters.map((group) => group.id);
+  for (const id of curated) {
+    if (!known.includes(id)) throw new UnknownCuratedGroupError(id, known, suggestName(id, known));
+  }
 }
 
 /** The rows as the filter-group rules see them. */
