@@ -5,6 +5,7 @@ import { api, unwrap } from "../../api/client.js";
 import type { components } from "../../api/schema.js";
 import { type SseMessage, useEventStream } from "../../api/sse.js";
 import { ErrorState, Loading } from "../../ui/states.js";
+import { EvidenceImage } from "./EvidenceImage.js";
 import { GateForm } from "./GateForm.js";
 
 type RunEvent = components["schemas"]["RunEvent"];
@@ -47,7 +48,7 @@ export function stepLines(events: RunEvent[], evidence: Evidence[]): StepLine[] 
   return lines;
 }
 
-function Timeline({ runId, lines }: { runId: string; lines: StepLine[] }) {
+function Timeline({ runId, lines, refresh }: { runId: string; lines: StepLine[]; refresh: number }) {
   if (lines.length === 0) return <p className="muted">No step has finished yet.</p>;
   return (
     <ol className="timeline" data-testid="timeline">
@@ -56,13 +57,13 @@ function Timeline({ runId, lines }: { runId: string; lines: StepLine[] }) {
           <strong>{line.stepId}</strong> — {line.outcome}
           {line.durationMs === undefined ? "" : `, ${line.durationMs} ms`}
           {line.evidence?.screenshots.map((s) => (
-            <div key={s.name}>
-              <img
-                alt={`Screenshot ${s.name} of step ${line.stepId}`}
-                src={`/api/runs/${encodeURIComponent(runId)}/evidence/${encodeURIComponent(line.evidence?.id ?? "")}/screenshots/${encodeURIComponent(s.name)}`}
-                style={{ maxWidth: "32rem", border: "1px solid var(--border)" }}
-              />
-            </div>
+            <EvidenceImage
+              key={s.name}
+              label={s.name}
+              alt={`Screenshot ${s.name} of step ${line.stepId}`}
+              src={`/api/runs/${encodeURIComponent(runId)}/evidence/${encodeURIComponent(line.evidence?.id ?? "")}/screenshots/${encodeURIComponent(s.name)}`}
+              refresh={refresh}
+            />
           ))}
         </li>
       ))}
@@ -130,7 +131,7 @@ export function RunPage() {
       <GateForm run={r} />
       <h2>Steps</h2>
       {evidence.isError ? <ErrorState error={evidence.error} /> : null}
-      <Timeline runId={r.id} lines={stepLines(events, evidence.data?.items ?? [])} />
+      <Timeline runId={r.id} lines={stepLines(events, evidence.data?.items ?? [])} refresh={events.length} />
       <h2>Events</h2>
       <ol className="events" data-testid="events">
         {events.map((e) => (
