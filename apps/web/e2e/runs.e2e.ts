@@ -238,4 +238,33 @@ test.describe("runs", () => {
       );
     expect(broken).toBe(0);
   });
+  test("run lists and the run page name the template or flow, not its id", async ({ page, server }) => {
+    const templateId = await createTemplate(server, "Named checkout", [
+      { id: "a", type: "set", vars: { x: 1 } },
+    ]);
+    const fromTemplate = await server.api<{ id: string; flow_id: string }>("POST", "/api/runs", {
+      template_id: templateId,
+      params: { shop: shop.shopUrl },
+    });
+    const flow = await server.api<{ id: string }>("POST", "/api/flows", {
+      name: "Bare flow",
+      steps: [{ id: "a", type: "set", vars: { x: 1 } }],
+    });
+    const fromFlow = await server.api<{ id: string }>("POST", "/api/runs", { flow_id: flow.id });
+
+    await page.goto("/runs");
+    const templateCell = page.getByRole("row").filter({ hasText: fromTemplate.id }).getByTestId("run-source");
+    await expect(templateCell).toHaveText("Named checkout (template)");
+    await expect(templateCell.getByRole("link")).toHaveAttribute("href", `/templates/${templateId}`);
+    const flowCell = page.getByRole("row").filter({ hasText: fromFlow.id }).getByTestId("run-source");
+    await expect(flowCell).toHaveText("Bare flow (flow)");
+    await expect(page.getByTestId("run-source").filter({ hasText: /tpl_|flow_/ })).toHaveCount(0);
+    await expectAccessible(page);
+
+    await page.goto(`/runs/${fromTemplate.id}`);
+    await expect(page.getByRole("link", { name: "Named checkout" })).toHaveAttribute(
+      "href",
+      `/flows/${fromTemplate.flow_id}`,
+    );
+  });
 });

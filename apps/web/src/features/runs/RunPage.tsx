@@ -80,6 +80,14 @@ export function RunPage() {
     queryKey: ["run", runId],
     queryFn: () => unwrap(api.GET("/api/runs/{run_id}", { params: { path: { run_id: runId } } })),
   });
+  const flowId = run.data?.flow_id;
+  // The run carries only the flow's id; its name comes from the flow (cached with the flow page's).
+  const flow = useQuery({
+    queryKey: ["flow", flowId],
+    queryFn: () => unwrap(api.GET("/api/flows/{flow_id}", { params: { path: { flow_id: flowId ?? "" } } })),
+    enabled: flowId !== undefined,
+    staleTime: 60_000,
+  });
   const evidence = useQuery({
     queryKey: ["run", runId, "evidence"],
     queryFn: () =>
@@ -121,7 +129,7 @@ export function RunPage() {
       <p className="muted">
         Flow{" "}
         <Link to="/flows/$flowId" params={{ flowId: r.flow_id }}>
-          {r.flow_id}
+          {flow.data?.name ?? r.flow_id}
         </Link>{" "}
         v{r.flow_version}
         {r.reason ? ` · reason ${r.reason}` : ""}
