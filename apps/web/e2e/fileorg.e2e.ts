@@ -195,3 +195,49 @@ test("learned suggestions are accepted with one click; saved views are saved and
   await expect(rows).toHaveCount(1);
   await expect(rows.first()).toContainText("letter");
 });
+
+test("the jobs list shows folders, date, counts, dry run versus apply, and the outcome", async ({
+  page,
+  server,
+}) => {
+  const source = join(server.root, "listed");
+  const output = join(server.root, "listed-out");
+  for (let i = 0; i < 3; i++) writeFile(join(source, `memo-${i}.txt`), `memo ${i}`);
+  const analyzeId = await analyzeOverHttp(server.url, source, output);
+  const finished = async (body: Record<string, unknown>): Promise<string> => {
+    const { job_id } = await server.api<{ job_id: string }>("POST", "/api/jobs/apply", body);
+    await expect
+      .poll(async () => (await server.api<{ status: string }>("GET", `/api/jobs/${job_id}`)).status, {
+        timeout: 60_000,
+      })
+      .toBe("succeeded");
+    return job_id;
+  };
+  const buckets = ["auto_safe", "needs_review"];
+  const dryId = await finished({ job_id: analyzeId, dry_run: true, buckets });
+  const applyId = await finished({ job_id: analyzeId, buckets });
+
+  await page.goto("/files");
+  const analyzed = page.locator(`tr[data-job="${analyzeId}"]`);
+  await expect(analyzed.locator("[data-cell=kind]")).toHaveText(/Analyze/);
+  await expect(analyzed.locator("[data-cell=folders]")).toHaveText(`${source} → ${output}`);
+  await expect(analyzed.locator("[data-cell=counts]")).toHaveText("3 files");
+  await expect(analyzed.locator("[data-cell=outcome]")).toHaveText("Succeeded");
+  const created = await analyzed.locator("time").getAttribute("datetime");
+  expect(Number.isNaN(Date.parse(created ?? ""))).toBe(false);
+  await expect(analyzed.locator("time")).not.toHaveText("");
+
+  const dry = page.locator(`tr[data-job="${dryId}"]`);
+  await expect(dry.locator("[data-cell=kind]")).toHaveText("Dry runnothing moved");
+  await expect(dry.locator(".kind-dry-run")).toHaveCSS("border-top-style", "dashed");
+  await expect(dry.locator("[data-cell=folders]")).toHaveText(`${source} → ${output}`);
+  await expect(dry.locator("[data-cell=counts]")).toHaveText("3 files · would move 3");
+
+  const applied = page.locator(`tr[data-job="${applyId}"]`);
+  await expect(applied.locator("[data-cell=kind]")).toHaveText("Applymoves files");
+  await expect(applied.locator(".kind-apply")).toHaveCSS("border-top-style", "solid");
+  await expect(applied.locator("[data-cell=counts]")).toHaveText("3 files · 3 moved");
+  await expect(applied.locator("[data-cell=outcome]")).toHaveText("Succeeded");
+  await expectAccessible(page);
+  await saveScreenshot(page, "fileorg-jobs-list");
+});

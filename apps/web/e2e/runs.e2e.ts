@@ -1,3 +1,5 @@
+import { readdirSync, renameSync } from "node:fs";
+import { join } from "node:path";
 import { type FakeShop, GOOD_OTP, startFakeShop } from "../../server/src/tests/fake-shop.js";
 import { expect, expectAccessible, saveScreenshot, type TestServer, test } from "./harness.js";
 
@@ -168,5 +170,101 @@ test.describe("runs", () => {
     await expect.poll(() => lists.length, { timeout: 40_000, intervals: [1000] }).toBeGreaterThan(first);
     const gap = (lists[first] ?? 0) - (lists[first - 1] ?? 0);
     expect(gap).toBeGreaterThan(25_000);
+  });
+  test("evidence screenshots show a placeholder until written, are retried, never a broken image", async ({
+    page,
+    server,
+  }) => {
+    const flow = await server.api<{ id: string }>("POST", "/api/flows", {
+      name: "look",
+      steps: [
+        { id: "open", type: "navigate", url: `${shop.shopUrl}/welcome` },
+        { id: "shot", type: "screenshot", name: "snap" },
+      ],
+    });
+    const run = await server.api<{ id: string }>("POST", "/api/runs", { flow_id: flow.id });
+    await expect
+      .poll(async () => (await server.api<{ status: string }>("GET", `/api/runs/${run.id}`)).status, {
+        timeout: 60_000,
+      })
+      .toBe("success");
+    // Take the written screenshots away: the server answers 404, as it does before a capture lands.
+    const dir = join(server.dataDir, "evidence", run.id);
+    const files = readdirSync(dir).filter((f) => f.endsWith(".jpg"));
+    expect(files.some((f) => f.endsWith("-snap.jpg"))).toBe(true);
+    for (const f of files) renameSync(join(dir, f), join(dir, `${f}.held`));
+    const restore = (suffix: string) => {
+      for (const f of files.filter((x) => x.endsWith(suffix)))
+        renameSync(join(dir, `${f}.held`), join(dir, f));
+    };
+    const shots: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/screenshots/snap")) shots.push(r.url());
+    });
+
+    await page.goto(`/runs/${run.id}`);
+    const snap = page.getByRole("img", { name: "Screenshot snap of step shot" });
+    const waiting = page
+      .getByRole("status")
+      .filter({ hasText: "Screenshot snap: waiting for it to be written" });
+    await expect(waiting).toBeVisible();
+    await expect(snap).toBeHidden();
+    await expectAccessible(page);
+    // Retried with growing waits, each try a fresh request.
+    await expect.poll(() => shots.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+    expect(new Set(shots).size).toBe(shots.length);
+
+    restore("-snap.jpg");
+    await expect(snap).toBeVisible({ timeout: 20_000 });
+    expect(await snap.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    await expect(waiting).toHaveCount(0);
+
+    // A screenshot that never appears ends as a sentence and a button, not a broken image.
+    const after = page.getByRole("status").filter({ hasText: "Screenshot after is not available" }).first();
+    await expect(after).toBeVisible({ timeout: 30_000 });
+    await saveScreenshot(page, "run-evidence");
+    await expectAccessible(page);
+    restore("-after.jpg");
+    await after.getByRole("button", { name: "Try again" }).click();
+    // The first "after" is the open step's: it loads now that its file is back.
+    await expect(page.getByRole("img", { name: "Screenshot after of step open" })).toBeVisible();
+    // No image on the page is shown without having loaded.
+    const broken = await page
+      .locator("img")
+      .evaluateAll(
+        (imgs) =>
+          imgs.filter((i) => !(i as HTMLImageElement).hidden && (i as HTMLImageElement).naturalWidth === 0)
+            .length,
+      );
+    expect(broken).toBe(0);
+  });
+  test("run lists and the run page name the template or flow, not its id", async ({ page, server }) => {
+    const templateId = await createTemplate(server, "Named checkout", [
+      { id: "a", type: "set", vars: { x: 1 } },
+    ]);
+    const fromTemplate = await server.api<{ id: string; flow_id: string }>("POST", "/api/runs", {
+      template_id: templateId,
+      params: { shop: shop.shopUrl },
+    });
+    const flow = await server.api<{ id: string }>("POST", "/api/flows", {
+      name: "Bare flow",
+      steps: [{ id: "a", type: "set", vars: { x: 1 } }],
+    });
+    const fromFlow = await server.api<{ id: string }>("POST", "/api/runs", { flow_id: flow.id });
+
+    await page.goto("/runs");
+    const templateCell = page.getByRole("row").filter({ hasText: fromTemplate.id }).getByTestId("run-source");
+    await expect(templateCell).toHaveText("Named checkout (template)");
+    await expect(templateCell.getByRole("link")).toHaveAttribute("href", `/templates/${templateId}`);
+    const flowCell = page.getByRole("row").filter({ hasText: fromFlow.id }).getByTestId("run-source");
+    await expect(flowCell).toHaveText("Bare flow (flow)");
+    await expect(page.getByTestId("run-source").filter({ hasText: /tpl_|flow_/ })).toHaveCount(0);
+    await expectAccessible(page);
+
+    await page.goto(`/runs/${fromTemplate.id}`);
+    await expect(page.getByRole("link", { name: "Named checkout" })).toHaveAttribute(
+      "href",
+      `/flows/${fromTemplate.flow_id}`,
+    );
   });
 });

@@ -1,11 +1,12 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useNavigate, useSearch } from "@tanstack/react-router";
-import { type ComparisonDocument, facets, query } from "@vetted/comparison";
-import { type DragEvent, useMemo, useState } from "react";
+import type { ComparisonDocument } from "@vetted/comparison";
+import { type DragEvent, useState } from "react";
 import { api, unwrap } from "../../api/client.js";
 import type { components } from "../../api/schema.js";
 import { EmptyState, ErrorState, Loading } from "../../ui/states.js";
-import { CompareView } from "./CompareView.js";
+import { Explorer } from "./Explorer.js";
+import { fileLabel } from "./model/explore.js";
 import type { ComparisonSearch } from "./routes.js";
 
 type Check = components["schemas"]["ComparisonCheck"];
@@ -31,82 +32,6 @@ function Issues({ check }: { check: Check }) {
   );
 }
 
-function Explorer({ doc, search }: { doc: ComparisonDocument; search: ComparisonSearch }) {
-  const navigate = useNavigate({ from: "/comparison" });
-  const picked = search.g ?? [];
-  const compare = search.compare ?? [];
-  const result = useMemo(() => {
-    try {
-      return {
-        rows: query(doc, { groups: picked }),
-        facets: facets(doc, { groups: picked }),
-        error: undefined,
-      };
-    } catch (error) {
-      return { rows: doc.comparisons, facets: facets(doc), error };
-    }
-  }, [doc, picked]);
-  const set = (next: ComparisonSearch) => void navigate({ search: (prev) => ({ ...prev, ...next }) });
-  const toggle = (ref: string) =>
-    set({ g: picked.includes(ref) ? picked.filter((p) => p !== ref) : [...picked, ref] });
-  const toggleCompare = (id: string) =>
-    set({ compare: compare.includes(id) ? compare.filter((c) => c !== id) : [...compare, id].slice(-4) });
-  const compared = doc.comparisons.filter((r) => compare.includes(r.id));
-  return (
-    <div className="grid">
-      <aside aria-label="Filters">
-        {result.facets.map((facet) => (
-          <fieldset key={facet.id}>
-            <legend>{facet.label}</legend>
-            {facet.values.map((v) => {
-              const ref = `${facet.id}:${v.id}`;
-              return (
-                <label key={v.id} style={{ display: "block" }}>
-                  <input type="checkbox" checked={picked.includes(ref)} onChange={() => toggle(ref)} />{" "}
-                  {v.label}{" "}
-                  <span className="muted" data-testid={`count-${ref}`}>
-                    ({v.count})
-                  </span>
-                </label>
-              );
-            })}
-          </fieldset>
-        ))}
-      </aside>
-      <div>
-        {result.error === undefined ? null : (
-          <ErrorState error={result.error} title="The filter in the URL is invalid" />
-        )}
-        <p data-testid="row-count">
-          {result.rows.length} of {doc.comparisons.length} rows
-          {compare.length > 0 ? ` · ${compare.length} picked to compare` : ""}
-        </p>
-        {compared.length >= 2 ? <CompareView rows={compared} /> : null}
-        {compared.length === 1 ? <p className="muted">Pick at least one more row to compare.</p> : null}
-        <div className="cards">
-          {result.rows.map((row) => (
-            <article key={row.id} className="card" data-testid="row-card">
-              <h3>{row.label}</h3>
-              <p className="muted">
-                {row.status} · {row.starterKind} · {row.hostFamily}
-              </p>
-              <p>{row.bestWhen.join("; ")}</p>
-              <label>
-                <input
-                  type="checkbox"
-                  checked={compare.includes(row.id)}
-                  onChange={() => toggleCompare(row.id)}
-                />{" "}
-                Compare
-              </label>
-            </article>
-          ))}
-        </div>
-      </div>
-    </div>
-  );
-}
-
 function ServerDocument({ search }: { search: ComparisonSearch }) {
   const doc = useQuery({
     queryKey: ["comparison-document"],
@@ -116,7 +41,9 @@ function ServerDocument({ search }: { search: ComparisonSearch }) {
   if (doc.isError) return <ErrorState error={doc.error} title="No server document" />;
   return (
     <>
-      <p className="muted">{doc.data.path}</p>
+      <p className="muted" data-testid="document-label">
+        Document: {fileLabel(doc.data.path)}
+      </p>
       <Issues check={doc.data.check} />
       {doc.data.check.valid ? (
         <Explorer doc={doc.data.document as ComparisonDocument} search={search} />

@@ -7,6 +7,8 @@ export interface ComparisonSearch {
   g?: string[];
   /** Ids of the rows compared side by side (2–4). */
   compare?: string[];
+  /** The text search over row names and descriptions. */
+  q?: string;
 }
 
 function strings(value: unknown): string[] | undefined {
@@ -23,6 +25,7 @@ export function comparisonSearch(search: Record<string, unknown>): ComparisonSea
   if (g !== undefined && g.length > 0) out.g = g;
   const compare = strings(search.compare);
   if (compare !== undefined && compare.length > 0) out.compare = compare.slice(0, 4);
+  if (typeof search.q === "string" && search.q.trim() !== "") out.q = search.q;
   return out;
 }
 

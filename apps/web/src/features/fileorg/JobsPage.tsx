@@ -6,6 +6,7 @@ import { useEventStream } from "../../api/sse.js";
 import { EmptyState, ErrorState, Loading } from "../../ui/states.js";
 import { AnalyzeForm } from "./AnalyzeForm.js";
 import { foldJobFrame, isActive, jobsNewestFirst } from "./model/job-stream.js";
+import { summarizeJob } from "./model/job-summary.js";
 import type { Job } from "./types.js";
 
 /** The file organization jobs, newest first, kept live over SSE; start an analyze; cancel or retry. */
@@ -23,6 +24,8 @@ export function JobsPage() {
     for (const j of live.values()) all = new Map(all).set(j.job_id, j);
     return jobsNewestFirst(all);
   }, [jobs.data, live]);
+  // An apply or rollback shows its analyze job's folders, when that job is in the list too.
+  const analyses = useMemo(() => new Map(rows.map((j) => [j.job_id, j])), [rows]);
   const control = useMutation({
     mutationFn: ({ id, verb }: { id: string; verb: "cancel" | "retry" }) =>
       verb === "cancel"
@@ -52,8 +55,10 @@ export function JobsPage() {
             <tr>
               <th scope="col">Job</th>
               <th scope="col">Kind</th>
-              <th scope="col">Status</th>
-              <th scope="col">Progress</th>
+              <th scope="col">Folders</th>
+              <th scope="col">Started</th>
+              <th scope="col">Files and moves</th>
+              <th scope="col">Outcome</th>
               <th scope="col">Actions</th>
             </tr>
           </thead>
@@ -62,6 +67,7 @@ export function JobsPage() {
               <JobRow
                 key={job.job_id}
                 job={job}
+                analyses={analyses}
                 onVerb={(verb) => control.mutate({ id: job.job_id, verb })}
               />
             ))}
@@ -72,10 +78,19 @@ export function JobsPage() {
   );
 }
 
-function JobRow({ job, onVerb }: { job: Job; onVerb: (verb: "cancel" | "retry") => void }) {
+function JobRow({
+  job,
+  analyses,
+  onVerb,
+}: {
+  job: Job;
+  analyses: ReadonlyMap<string, Job>;
+  onVerb: (verb: "cancel" | "retry") => void;
+}) {
   const pct = Math.round(job.progress * 100);
+  const s = summarizeJob(job, analyses);
   return (
-    <tr data-job={job.job_id} data-status={job.status}>
+    <tr data-job={job.job_id} data-status={job.status} data-kind={s.kind}>
       <td>
         {job.kind === "analyze" && job.status === "succeeded" ? (
           <Link to="/files/jobs/$jobId" params={{ jobId: job.job_id }}>
@@ -87,14 +102,32 @@ function JobRow({ job, onVerb }: { job: Job; onVerb: (verb: "cancel" | "retry") 
           </Link>
         )}
       </td>
-      <td>{job.kind}</td>
-      <td>
-        <span className="badge">{job.status}</span>
-        {job.completed_with_errors ? <span className="badge badge-warn"> with errors</span> : null}
-        {job.error !== null ? <code className="error-code"> {job.error.code}</code> : null}
+      <td data-cell="kind">
+        <span className={`kind-tag kind-${s.kind}`}>{s.kindLabel}</span>
+        <span className="muted kind-note">{s.kindNote}</span>
       </td>
-      <td>
-        <progress max={100} value={pct} aria-label={`${job.job_id} progress`} /> {pct}% {job.phase}
+      <td data-cell="folders" className="folders">
+        {s.source === null ? (
+          <span className="muted">from job {job.manifest_job_id}</span>
+        ) : (
+          <>
+            <span>{s.source}</span>
+            {s.output === null || s.output === s.source ? null : <span> → {s.output}</span>}
+          </>
+        )}
+      </td>
+      <td data-cell="date">
+        <time dateTime={job.created_at}>{new Date(job.created_at).toLocaleString()}</time>
+      </td>
+      <td data-cell="counts">{[s.files, s.moves].filter((t) => t !== null).join(" · ") || "—"}</td>
+      <td data-cell="outcome">
+        <span className={`badge tone-${s.tone}`}>{s.outcome}</span>
+        {job.error === null ? null : <span className="muted"> {job.error.message}</span>}
+        {isActive(job.status) ? (
+          <div>
+            <progress max={100} value={pct} aria-label={`${job.job_id} progress`} /> {pct}% {job.phase}
+          </div>
+        ) : null}
       </td>
       <td>
         {isActive(job.status) ? (

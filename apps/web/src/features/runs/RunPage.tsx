@@ -5,6 +5,7 @@ import { api, unwrap } from "../../api/client.js";
 import type { components } from "../../api/schema.js";
 import { type SseMessage, useEventStream } from "../../api/sse.js";
 import { ErrorState, Loading } from "../../ui/states.js";
+import { EvidenceImage } from "./EvidenceImage.js";
 import { GateForm } from "./GateForm.js";
 
 type RunEvent = components["schemas"]["RunEvent"];
@@ -47,7 +48,7 @@ export function stepLines(events: RunEvent[], evidence: Evidence[]): StepLine[] 
   return lines;
 }
 
-function Timeline({ runId, lines }: { runId: string; lines: StepLine[] }) {
+function Timeline({ runId, lines, refresh }: { runId: string; lines: StepLine[]; refresh: number }) {
   if (lines.length === 0) return <p className="muted">No step has finished yet.</p>;
   return (
     <ol className="timeline" data-testid="timeline">
@@ -56,13 +57,13 @@ function Timeline({ runId, lines }: { runId: string; lines: StepLine[] }) {
           <strong>{line.stepId}</strong> — {line.outcome}
           {line.durationMs === undefined ? "" : `, ${line.durationMs} ms`}
           {line.evidence?.screenshots.map((s) => (
-            <div key={s.name}>
-              <img
-                alt={`Screenshot ${s.name} of step ${line.stepId}`}
-                src={`/api/runs/${encodeURIComponent(runId)}/evidence/${encodeURIComponent(line.evidence?.id ?? "")}/screenshots/${encodeURIComponent(s.name)}`}
-                style={{ maxWidth: "32rem", border: "1px solid var(--border)" }}
-              />
-            </div>
+            <EvidenceImage
+              key={s.name}
+              label={s.name}
+              alt={`Screenshot ${s.name} of step ${line.stepId}`}
+              src={`/api/runs/${encodeURIComponent(runId)}/evidence/${encodeURIComponent(line.evidence?.id ?? "")}/screenshots/${encodeURIComponent(s.name)}`}
+              refresh={refresh}
+            />
           ))}
         </li>
       ))}
@@ -78,6 +79,14 @@ export function RunPage() {
   const run = useQuery({
     queryKey: ["run", runId],
     queryFn: () => unwrap(api.GET("/api/runs/{run_id}", { params: { path: { run_id: runId } } })),
+  });
+  const flowId = run.data?.flow_id;
+  // The run carries only the flow's id; its name comes from the flow (cached with the flow page's).
+  const flow = useQuery({
+    queryKey: ["flow", flowId],
+    queryFn: () => unwrap(api.GET("/api/flows/{flow_id}", { params: { path: { flow_id: flowId ?? "" } } })),
+    enabled: flowId !== undefined,
+    staleTime: 60_000,
   });
   const evidence = useQuery({
     queryKey: ["run", runId, "evidence"],
@@ -120,7 +129,7 @@ export function RunPage() {
       <p className="muted">
         Flow{" "}
         <Link to="/flows/$flowId" params={{ flowId: r.flow_id }}>
-          {r.flow_id}
+          {flow.data?.name ?? r.flow_id}
         </Link>{" "}
         v{r.flow_version}
         {r.reason ? ` · reason ${r.reason}` : ""}
@@ -130,7 +139,7 @@ export function RunPage() {
       <GateForm run={r} />
       <h2>Steps</h2>
       {evidence.isError ? <ErrorState error={evidence.error} /> : null}
-      <Timeline runId={r.id} lines={stepLines(events, evidence.data?.items ?? [])} />
+      <Timeline runId={r.id} lines={stepLines(events, evidence.data?.items ?? [])} refresh={events.length} />
       <h2>Events</h2>
       <ol className="events" data-testid="events">
         {events.map((e) => (

@@ -6,6 +6,7 @@ import type { components } from "../../api/schema.js";
 import { type SseMessage, useEventStream } from "../../api/sse.js";
 import { EmptyState, ErrorState, Loading } from "../../ui/states.js";
 import type { RunStatus } from "./routes.js";
+import { type RunSource, useRunSources } from "./run-names.js";
 import { humanDuration, relative } from "./time.js";
 
 type Run = components["schemas"]["Run"];
@@ -97,7 +98,24 @@ function WaitingRuns({ live }: { live: boolean }) {
   );
 }
 
-function RunRow({ run }: { run: Run }) {
+function SourceCell({ source }: { source: RunSource }) {
+  return (
+    <td data-testid="run-source">
+      {source.kind === "template" ? (
+        <Link to="/templates/$templateId" params={{ templateId: source.id }}>
+          {source.name}
+        </Link>
+      ) : (
+        <Link to="/flows/$flowId" params={{ flowId: source.id }}>
+          {source.name}
+        </Link>
+      )}{" "}
+      <span className="muted">({source.kind})</span>
+    </td>
+  );
+}
+
+function RunRow({ run, source }: { run: Run; source: RunSource }) {
   return (
     <tr>
       <td>
@@ -108,7 +126,7 @@ function RunRow({ run }: { run: Run }) {
       <td>
         <span className={`badge badge-${run.status}`}>{run.status}</span>
       </td>
-      <td>{run.template_id ?? run.flow_id}</td>
+      <SourceCell source={source} />
       <td>{new Date(run.created_at).toLocaleString()}</td>
       <td>{run.reason ?? ""}</td>
     </tr>
@@ -121,6 +139,7 @@ export function RunsPage() {
   const navigate = useNavigate({ from: "/runs" });
   const live = useLiveRuns();
   const runs = useRuns(search.status, live);
+  const sourceOf = useRunSources(runs.data?.items ?? []);
   return (
     <section>
       <h1>Runs</h1>
@@ -164,7 +183,7 @@ export function RunsPage() {
           </thead>
           <tbody>
             {runs.data.items.map((run) => (
-              <RunRow key={run.id} run={run} />
+              <RunRow key={run.id} run={run} source={sourceOf(run)} />
             ))}
           </tbody>
         </table>
