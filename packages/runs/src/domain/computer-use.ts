@@ -90,6 +90,14 @@ export function canMoveAction(from: ActionStatus, to: ActionStatus): boolean {
   return (ACTION_TRANSITIONS[from] as readonly ActionStatus[]).includes(to);
 }
 
+/**
+ * The states the table lets an action leave for `to`: the engine's compare-and-set writes take their
+ * `WHERE status IN (…)` from here, so the table is what the engine does.
+ */
+export function actionStatesInto(to: ActionStatus): ActionStatus[] {
+  return ACTION_STATUSES.filter((from) => canMoveAction(from, to));
+}
+
 /** A proposed action. */
 export const CuAction = z
   .object({

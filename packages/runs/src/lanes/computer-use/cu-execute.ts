@@ -2,7 +2,7 @@ import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { APPROVED_LATE_REQUEST_MS, type OutboundGuard } from "../../core/browser/network-guard.js";
 import { summarizeNodes } from "../../domain/aria-snapshot.js";
-import type { CuExecution } from "../../domain/computer-use.js";
+import { actionStatesInto, type CuExecution } from "../../domain/computer-use.js";
 import { classifyRisk } from "../../domain/risk.js";
 import { ActionRefusedError } from "../../kernel/lane-errors.js";
 import type { Redactor } from "../../kernel/redactor.js";
@@ -50,7 +50,9 @@ function assertMayRun(row: ActionRow): void {
  * `approved` to `executing`. Of concurrent executes — in one process or several — exactly one wins.
  */
 async function claim(r: ComputerUseResources, row: ActionRow, token: string): Promise<ActionRow | undefined> {
-  const from: ActionRow["status"][] = row.requireConfirmation ? ["approved"] : ["proposed", "approved"];
+  // An action that needs a confirmation leaves only from `approved`; the others from any state the table allows.
+  const into = actionStatesInto("executing");
+  const from = row.requireConfirmation ? into.filter((s) => s === "approved") : into;
   const at = r.now();
   const [claimed] = await r.db
     .update(cuActions)
@@ -238,7 +240,7 @@ async function expireStaleClaim(r: ComputerUseResources, row: ActionRow): Promis
     .where(
       and(
         eq(cuActions.id, row.id),
-        eq(cuActions.status, "executing"),
+        inArray(cuActions.status, actionStatesInto("failed")),
         lt(cuActions.claimedAt, at - r.staleClaimMs),
       ),
     );

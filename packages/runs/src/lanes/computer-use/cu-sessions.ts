@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { runTransaction } from "@vetted/store";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { summarizeNodes } from "../../domain/aria-snapshot.js";
 import {
+  actionStatesInto,
   type CuAction,
   type CuConfirmInput,
   type CuEvidence,
@@ -263,7 +264,12 @@ export async function confirmAction(
       confirmation: { approved: input.approved, reason: input.confirmation_reason ?? null, at },
       updatedAt: at,
     })
-    .where(and(eq(cuActions.id, actionId), eq(cuActions.status, "proposed")))
+    .where(
+      and(
+        eq(cuActions.id, actionId),
+        inArray(cuActions.status, actionStatesInto(input.approved ? "approved" : "rejected")),
+      ),
+    )
     .returning();
   if (updated !== undefined) return toAction(updated);
   const now = await actionRow(r, cusId, actionId);
