@@ -54,7 +54,7 @@ async function rows(database: OpenDatabase): Promise<Array<{ writer: number; n: 
 
 describe("group commit", () => {
   it("commits 50 concurrent writers in fewer commits than writers, each result its own", async () => {
-    const database = await open();
+    const database = await open({ groupCommit: { maxBatchMs: 5000 } });
     // Durability is SQLite's FULL: the COMMIT that acknowledges a batch fsyncs the WAL.
     expect(await database.db.get(sql`PRAGMA synchronous`)).toEqual({ synchronous: 2 });
     const before = walCommits(database.file);
@@ -62,8 +62,8 @@ describe("group commit", () => {
     const commits = walCommits(database.file) - before;
     expect(results).toEqual(Array.from({ length: 50 }, (_, i) => i));
     expect(await rows(database)).toEqual(Array.from({ length: 50 }, (_, i) => ({ writer: i, n: 2 })));
-    expect(commits).toBeGreaterThan(0);
-    expect(commits).toBeLessThanOrEqual(5);
+    // 50 writers queued in one tick: the first leads a batch the other 49 join (at most 64 writers each).
+    expect(commits).toBe(1);
   });
 
   it("holds a batch to maxWriters", async () => {
