@@ -101,6 +101,8 @@ async function runBatch(leader: Writer, release: () => void): Promise<void> {
   } finally {
     release();
   }
+  internals.stats.batches++;
+  internals.stats.writers += batch.length;
   for (const writer of batch) writer.settle(failure);
 }
 

@@ -76,6 +76,8 @@ const SINGLE: Readonly<GroupCommitSettings> = Object.freeze({ maxWriters: 1, max
 /** What group commit needs of a lock; not part of the public {@link WriteLock}. */
 export interface LockInternals {
   settings: Readonly<GroupCommitSettings>;
+  /** Batches led and writers run in them so far (for benches and metrics). */
+  readonly stats: { batches: number; writers: number };
   /** Queues a writer that joins a running batch when it is next in line, or leads one when it gets the lock. */
   queueJoinable(writer: Joinable, options?: WriteOptions): void;
   /** The next writer in line (lane order and fair share kept) when it may join the batch (`accept`); else none. */
@@ -179,6 +181,7 @@ function createWriteLock(holding: AsyncLocalStorage<Hold>): WriteLock {
   });
   internalsOf.set(writeLock, {
     settings: SINGLE,
+    stats: { batches: 0, writers: 0 },
     queueJoinable: (writer, options) => {
       let granted = false;
       const grant = () => {
