@@ -8,7 +8,6 @@ import { createClient } from "@libsql/client";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DatabaseOptions, type OpenDatabase, openDatabase } from "./database.js";
-import { WriteInsideWriterError } from "./errors.js";
 import { runTransaction } from "./group-commit.js";
 import { walCommits } from "./tests/wal-commits.js";
 import { writeLockFor } from "./write-lock.js";
@@ -162,15 +161,6 @@ describe("group commit", () => {
       ),
     );
     expect(await database.db.get(sql`SELECT n FROM counter`)).toEqual({ n: 40 });
-  });
-
-  it("refuses runTransaction from inside a writer instead of waiting on itself", async () => {
-    const database = await open();
-    const nested = runTransaction(database.db, () =>
-      runTransaction(database.db, (tx) => tx.run(sql`INSERT INTO notes (writer, body) VALUES (1, 'x')`)),
-    );
-    await expect(nested).rejects.toBeInstanceOf(WriteInsideWriterError);
-    expect(await rows(database)).toEqual([]);
   });
 
   it("ends a batch at a writer that cannot join it, which is served in its turn", async () => {

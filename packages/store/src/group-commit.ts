@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import { WriteInsideWriterError } from "./errors.js";
 import {
   type Joinable,
   type LockInternals,
@@ -112,8 +111,8 @@ async function runBatch(leader: Writer, release: () => void): Promise<void> {
  *
  * With group commit on (the guarded client of `openDatabase`), writers queued behind the lock join the
  * transaction of the writer ahead of them, each in its own savepoint, and share one COMMIT: each promise
- * resolves once that COMMIT is durable, and rejects alone when its own `fn` threw. Calling it from inside a
- * writer throws `WRITE_INSIDE_WRITER` (it would wait on itself).
+ * resolves once that COMMIT is durable, and rejects alone when its own `fn` threw. Awaiting it inside a
+ * writer's `fn` waits on itself (work a writer only starts, like a timer, is served after it).
  */
 export function runTransaction<T>(
   db: LibSQLDatabase,
@@ -121,7 +120,6 @@ export function runTransaction<T>(
   options?: WriteOptions,
 ): Promise<T> {
   const lock = writeLockFor(db);
-  if (lock.holds()) return Promise.reject(new WriteInsideWriterError("runTransaction"));
   const internals = lockInternals(lock);
   if (internals.settings.maxWriters <= 1) return lock(() => db.transaction(fn), options);
   return new Promise<T>((resolve, reject) => {
