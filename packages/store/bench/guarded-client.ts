@@ -11,7 +11,7 @@ import { createClient } from "@libsql/client";
 import { sql } from "drizzle-orm";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { openDatabase } from "../src/database.js";
-import { runTransaction } from "../src/write-lock.js";
+import { runTransaction } from "../src/group-commit.js";
 
 const WRITES = Number(process.env.BENCH_WRITES ?? 2000);
 const READS = Number(process.env.BENCH_READS ?? 10_000);

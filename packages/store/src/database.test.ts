@@ -5,8 +5,9 @@ import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { type OpenDatabase, openDatabase } from "./database.js";
 import { DatabaseBusyError, WriteInsideWriterError } from "./errors.js";
+import { runTransaction } from "./group-commit.js";
 import { holdWriteLock } from "./tests/lock-holder.js";
-import { runTransaction, writeLockFor } from "./write-lock.js";
+import { writeLockFor } from "./write-lock.js";
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

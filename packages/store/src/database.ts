@@ -6,7 +6,7 @@ import type { Client, InArgs, InStatement, ResultSet, Transaction, TransactionMo
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { DatabaseBusyError, findBusyError, WriteInsideWriterError } from "./errors.js";
 import { statementWrites } from "./sql-kind.js";
-import { type WriteLock, writeLockForClient } from "./write-lock.js";
+import { type GroupCommitSettings, lockInternals, type WriteLock, writeLockForClient } from "./write-lock.js";
 
 let libsql: typeof import("@libsql/client") | undefined;
 
@@ -28,6 +28,25 @@ export interface DatabaseOptions {
   authToken?: string | undefined;
   /** How long a statement waits for a lock held by another process before `DATABASE_BUSY` (default 5 000 ms). */
   busyTimeoutMs?: number;
+  /**
+   * Group commit: writers of `runTransaction` queued behind the lock join one transaction (each in its own
+   * savepoint) and share one COMMIT. Default `{ maxWriters: 64, maxBatchMs: 20 }`; `false`: each commits alone.
+   */
+  groupCommit?: false | Partial<GroupCommitSettings>;
+}
+
+/** Group commit's bounds unless the options say otherwise. */
+export const DEFAULT_GROUP_COMMIT: Readonly<GroupCommitSettings> = Object.freeze({
+  maxWriters: 64,
+  maxBatchMs: 20,
+});
+
+function groupCommitSettings(option: DatabaseOptions["groupCommit"]): GroupCommitSettings {
+  if (option === false) return { maxWriters: 1, maxBatchMs: 0 };
+  return {
+    maxWriters: Math.max(1, Math.floor(option?.maxWriters ?? DEFAULT_GROUP_COMMIT.maxWriters)),
+    maxBatchMs: Math.max(0, option?.maxBatchMs ?? DEFAULT_GROUP_COMMIT.maxBatchMs),
+  };
 }
 
 /** An open database: the Drizzle handle every engine is given, its client, and how to close it. */
@@ -83,7 +102,10 @@ function sqlOf(stmt: InStatement): string {
  *   `busyTimeoutMs`, then answered `DATABASE_BUSY` with nothing written;
  * - a connection that met "busy" is never used again. libsql leaves the statement that failed open on its
  *   connection, so every later `COMMIT` there fails "SQL statements in progress": the whole underlying
- *   client is replaced, and closed once the operations still using it end.
+ *   client is replaced, and closed once the operations still using it end;
+ * - code holding the lock reads through the handle what its transaction sees: a read sent outside `tx` by the
+ *   writer goes to the open write transaction, so a writer in a group-commit batch sees the writes of the
+ *   writers before it (not yet committed) exactly as it would after their commits.
  */
 class GuardedClient implements Client {
   readonly protocol: string;
@@ -93,13 +115,22 @@ class GuardedClient implements Client {
   readonly #open: () => Client;
   readonly #kinds = new Map<string, boolean>();
   #current: Generation;
+  /** The write transaction opened by the lock's holder, while it is open. */
+  #holderTx: GuardedTransaction | undefined;
 
-  constructor(open: () => Client, busyTimeoutMs: number) {
+  constructor(open: () => Client, busyTimeoutMs: number, groupCommit: GroupCommitSettings) {
     this.#open = open;
     this.#busyTimeoutMs = busyTimeoutMs;
     this.#current = new Generation(open());
     this.protocol = this.#current.client.protocol;
     this.#lock = writeLockForClient(this);
+    lockInternals(this.#lock).settings = groupCommit;
+  }
+
+  /** The holder's open write transaction, when the calling context holds the lock. */
+  #readThrough(): GuardedTransaction | undefined {
+    const tx = this.#holderTx;
+    return tx !== undefined && !tx.closed && this.#lock.holds() ? tx : undefined;
   }
 
   /** Whether a statement writes, remembered for the statements Drizzle sends again and again. */
@@ -157,6 +188,8 @@ class GuardedClient implements Client {
     const sql = sqlOf(stmt);
     const op = (client: Client) => client.execute(stmt);
     if (this.#writes(sql)) return this.#write(sql, op);
+    const tx = this.#readThrough();
+    if (tx !== undefined) return tx.execute(stmt);
     return (await this.#retrying(op)).value;
   }
 
@@ -168,6 +201,11 @@ class GuardedClient implements Client {
     const op = (client: Client) => client.batch(stmts, mode);
     const writing = sqls.find((sql) => this.#writes(sql));
     if (writing !== undefined) return this.#write(writing, op);
+    const tx = this.#readThrough();
+    if (tx !== undefined)
+      return tx.batch(
+        stmts.map((s): InStatement => (Array.isArray(s) ? { sql: s[0], args: s[1] ?? [] } : s)),
+      );
     return (await this.#retrying(op)).value;
   }
 
@@ -180,16 +218,20 @@ class GuardedClient implements Client {
   }
 
   async transaction(mode: TransactionMode = "write"): Promise<Transaction> {
-    const release = mode === "read" || this.#lock.holds() ? undefined : await this.#lock.acquire();
+    const holder = mode !== "read" && this.#lock.holds();
+    const release = mode === "read" || holder ? undefined : await this.#lock.acquire();
     try {
       const { value, gen } = await this.#retrying((client) => client.transaction(mode), true);
-      return new GuardedTransaction(value, {
+      const tx: GuardedTransaction = new GuardedTransaction(value, {
         busy: () => this.#heal(gen),
         settled: () => {
+          if (this.#holderTx === tx) this.#holderTx = undefined;
           gen.leave();
           release?.();
         },
       });
+      if (holder) this.#holderTx = tx;
+      return tx;
     } catch (err) {
       release?.();
       throw err;
@@ -277,9 +319,9 @@ function isFileUrl(url: string): boolean {
 }
 
 /**
- * A libsql client with the guarantees of {@link GuardedClient}: writes through the one writer, "busy" waited
- * out without blocking the event loop and answered `DATABASE_BUSY` past `busyTimeoutMs`, and no connection
- * reused after it met "busy".
+ * A libsql client with the guarantees of {@link GuardedClient}: writes through the one writer (group commit
+ * on, see {@link DatabaseOptions.groupCommit}), "busy" waited out without blocking the event loop and answered
+ * `DATABASE_BUSY` past `busyTimeoutMs`, and no connection reused after it met "busy".
  */
 export function createDatabaseClient(options: DatabaseOptions): Client {
   const file = isFileUrl(options.url);
@@ -289,7 +331,7 @@ export function createDatabaseClient(options: DatabaseOptions): Client {
       ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
       ...(file ? { timeout: Math.min(NATIVE_WAIT_MS, options.busyTimeoutMs ?? NATIVE_WAIT_MS) } : {}),
     });
-  return new GuardedClient(open, options.busyTimeoutMs ?? 5000);
+  return new GuardedClient(open, options.busyTimeoutMs ?? 5000, groupCommitSettings(options.groupCommit));
 }
 
 /**

@@ -21,6 +21,7 @@ export {
   type StoreErrorCode,
   WriteInsideWriterError,
 } from "./errors.js";
+export { runTransaction } from "./group-commit.js";
 export {
   assertJsonDepth,
   exceedsJsonDepth,
@@ -36,7 +37,7 @@ export { compileUserRegex, MAX_REGEX_LENGTH, type UserRegex, userRegexProblem } 
 export { statementWrites } from "./sql-kind.js";
 export {
   BACKGROUND,
-  runTransaction,
+  type GroupCommitSettings,
   type Tx,
   type WriteLock,
   type WriteOptions,

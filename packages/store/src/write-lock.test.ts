@@ -5,7 +5,8 @@ import { createClient } from "@libsql/client";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
 import { describe, expect, it } from "vitest";
-import { runTransaction, writeLockFor } from "./write-lock.js";
+import { runTransaction } from "./group-commit.js";
+import { writeLockFor } from "./write-lock.js";
 
 function openDatabase() {
   const url = `file:${join(mkdtempSync(join(tmpdir(), "vetted-store-")), "test.db")}`;

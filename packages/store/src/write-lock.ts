@@ -56,55 +56,122 @@ function shared(): Shared {
   return value;
 }
 
+/** A queued writer that may join the transaction of the writer holding the lock (group commit). */
+export interface Joinable {
+  /** Called instead of a grant when the writer gets the lock itself: it leads a batch, then calls `release`. */
+  lead(release: () => void): void;
+}
+
+/** How many queued writers may join one transaction, and for how long a batch keeps taking them. */
+export interface GroupCommitSettings {
+  /** Writers per transaction at most (1: every writer commits alone). */
+  maxWriters: number;
+  /** A batch takes no more writers once its transaction has been open this long. */
+  maxBatchMs: number;
+}
+
+/** Group commit is off unless the client says its holder's reads go through the batch (the guarded client). */
+const SINGLE: Readonly<GroupCommitSettings> = Object.freeze({ maxWriters: 1, maxBatchMs: 0 });
+
+/** What group commit needs of a lock; not part of the public {@link WriteLock}. */
+export interface LockInternals {
+  settings: Readonly<GroupCommitSettings>;
+  /** Batches led and writers run in them so far (for benches and metrics). */
+  readonly stats: { batches: number; writers: number };
+  /** Queues a writer that joins a running batch when it is next in line, or leads one when it gets the lock. */
+  queueJoinable(writer: Joinable, options?: WriteOptions): void;
+  /** The next writer in line (lane order and fair share kept) when it may join the batch (`accept`); else none. */
+  takeJoinable(accept: (writer: Joinable) => boolean): Joinable | undefined;
+  /** Runs `fn` holding the lock (for `holds()`): work it spawned stops counting once `fn` ends. */
+  runHolding<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+interface Waiter {
+  grant(): void;
+  joinable?: Joinable;
+}
+
+const internalsOf = new WeakMap<WriteLock, LockInternals>();
+
+/** The group-commit side of `lock` (every lock made here has one). */
+export function lockInternals(lock: WriteLock): LockInternals {
+  const internals = internalsOf.get(lock);
+  if (internals === undefined) throw new Error("not a write lock of @vetted/store");
+  return internals;
+}
+
 function createWriteLock(holding: AsyncLocalStorage<Hold>): WriteLock {
-  const foreground: Array<() => void> = [];
-  const background: Array<() => void> = [];
+  const foreground: Waiter[] = [];
+  const background: Waiter[] = [];
   let busy = false;
   const self = {};
 
   // Foreground writers served in a row while a background writer waited (it is served after FAIR_SHARE).
   let passedOver = 0;
+  /** The lane whose head is served next. */
+  const nextLane = (): Waiter[] | undefined => {
+    if (background.length > 0 && (foreground.length === 0 || passedOver >= FAIR_SHARE)) return background;
+    return foreground.length > 0 ? foreground : undefined;
+  };
+  const shift = (lane: Waiter[]): Waiter | undefined => {
+    const next = lane.shift();
+    if (lane === background) passedOver = 0;
+    else if (background.length > 0) passedOver++;
+    return next;
+  };
+  const release = (): void => {
+    busy = false;
+    pump();
+  };
   const pump = (): void => {
     if (busy) return;
-    let next: (() => void) | undefined;
-    if (background.length > 0 && (foreground.length === 0 || passedOver >= FAIR_SHARE)) {
-      next = background.shift();
-      passedOver = 0;
-    } else {
-      next = foreground.shift();
-      if (background.length > 0) passedOver++;
-    }
+    const lane = nextLane();
+    const next = lane === undefined ? undefined : shift(lane);
     if (next === undefined) return;
     busy = true;
-    next();
+    next.grant();
+  };
+  const queue = (waiter: Waiter, options: WriteOptions = {}): void => {
+    (options.background === true ? background : foreground).push(waiter);
+    pump();
   };
 
   const acquire = (options: WriteOptions = {}): Promise<() => void> =>
     new Promise((resolve) => {
-      (options.background === true ? background : foreground).push(() => {
-        let released = false;
-        resolve(() => {
-          if (released) return;
-          released = true;
-          busy = false;
-          pump();
-        });
-      });
-      pump();
+      queue(
+        {
+          grant: () => {
+            let released = false;
+            resolve(() => {
+              if (released) return;
+              released = true;
+              release();
+            });
+          },
+        },
+        options,
+      );
     });
 
-  const lock = async <T>(fn: () => Promise<T>, options?: WriteOptions): Promise<T> => {
-    const release = await acquire(options);
+  const runHolding = async <T>(fn: () => Promise<T>): Promise<T> => {
     const hold: Hold = { lock: self, held: true };
     try {
       return await holding.run(hold, fn);
     } finally {
       hold.held = false;
-      release();
     }
   };
 
-  return Object.assign(lock, {
+  const lock = async <T>(fn: () => Promise<T>, options?: WriteOptions): Promise<T> => {
+    const done = await acquire(options);
+    try {
+      return await runHolding(fn);
+    } finally {
+      done();
+    }
+  };
+
+  const writeLock: WriteLock = Object.assign(lock, {
     acquire,
     holds: () => {
       const hold = holding.getStore();
@@ -112,6 +179,33 @@ function createWriteLock(holding: AsyncLocalStorage<Hold>): WriteLock {
     },
     waiting: () => ({ foreground: foreground.length, background: background.length }),
   });
+  internalsOf.set(writeLock, {
+    settings: SINGLE,
+    stats: { batches: 0, writers: 0 },
+    queueJoinable: (writer, options) => {
+      let granted = false;
+      const grant = () => {
+        // Started on a microtask, like an acquired lock: writers queued in the same tick are in line by then.
+        queueMicrotask(() =>
+          writer.lead(() => {
+            if (granted) return;
+            granted = true;
+            release();
+          }),
+        );
+      };
+      queue({ grant, joinable: writer }, options);
+    },
+    takeJoinable: (accept) => {
+      const lane = nextLane();
+      const head = lane?.[0];
+      if (lane === undefined || head?.joinable === undefined || !accept(head.joinable)) return undefined;
+      shift(lane);
+      return head.joinable;
+    },
+    runHolding,
+  });
+  return writeLock;
 }
 
 /**
@@ -137,16 +231,4 @@ export function writeLockFor(db: LibSQLDatabase): WriteLock {
   // Drizzle's handle carries the client it wraps; several handles over one client share one lock.
   const client: unknown = (db as { $client?: unknown }).$client;
   return writeLockForClient(typeof client === "object" && client !== null ? client : db);
-}
-
-/**
- * Runs `fn` in one write transaction, queued behind this process's other writers of the same client
- * (`background`: behind every queued foreground writer too). A `fn` that throws rolls the transaction back.
- */
-export function runTransaction<T>(
-  db: LibSQLDatabase,
-  fn: (tx: Tx) => Promise<T>,
-  options?: WriteOptions,
-): Promise<T> {
-  return writeLockFor(db)(() => db.transaction(fn), options);
 }
