@@ -22,11 +22,12 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function start(): Promise<ServerProcess> {
+/** A server on the shared data dir; a short lease lets the takeover tests run quickly. */
+async function start(leaseMs = 800): Promise<ServerProcess> {
   const server = await startServerProcess({
     VETTED_DATA_DIR: dir,
     VETTED_PROTECTED_PROVIDER_DOMAINS: "127.0.0.2",
-    VETTED_RUNS_LEASE_MS: "800",
+    VETTED_RUNS_LEASE_MS: String(leaseMs),
     VETTED_RUNS_POLL_MS: "50",
     VETTED_RUNS_CONCURRENCY: "8",
   });
@@ -129,18 +130,24 @@ describe("durable runs across a crash", { timeout: 60_000 }, () => {
     const waiting = await api.waitForRun(run.id, (x) => x.status === "waiting_user");
     await first.kill();
     const second = await start();
+    // On a loaded machine the restart itself may outlast the gate: "on time" counts from the later of the two.
+    const readyAt = Date.now();
     const api2 = apiClient(second.url);
     const failed = await api2.waitForRun(run.id, (x) => x.status === "failed", 12_000);
     expect(failed.reason).toBe("wait_timeout");
-    const late = Date.parse(failed.finished_at ?? "") - Date.parse(waiting.wait_context?.expires_at ?? "");
-    expect(late).toBeGreaterThanOrEqual(0);
-    expect(late).toBeLessThan(1500);
+    const expiresAt = Date.parse(waiting.wait_context?.expires_at ?? "");
+    const finishedAt = Date.parse(failed.finished_at ?? "");
+    expect(finishedAt).toBeGreaterThanOrEqual(expiresAt);
+    // Well under a lease or a sweep of minutes: the restarted server expires it at its first poll.
+    expect(finishedAt - Math.max(expiresAt, readyAt)).toBeLessThan(3000);
     const events = (await api2.get(`/api/runs/${run.id}/events`)).json as { items: Array<{ type: string }> };
     expect(events.items.map((e) => e.type)).toContain("gate_expired");
   });
 
   it("shares the work of one database between two server processes without running a step twice", async () => {
-    const [a, b] = await Promise.all([start(), start()]);
+    // Nobody is killed here: a long lease keeps a loaded machine's late heartbeat from looking like a dead worker
+    // (which would, correctly, park an in-flight request for approval instead of finishing the run).
+    const [a, b] = await Promise.all([start(10_000), start(10_000)]);
     if (a === undefined || b === undefined) throw new Error("no servers");
     const apiA = apiClient(a.url);
     const quick = SLOW_FLOW.map((s) => (s.type === "wait" ? { ...s, seconds: 0.2 } : s));
