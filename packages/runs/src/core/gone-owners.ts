@@ -27,9 +27,9 @@ export function goneOwners(tokens: readonly string[], workerId: string): string[
  * Ends, at once, the live leases of running runs whose owner process is gone (a server killed and
  * restarted, a peer on this host that died): the runs become claimable as if their lease had run out, and
  * are claimed the usual way (a step left in flight is in doubt, as after any expiry). A compare-and-set on
- * the dead owner's token: a run claimed meanwhile keeps its new lease. Answers how many runs were freed.
+ * the dead owner's token: a run claimed meanwhile keeps its new lease. Answers the ids of the runs freed.
  */
-export async function releaseGoneOwners(r: RunsResources): Promise<number> {
+export async function releaseGoneOwners(r: RunsResources): Promise<string[]> {
   const at = r.now();
   const held = await r.db
     .selectDistinct({ owner: runs.leaseOwner })
@@ -39,7 +39,7 @@ export async function releaseGoneOwners(r: RunsResources): Promise<number> {
     held.flatMap((h) => (h.owner === null ? [] : [h.owner])),
     r.workerId,
   );
-  if (gone.length === 0) return 0;
+  if (gone.length === 0) return [];
   const freed = await r.write((tx) =>
     tx
       .update(runs)
@@ -47,5 +47,5 @@ export async function releaseGoneOwners(r: RunsResources): Promise<number> {
       .where(and(eq(runs.status, "running"), inArray(runs.leaseOwner, gone)))
       .returning({ id: runs.id }),
   );
-  return freed.length;
+  return freed.map((f) => f.id);
 }

@@ -23,6 +23,8 @@ export class Scheduler {
   private started = false;
   /** When the leases of gone owners are next looked for (at start, then about once a second). */
   private goneScanAt = Number.NEGATIVE_INFINITY;
+  /** Runs freed from gone owners, claimed before the queue: they were in progress. */
+  private freed: string[] = [];
 
   constructor(
     private readonly r: RunsResources,
@@ -60,14 +62,15 @@ export class Scheduler {
   /**
    * Frees the runs leased to processes that are provably gone (this server's previous process, a dead peer
    * on this host), at start and then about once a second, so they are claimed now rather than when their
-   * lease runs out. A failure is logged: those runs wait for their lease, as before.
+   * lease runs out; they are claimed before queued runs. A failure is logged: those runs wait for their
+   * lease, as before.
    */
   private async releaseGone(): Promise<void> {
     const at = this.r.now();
     if (at < this.goneScanAt) return;
     this.goneScanAt = at + GONE_SCAN_MS;
     try {
-      await releaseGoneOwners(this.r);
+      this.freed.push(...(await releaseGoneOwners(this.r)));
     } catch (err) {
       this.r.observer.error?.("could not free the runs of gone lease owners", err);
     }
@@ -90,7 +93,7 @@ export class Scheduler {
           await chore().catch((err: unknown) => this.r.observer.error?.("a background chore failed", err));
         }
         while (this.started && this.busySlots() < this.r.concurrency) {
-          const row = await this.leases.claim();
+          const row = await this.leases.claim(this.freed);
           if (row === undefined) break;
           this.launch(row);
         }

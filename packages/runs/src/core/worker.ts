@@ -119,13 +119,16 @@ export class Leases {
     return rows.find((row) => !needsBrowserNext(row.steps, row.cursor))?.id;
   }
 
-  /** Claims the oldest claimable run; an error is that run's alone (it fails, the round goes on). */
-  async claim(): Promise<RunRow | undefined> {
+  /**
+   * Claims a run: first of `first` (ids taken off it as they are tried: the runs of gone owners, which were
+   * in progress), else the oldest claimable. An error is that run's alone (it fails, the round goes on).
+   */
+  async claim(first: string[] = []): Promise<RunRow | undefined> {
     const r = this.r;
     // Another process may claim the run between the read and the claim: then try the next one (a few times).
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < 3 || first.length > 0; attempt++) {
       const at = r.now();
-      const id = await this.findClaimable(at);
+      const id = first.shift() ?? (await this.findClaimable(at));
       if (id === undefined) return undefined;
       try {
         const claimed = await this.claimById(id, at);
