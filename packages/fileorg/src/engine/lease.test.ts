@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
@@ -67,5 +68,13 @@ describe("job leases", () => {
     expect(isOwnerGone(`${hostname()}:4194305:abc`)).toBe(true);
     expect(isOwnerGone(`${hostname()}:1:abc`)).toBe(false); // init is alive
     expect(isOwnerGone("another-host:1:abc")).toBe(false); // other hosts: only the lease tells
+  });
+
+  it("knows an owner is gone when its pid now names a process that started later", () => {
+    const parent = readFileSync(`/proc/${process.ppid}/stat`, "utf8");
+    const start = Number(parent.slice(parent.lastIndexOf(")") + 2).split(" ")[19]);
+    expect(isOwnerGone(`${hostname()}:${process.ppid}:${start}.abc`)).toBe(false);
+    expect(isOwnerGone(`${hostname()}:${process.ppid}:${start - 1}.abc`)).toBe(true);
+    expect(createLeaseOwner()).toMatch(/:\d+:\d+\.[0-9a-f]{12}$/);
   });
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 
 /**
@@ -17,9 +18,29 @@ function liveOwners(): Set<string> {
   return live;
 }
 
-/** A new lease owner id for one engine: `host:pid:nonce`. */
+/**
+ * The start time of process `pid` (clock ticks after boot, /proc/<pid>/stat field 22), or undefined when
+ * it is gone or unknown (no /proc).
+ */
+function startTimeOf(pid: number): number | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "pid (comm) state …": comm may hold spaces and parentheses; starttime is the 20th field after it.
+    const start = Number(text.slice(text.lastIndexOf(")") + 2).split(" ")[19]);
+    return Number.isSafeInteger(start) ? start : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A new lease owner id for one engine: `host:pid:nonce`, the nonce starting with the process's start time
+ * (`<start>.<random>`), so a pid later reused by another process is not taken for the owner.
+ */
 export function createLeaseOwner(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(6).toString("hex")}`;
+  const start = startTimeOf(process.pid);
+  const random = randomBytes(6).toString("hex");
+  return `${hostname()}:${process.pid}:${start === undefined ? random : `${start}.${random}`}`;
 }
 
 /** Marks `owner` as a running engine of this process (or no longer). */
@@ -28,23 +49,29 @@ export function setOwnerLive(owner: string, live: boolean): void {
   else liveOwners().delete(owner);
 }
 
-function parseOwner(owner: string): { host: string; pid: number } | undefined {
+function parseOwner(owner: string): { host: string; pid: number; start: number | undefined } | undefined {
   const last = owner.lastIndexOf(":");
   const middle = owner.lastIndexOf(":", last - 1);
   if (middle <= 0) return undefined;
   const pid = Number(owner.slice(middle + 1, last));
-  return Number.isSafeInteger(pid) && pid > 0 ? { host: owner.slice(0, middle), pid } : undefined;
+  const start = /^(\d+)\./.exec(owner.slice(last + 1))?.[1];
+  if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  return { host: owner.slice(0, middle), pid, start: start === undefined ? undefined : Number(start) };
 }
 
 /**
  * True when the owner of a lease is known to be gone before its lease expires: an engine of this process
- * that stopped, or a process on this host that no longer exists. Owners on other hosts are never known to
- * be gone: their leases run out.
+ * that stopped, or a process on this host that no longer exists (or whose pid now names a process that
+ * started later than the owner). Owners on other hosts are never known to be gone: their leases run out.
  */
 export function isOwnerGone(owner: string): boolean {
   const parsed = parseOwner(owner);
   if (parsed === undefined || parsed.host !== hostname()) return false;
   if (parsed.pid === process.pid) return !liveOwners().has(owner);
+  if (parsed.start !== undefined) {
+    const start = startTimeOf(parsed.pid);
+    if (start !== undefined) return start !== parsed.start;
+  }
   try {
     process.kill(parsed.pid, 0); // signal 0: only asks whether the process exists
     return false;

@@ -18,3 +18,18 @@ export function needsBrowserNext(steps: readonly Step[], cursor: number): boolea
   }
   return false;
 }
+
+const browserFlows = new WeakMap<readonly Step[], boolean>();
+
+/**
+ * Whether any of the run's steps is a browser step (remembered per steps array): only such a run ever has
+ * a page, so only such a run can have a saved browser state to forget when it ends.
+ */
+export function usesBrowser(steps: readonly Step[]): boolean {
+  let uses = browserFlows.get(steps);
+  if (uses === undefined) {
+    uses = steps.some((step) => stepTypeOf(step).browser === true);
+    browserFlows.set(steps, uses);
+  }
+  return uses;
+}

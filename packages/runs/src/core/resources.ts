@@ -13,6 +13,7 @@ import { parseProtectedDomains } from "../domain/providers.js";
 import { type ChangeHub, createChangeHub } from "../kernel/change-hub.js";
 import { createEventHub, type EventHub } from "../kernel/hub.js";
 import { createOutboundPolicy, type OutboundPolicy, type OutboundPolicyOptions } from "../kernel/outbound.js";
+import { currentOwner, ownerTag } from "../kernel/owner-process.js";
 import type { BrowserHost } from "./browser/host.js";
 import { BrowserRuntime, type SessionStates } from "./browser-runtime.js";
 import { createInboundMessagesOtpSource, type OtpSource } from "./otp-source.js";
@@ -123,7 +124,10 @@ export interface RunsResources {
   /** The pages of the runs this process executes. */
   browserRuntime: BrowserRuntime;
   sessionStates: SessionStates | undefined;
-  /** This process's worker; each claim's lease token starts with it. */
+  /**
+   * This process's worker (`<id>@<pid:start:boot:host>`, see `ownerTag`); each claim's lease token starts
+   * with it.
+   */
   workerId: string;
   /** The abort controllers of the runs this process executes, by run id. */
   controllers: Map<string, AbortController>;
@@ -200,7 +204,8 @@ export function createResources(
       // A run parked waiting for a context frees its worker slot: look for other work at once.
       onPark: () => resources.kick(),
     }),
-    workerId: newId("wrk"),
+    // The worker names its process: a restarted server knows its predecessor is gone and takes its runs at once.
+    workerId: `${newId("wrk")}@${ownerTag(currentOwner())}`,
     controllers: new Map(),
     hub,
     transitionHooks,

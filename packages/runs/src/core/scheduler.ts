@@ -1,7 +1,11 @@
 import { createGates } from "./gates.js";
+import { releaseGoneOwners } from "./gone-owners.js";
 import { LeaseLost, type RunsResources } from "./resources.js";
 import type { RunRow } from "./views.js";
 import { execute, Leases } from "./worker.js";
+
+/** How often the worker looks for runs whose lease owner is gone (engine clock, milliseconds). */
+const GONE_SCAN_MS = 1000;
 
 /**
  * This process's worker loop: every `pollMs` (and whenever something is kicked) it expires what is due,
@@ -17,6 +21,10 @@ export class Scheduler {
   private pumping = false;
   private pumpAgain = false;
   private started = false;
+  /** When the leases of gone owners are next looked for (at start, then about once a second). */
+  private goneScanAt = Number.NEGATIVE_INFINITY;
+  /** Runs freed from gone owners, claimed before the queue: they were in progress. */
+  private freed: string[] = [];
 
   constructor(
     private readonly r: RunsResources,
@@ -51,6 +59,23 @@ export class Scheduler {
     return this.executions.size - parked;
   }
 
+  /**
+   * Frees the runs leased to processes that are provably gone (this server's previous process, a dead peer
+   * on this host), at start and then about once a second, so they are claimed now rather than when their
+   * lease runs out; they are claimed before queued runs. A failure is logged: those runs wait for their
+   * lease, as before.
+   */
+  private async releaseGone(): Promise<void> {
+    const at = this.r.now();
+    if (at < this.goneScanAt) return;
+    this.goneScanAt = at + GONE_SCAN_MS;
+    try {
+      this.freed.push(...(await releaseGoneOwners(this.r)));
+    } catch (err) {
+      this.r.observer.error?.("could not free the runs of gone lease owners", err);
+    }
+  }
+
   /** One round: expire what is due, then claim and launch runs up to the concurrency. */
   private async pump(): Promise<void> {
     if (!this.started) return;
@@ -62,12 +87,13 @@ export class Scheduler {
     try {
       do {
         this.pumpAgain = false;
+        await this.releaseGone();
         await this.gates.sweep();
         for (const chore of this.chores) {
           await chore().catch((err: unknown) => this.r.observer.error?.("a background chore failed", err));
         }
         while (this.started && this.busySlots() < this.r.concurrency) {
-          const row = await this.leases.claim();
+          const row = await this.leases.claim(this.freed);
           if (row === undefined) break;
           this.launch(row);
         }

@@ -5,7 +5,7 @@ import { recoverInFlight } from "../domain/step-recovery.js";
 import type { Step } from "../domain/steps.js";
 import { claimRun, type Transition } from "../domain/transitions.js";
 import { runs } from "../store/schema.js";
-import { BROWSERLESS_CANDIDATES, needsBrowserNext } from "./browser-claims.js";
+import { BROWSERLESS_CANDIDATES, needsBrowserNext, usesBrowser } from "./browser-claims.js";
 import { insertEvidence } from "./evidence.js";
 import { appendEvents, persist } from "./persist.js";
 import { LeaseLost, type RunsResources } from "./resources.js";
@@ -119,13 +119,16 @@ export class Leases {
     return rows.find((row) => !needsBrowserNext(row.steps, row.cursor))?.id;
   }
 
-  /** Claims the oldest claimable run; an error is that run's alone (it fails, the round goes on). */
-  async claim(): Promise<RunRow | undefined> {
+  /**
+   * Claims a run: first of `first` (ids taken off it as they are tried: the runs of gone owners, which were
+   * in progress), else the oldest claimable. An error is that run's alone (it fails, the round goes on).
+   */
+  async claim(first: string[] = []): Promise<RunRow | undefined> {
     const r = this.r;
     // Another process may claim the run between the read and the claim: then try the next one (a few times).
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < 3 || first.length > 0; attempt++) {
       const at = r.now();
-      const id = await this.findClaimable(at);
+      const id = first.shift() ?? (await this.findClaimable(at));
       if (id === undefined) return undefined;
       try {
         const claimed = await this.claimById(id, at);
@@ -196,17 +199,18 @@ export class Leases {
     const token = row.leaseOwner;
     if (token === null) return undefined;
     const firstStart = row.stepStartedAt === null || row.stepStartedCursor !== row.cursor;
-    const [updated] = await tx
+    // Starting a step with side effects needs a live lease, and renews it for the step's sake.
+    const changes = {
+      eventSeq: row.eventSeq + 1,
+      updatedAt: at,
+      leaseExpiresAt: at + this.r.leaseMs,
+      ...(firstStart ? { stepStartedAt: at, stepStartedCursor: row.cursor } : {}),
+      // Durable before a non-idempotent request leaves: a re-claim finds it and does not repeat it.
+      ...(inFlight ? { inFlightStepId: step.id } : {}),
+    } satisfies Partial<RunRow>;
+    const result = await tx
       .update(runs)
-      // Starting a step with side effects needs a live lease, and renews it for the step's sake.
-      .set({
-        eventSeq: row.eventSeq + 1,
-        updatedAt: at,
-        leaseExpiresAt: at + this.r.leaseMs,
-        ...(firstStart ? { stepStartedAt: at, stepStartedCursor: row.cursor } : {}),
-        // Durable before a non-idempotent request leaves: a re-claim finds it and does not repeat it.
-        ...(inFlight ? { inFlightStepId: step.id } : {}),
-      })
+      .set(changes)
       .where(
         and(
           eq(runs.id, row.id),
@@ -214,12 +218,13 @@ export class Leases {
           eq(runs.leaseOwner, token),
           gt(runs.leaseExpiresAt, at),
         ),
-      )
-      .returning();
-    if (updated === undefined) return undefined;
+      );
+    if (result.rowsAffected === 0) return undefined;
     const started = { type: "step_started" as const, data: { step_id: step.id, type: step.type } };
     await appendEvents(tx, row.id, row.eventSeq, [started], at);
-    return updated;
+    // The row as written (the version guard held, so the rest is as read): no row read back, no JSON
+    // column (the flow's steps among them) parsed again.
+    return { ...row, ...changes };
   }
 
   /** Hands this worker's leases back so another process picks the runs up at once. */
@@ -252,12 +257,14 @@ async function commitKeepingPage(
   // A run that stops here (paused or ended) has every screenshot its evidence names on disk.
   if (ends || snapshot !== undefined) await runtime.flush(row.id);
   const evidence = runtime.takeEvidence(row.id);
-  if (snapshot === undefined && !ends && evidence.length === 0)
+  // Only a run with browser steps ever saved a browser state: the others end without a DELETE.
+  const forget = ends && usesBrowser(row.steps);
+  if (snapshot === undefined && !forget && evidence.length === 0)
     return leases.commit(row, t, undefined, t.slow);
   const also = async (tx: Tx, at: number) => {
     await insertEvidence(tx, row.id, evidence);
     if (snapshot !== undefined) await runtime.saveState(tx, row.id, snapshot, at);
-    if (ends) await runtime.dropState(tx, row.id);
+    if (forget) await runtime.dropState(tx, row.id);
   };
   return leases.commit(row, t, also, t.slow);
 }

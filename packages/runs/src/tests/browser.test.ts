@@ -1,11 +1,13 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { findChromium } from "../core/browser/find-chromium.js";
 import { createBrowserHost } from "../core/browser/host.js";
 import type { Run } from "../domain/run.js";
 import type { RunsEngine } from "../platform.js";
+import { browserStates } from "../store/schema.js";
 import { checkoutSteps, loginSteps, target } from "./browser-flows.js";
 import { useBrowserSuite } from "./browser-suite.js";
 import { codeOf, waitFor } from "./harness.js";
@@ -92,7 +94,9 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
   });
 
   it("checks out: OTP gate, the code typed into the page, protected payment paused before acting, approved, paid", async () => {
-    const { engine } = await suite.engineWith();
+    const { engine, db } = await suite.engineWith();
+    const savedStates = async () =>
+      (await db.select().from(browserStates).where(eq(browserStates.runId, run.id))).length;
     const tpl = await loginTemplate(engine, [...loginSteps(suite.site), ...checkoutSteps()]);
     const run = await engine.createRun({
       template_id: tpl.id,
@@ -115,6 +119,7 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
     });
     expect(atLink.vars).toMatchObject({ order_id: "ord_1" });
     expect(suite.site.requests().some((r) => r.includes(suite.site.payHost))).toBe(false);
+    expect(await savedStates()).toBe(1); // paused at a gate: its page saved for the resume
 
     await engine.resumeRun(run.id, { kind: "approval", approved: true });
     const atPay = await until(
@@ -132,6 +137,7 @@ describe("browser steps in flows (real Chromium)", { timeout: 90_000 }, () => {
     const done = await until(engine, run.id, settled);
     expect(done.status, done.error ?? "").toBe("success");
     expect(suite.site.payments()).toBe(1);
+    expect(await savedStates()).toBe(0); // a browser run that ended forgets its page
   });
 
   it.each([

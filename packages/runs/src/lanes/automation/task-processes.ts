@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { hostname } from "node:os";
-import type { OwnerProcess, TaskProcessRecord } from "../../domain/automation.js";
+import type { TaskProcessRecord } from "../../domain/automation.js";
+import { type ProcStat, readProcStat } from "../../kernel/owner-process.js";
 
 /*
  * The processes of a task, found through /proc (Linux), so that none outlives the task or the server that
@@ -13,54 +13,7 @@ import type { OwnerProcess, TaskProcessRecord } from "../../domain/automation.js
 /** The environment variable every process of a task inherits: the task's id. */
 export const TASK_MARKER_ENV = "VETTED_TASK_ID";
 
-interface ProcStat {
-  pid: number;
-  ppid: number;
-  pgid: number;
-  start: number;
-  zombie: boolean;
-}
-
-/** A process's stat line, or undefined when it is gone (or there is no /proc). */
-export function readProcStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return undefined;
-  }
-  // "pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime
-  // cstime priority nice threads itrealvalue starttime ...": comm may hold spaces and parentheses.
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  const [state, ppid, pgid] = fields;
-  const start = Number(fields[19]);
-  if (state === undefined || !Number.isFinite(start)) return undefined;
-  return { pid, ppid: Number(ppid), pgid: Number(pgid), start, zombie: state === "Z" };
-}
-
-function bootId(): string {
-  try {
-    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
-  } catch {
-    return "";
-  }
-}
-
-/** This server process, to record as a task's owner. */
-export function currentOwner(): OwnerProcess {
-  return { host: hostname(), boot: bootId(), pid: process.pid, start: readProcStat(process.pid)?.start ?? 0 };
-}
-
-/**
- * True when the owner ran on this machine in this boot and its process is gone (or its pid now belongs
- * to a later process): its tasks need not wait for their lease to run out.
- */
-export function isOwnerGone(owner: OwnerProcess | null): boolean {
-  if (owner === null || owner.boot === "" || owner.start === 0) return false;
-  if (owner.host !== hostname() || owner.boot !== bootId()) return false;
-  const stat = readProcStat(owner.pid);
-  return stat === undefined || stat.zombie || stat.start !== owner.start;
-}
+export { currentOwner, isOwnerGone, readProcStat } from "../../kernel/owner-process.js";
 
 function allProcesses(): ProcStat[] {
   let names: string[];
