@@ -2,15 +2,13 @@ import type { FileorgEngine } from "@vetted/fileorg";
 import {
   type AutomationEngine,
   type AutomationEngineOptions,
-  CommandsFileError,
   createAutomationEngine,
   createProcessCommand,
   createReplayFlowCommand,
   loadCommandsFile,
-  loadSecretsKey,
   type RunStarter,
 } from "@vetted/runs";
-import type { AutomationSettings, Config } from "../config.js";
+import type { AutomationSettings } from "../config.js";
 import type { Logger } from "../logger.js";
 import { createAnalyzeFolderCommand, createValidateComparisonCommand } from "./built-ins.js";
 
@@ -67,37 +65,4 @@ export function createServerAutomation(o: ServerAutomationOptions): AutomationEn
     ...(o.onTransition === undefined ? {} : { onTransition: o.onTransition }),
     onError: (message, err) => o.logger.error(message, { err }),
   });
-}
-
-/**
- * The lane as `main.ts` builds it from the configuration. A bad commands file ends the process with exit
- * code 2 and the offending entry named on stderr, before anything is served.
- */
-export function createAutomationFromConfig(
-  config: Pick<Config, "allowedRoots" | "automation" | "dataDir" | "secretsKey">,
-  db: AutomationEngineOptions["db"],
-  runs: RunStarter,
-  fileorg: FileorgEngine,
-  logger: Logger,
-  onTransition?: AutomationEngineOptions["onTransition"],
-): AutomationEngine {
-  try {
-    return createServerAutomation({
-      ...(onTransition === undefined ? {} : { onTransition }),
-      db,
-      secretsKey: loadSecretsKey({ dataDir: config.dataDir, env: { VETTED_SECRETS_KEY: config.secretsKey } }),
-      runs,
-      fileorg,
-      allowedRoots: config.allowedRoots,
-      settings: config.automation,
-      env: process.env,
-      logger,
-    });
-  } catch (err) {
-    if (err instanceof CommandsFileError) {
-      process.stderr.write(`vetted: VETTED_AUTOMATION_COMMANDS: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
 }
