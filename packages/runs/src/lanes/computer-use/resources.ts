@@ -1,7 +1,7 @@
 import type { Clock, IdGenerator } from "@vetted/store";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { BrowserContext, Page } from "playwright-core";
-import type { BrowserHost, BrowserLease } from "../../core/browser/host.js";
+import type { BrowserHost, BrowserLease } from "../../core/browser/host-api.js";
 import type { OutboundGuard } from "../../core/browser/network-guard.js";
 import type { SecretBox } from "../../kernel/secret-box.js";
 import type { Planner } from "./planner.js";

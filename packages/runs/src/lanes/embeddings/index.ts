@@ -8,7 +8,8 @@ export {
   UpstreamFailedError,
   UpstreamTimeoutError,
 } from "./errors.js";
-export { BLOCKING_REASONS, createFailureEmbeddings, type SimilarFailure } from "./failure-embeddings.js";
+export { BLOCKING_REASONS, type SimilarFailure } from "./failure-context.js";
+export { createFailureEmbeddings } from "./failure-embeddings.js";
 export {
   createLocalEmbedder,
   createTokenizer,
