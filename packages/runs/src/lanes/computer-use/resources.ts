@@ -39,8 +39,8 @@ export interface ComputerUseEngineOptions {
   /** How often a caller waiting for another's execution looks again (default 25 ms). */
   waitPollMs?: number;
   /**
-   * Race-simulation hooks for tests: `beforeClaim` runs after an execute read the action and before it
-   * claims it, so a test can hold concurrent executes at the racy point.
+   * Race-simulation hooks for tests: `beforeClaim` runs after an execute read the action (and judged the
+   * page again) and right before it claims it, so a test can hold concurrent executes at the racy point.
    */
   raceHooks?: { beforeClaim?(actionId: string): Promise<void> };
 }
