@@ -1,5 +1,5 @@
 import { type DefaultTreeAdapterMap, parse } from "parse5";
-import type { HtmlControl, HtmlSummary } from "./html.js";
+import type { HtmlSummary } from "./html.js";
 
 /*
  * Reads an HTML page into a {@link HtmlSummary} with parse5; pure. Kept apart from `html.ts` so parse5 is
