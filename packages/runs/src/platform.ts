@@ -1,8 +1,9 @@
 import { createResources, type RunsCoreOptions } from "./core/resources.js";
 import { createRunsCore } from "./core/runs-engine.js";
-import { createFailureEmbeddings, type Embedder } from "./lanes/embeddings/index.js";
-import { createInboundSms } from "./lanes/inbound-sms/index.js";
-import { queueRunWebhook } from "./lanes/webhooks/index.js";
+import type { Embedder } from "./lanes/embeddings/embedder.js";
+import { createFailureEmbeddings } from "./lanes/embeddings/failure-embeddings.js";
+import { createInboundSms } from "./lanes/inbound-sms/inbound-sms.js";
+import { queueRunWebhook } from "./lanes/webhooks/outbox.js";
 
 /** What {@link createRunsEngine} is built from: the run core's options and those of the lanes it carries. */
 export interface RunsEngineOptions extends RunsCoreOptions {

@@ -4,7 +4,7 @@ import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { CDPSession } from "playwright-core";
 import { BrowserUnavailableError, SessionNotFoundError } from "../kernel/errors.js";
 import { browserStates } from "../store/schema.js";
-import type { AcquireOptions, BrowserHost, BrowserLease, StorageState } from "./browser/host.js";
+import type { AcquireOptions, BrowserHost, BrowserLease, StorageState } from "./browser/host-api.js";
 import type { EvidenceDraft } from "./evidence.js";
 import type { RunVault } from "./run-vault.js";
 import type { RunRow } from "./views.js";

@@ -1,8 +1,8 @@
 import type { Tx } from "@vetted/store";
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { z } from "zod";
-import { isTerminal } from "../domain/status.js";
+import { isTerminal, statusesReaching } from "../domain/status.js";
 import type { EventDraft, Transition } from "../domain/transitions.js";
 import { InvalidInputError, RunNotFoundError } from "../kernel/errors.js";
 import { events, runs } from "../store/schema.js";
@@ -15,7 +15,8 @@ export type PersistGuard = { version: number } | { leaseOwner: string };
 /**
  * Writes one transition of a run, guarded: a verb (resume, cancel, claim, sweep) writes only if the run
  * is still at the version it decided on; the worker executing a run writes only while its lease token is
- * the run's (a re-claim, a cancel or a timeout replaces or clears it). Secrets and one-time codes are
+ * the run's (a re-claim, a cancel or a timeout replaces or clears it). Either way the row must be in a status
+ * from which the state table reaches the written one (never a run that ended). Secrets and one-time codes are
  * sealed or redacted before anything is written. Returns undefined when the guard did not hold.
  */
 export async function persist(
@@ -60,6 +61,8 @@ export async function persist(
     .where(
       and(
         eq(runs.id, row.id),
+        // The state table, read backwards: only a row in a status that can reach the written one is written.
+        inArray(runs.status, statusesReaching(s.status)),
         "leaseOwner" in guard ? eq(runs.leaseOwner, guard.leaseOwner) : eq(runs.version, guard.version),
       ),
     );

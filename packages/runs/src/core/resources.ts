@@ -14,7 +14,7 @@ import { type ChangeHub, createChangeHub } from "../kernel/change-hub.js";
 import { createEventHub, type EventHub } from "../kernel/hub.js";
 import { createOutboundPolicy, type OutboundPolicy, type OutboundPolicyOptions } from "../kernel/outbound.js";
 import { currentOwner, ownerTag } from "../kernel/owner-process.js";
-import type { BrowserHost } from "./browser/host.js";
+import type { BrowserHost } from "./browser/host-api.js";
 import { BrowserRuntime, type SessionStates } from "./browser-runtime.js";
 import { createInboundMessagesOtpSource, type OtpSource } from "./otp-source.js";
 import { createRunVault, type RunVault } from "./run-vault.js";

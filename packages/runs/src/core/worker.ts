@@ -1,6 +1,6 @@
 import type { Tx } from "@vetted/store";
 import { and, asc, eq, gt, inArray, lt, notInArray, or } from "drizzle-orm";
-import { isTerminal, isWaiting } from "../domain/status.js";
+import { isTerminal, isWaiting, statusesInto } from "../domain/status.js";
 import { recoverInFlight } from "../domain/step-recovery.js";
 import type { Step } from "../domain/steps.js";
 import { claimRun, type Transition } from "../domain/transitions.js";
@@ -14,6 +14,8 @@ import { type CrashDeps, failRunOnError, leaseToken, prepareOutbound } from "./s
 import { advanceInstant, runStep, type SlowStep, transitionFor } from "./step-runner.js";
 import { type RunRow, stateOf } from "./views.js";
 
+const CLAIMABLE = statusesInto("running");
+
 /** A run this worker may claim: queued, or running under a lease that expired. */
 export function claimable(at: number) {
   return or(eq(runs.status, "queued"), and(eq(runs.status, "running"), lt(runs.leaseExpiresAt, at)));
@@ -21,7 +23,9 @@ export function claimable(at: number) {
 
 /** Whether the row as read inside the claim's transaction may still be claimed (the claim's guard). */
 export function isClaimable(row: Pick<RunRow, "status" | "leaseExpiresAt">, at: number): boolean {
-  return row.status === "queued" || (row.status === "running" && (row.leaseExpiresAt ?? 0) < at);
+  // The statuses the table lets move to running: queued, and running itself (a re-claim) once its lease expired.
+  if (!CLAIMABLE.includes(row.status)) return false;
+  return row.status !== "running" || (row.leaseExpiresAt ?? 0) < at;
 }
 
 /** Whether a step, when executed, must be marked in flight first (it has effects and may not be repeated). */

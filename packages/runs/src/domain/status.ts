@@ -56,7 +56,13 @@ export const END_REASONS = [
 /** A reason a run ended without success. */
 export type EndReason = (typeof END_REASONS)[number];
 
-const ALLOWED: Record<RunStatus, readonly RunStatus[]> = {
+/**
+ * The run state machine: the statuses each status may move to (a move to the same status counts: a step
+ * completed, a lease re-claimed). `moveTo` refuses every other move, the engine's writes land only on a row
+ * in a status from which the table reaches the written one ({@link statusesReaching}), the README diagram draws
+ * exactly these edges, and a test makes each edge through the run's transitions.
+ */
+export const RUN_TRANSITIONS = {
   queued: ["running", "waiting_otp", "failed", "cancelled"],
   running: ["running", "waiting_otp", "waiting_user", "success", "failed", "cancelled"],
   waiting_otp: ["queued", "failed", "cancelled", "success"],
@@ -64,7 +70,7 @@ const ALLOWED: Record<RunStatus, readonly RunStatus[]> = {
   success: [],
   failed: [],
   cancelled: [],
-};
+} as const satisfies Record<RunStatus, readonly RunStatus[]>;
 
 /** True when a run in `status` never changes again. */
 export function isTerminal(status: RunStatus): status is (typeof TERMINAL_STATUSES)[number] {
@@ -78,5 +84,29 @@ export function isWaiting(status: RunStatus): status is (typeof WAITING_STATUSES
 
 /** True when the state machine allows `from` → `to`. */
 export function canTransition(from: RunStatus, to: RunStatus): boolean {
-  return ALLOWED[from].includes(to);
+  return (RUN_TRANSITIONS[from] as readonly RunStatus[]).includes(to);
+}
+
+/** The statuses from which the table lets a run move to `to` (the table read backwards). */
+export function statusesInto(to: RunStatus): RunStatus[] {
+  return RUN_STATUSES.filter((from) => canTransition(from, to));
+}
+
+/**
+ * The statuses from which one or more moves of the table reach `to` (one write may hold several moves: a
+ * claim that runs instant steps up to a gate is queued → running → waiting_user). A terminal status reaches
+ * nothing, so a run that ended is never written again.
+ */
+export function statusesReaching(to: RunStatus): RunStatus[] {
+  const found = new Set<RunStatus>(statusesInto(to));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const from of RUN_STATUSES) {
+      if (!found.has(from) && [...found].some((via) => canTransition(from, via))) {
+        found.add(from);
+        grew = true;
+      }
+    }
+  }
+  return RUN_STATUSES.filter((status) => found.has(status));
 }

@@ -5,7 +5,7 @@ import type { Step } from "./steps.js";
 
 /*
  * The core of the run state machine: the state a transition reads and writes, and the one `moveTo` that
- * checks every status change against the table in `status.ts`.
+ * checks every move (a move to the same status too) against the table in `status.ts`.
  */
 
 /** Values gates handed to the run: the last one-time code, typed text, steps approved under policy. */
@@ -65,10 +65,10 @@ export function moveTo(
   events: EventDraft[],
   detail: Record<string, unknown> = {},
 ) {
+  if (!canTransition(prev.status, next.status)) {
+    throw new IllegalTransitionError(prev.status, next.status);
+  }
   if (prev.status !== next.status) {
-    if (!canTransition(prev.status, next.status)) {
-      throw new IllegalTransitionError(prev.status, next.status);
-    }
     events.push({ type: "status_changed", data: { from: prev.status, to: next.status, ...detail } });
   }
   return { state: { ...next, version: prev.version + 1 }, events };

@@ -71,21 +71,51 @@ export const RUNS_ERROR_CODES = [
 /** A code from {@link RUNS_ERROR_CODES}. */
 export type RunsErrorCode = (typeof RUNS_ERROR_CODES)[number];
 
-/** The one base error of `@vetted/runs`: a broken precondition with a stable `code` and optional `details`. */
+/**
+ * The one base error of `@vetted/runs`: a broken precondition with a stable `code` and optional `details`.
+ * Its `name` is its class's name (`RunsError`, `FlowNotFoundError`, …).
+ */
 export class RunsError extends Error {
-  override readonly name: string = "RunsError";
+  override readonly name: string;
   constructor(
     readonly code: RunsErrorCode,
     message: string,
     readonly details?: unknown,
   ) {
     super(message);
+    this.name = new.target.name;
   }
+}
+
+/** An error class for one code: `new X(message, details?)`. */
+function withCode(code: RunsErrorCode) {
+  return class extends RunsError {
+    constructor(message: string, details?: unknown) {
+      super(code, message, details);
+    }
+  };
+}
+
+/** An error class for a choice of codes: `new X(code, message, details?)`. */
+function withCodes<C extends RunsErrorCode>() {
+  return class extends RunsError {
+    constructor(code: C, message: string, details?: unknown) {
+      super(code, message, details);
+    }
+  };
+}
+
+/** An error class for an id that names nothing: `new X(id)` says "No <what> <id>.". */
+function notFound(code: RunsErrorCode, what: string) {
+  return class extends RunsError {
+    constructor(id: string) {
+      super(code, `No ${what} ${id}.`);
+    }
+  };
 }
 
 /** No flow with that id (or not at that version). */
 export class FlowNotFoundError extends RunsError {
-  override readonly name = "FlowNotFoundError";
   constructor(flowId: string, version?: number) {
     super(
       "FLOW_NOT_FOUND",
@@ -95,60 +125,30 @@ export class FlowNotFoundError extends RunsError {
 }
 
 /** No template with that id. */
-export class TemplateNotFoundError extends RunsError {
-  override readonly name = "TemplateNotFoundError";
-  constructor(templateId: string) {
-    super("TEMPLATE_NOT_FOUND", `No template ${templateId}.`);
-  }
-}
+export class TemplateNotFoundError extends notFound("TEMPLATE_NOT_FOUND", "template") {}
 
 /** No run with that id. */
-export class RunNotFoundError extends RunsError {
-  override readonly name = "RunNotFoundError";
-  constructor(runId: string) {
-    super("RUN_NOT_FOUND", `No run ${runId}.`);
-  }
-}
+export class RunNotFoundError extends notFound("RUN_NOT_FOUND", "run") {}
+
+/** No proof campaign with that id. */
+export class CampaignNotFoundError extends notFound("CAMPAIGN_NOT_FOUND", "proof campaign") {}
 
 /** A flow, template, request, params or typed input that does not meet its schema. */
-export class InvalidInputError extends RunsError {
-  override readonly name = "InvalidInputError";
-  constructor(
-    code: "FLOW_INVALID" | "TEMPLATE_INVALID" | "PARAMS_INVALID" | "REQUEST_INVALID" | "INPUT_INVALID",
-    message: string,
-    details?: unknown,
-  ) {
-    super(code, message, details);
-  }
-}
+export class InvalidInputError extends withCodes<
+  "FLOW_INVALID" | "TEMPLATE_INVALID" | "PARAMS_INVALID" | "REQUEST_INVALID" | "INPUT_INVALID"
+>() {}
 
 /** The caller's `expected_version` is not the resource's version (a flow, template or run moved on). */
-export class VersionConflictError extends RunsError {
-  override readonly name = "VersionConflictError";
-  constructor(message: string, details?: unknown) {
-    super("VERSION_CONFLICT", message, details);
-  }
-}
+export class VersionConflictError extends withCode("VERSION_CONFLICT") {}
 
 /** The run is not in a state the verb needs: not waiting (or another resume won), or already ended. */
-export class RunStateError extends RunsError {
-  override readonly name = "RunStateError";
-  constructor(code: "RUN_NOT_WAITING" | "RUN_FINISHED", message: string, details?: unknown) {
-    super(code, message, details);
-  }
-}
+export class RunStateError extends withCodes<"RUN_NOT_WAITING" | "RUN_FINISHED">() {}
 
 /** The run waits, but not for this kind of answer (or the typed input breaks the gate's constraints). */
-export class ResumeRefusedError extends RunsError {
-  override readonly name = "ResumeRefusedError";
-  constructor(code: "RESUME_KIND_NOT_ALLOWED" | "INPUT_INVALID", message: string, details?: unknown) {
-    super(code, message, details);
-  }
-}
+export class ResumeRefusedError extends withCodes<"RESUME_KIND_NOT_ALLOWED" | "INPUT_INVALID">() {}
 
 /** An `Idempotency-Key` sent again with a different request body. */
 export class IdempotencyKeyReusedError extends RunsError {
-  override readonly name = "IdempotencyKeyReusedError";
   constructor() {
     super(
       "IDEMPOTENCY_KEY_REUSED",
@@ -158,16 +158,10 @@ export class IdempotencyKeyReusedError extends RunsError {
 }
 
 /** No one-time code to resume with: no OTP source configured, or none arrived yet. */
-export class OtpUnavailableError extends RunsError {
-  override readonly name = "OtpUnavailableError";
-  constructor(message: string) {
-    super("OTP_UNAVAILABLE", message);
-  }
-}
+export class OtpUnavailableError extends withCode("OTP_UNAVAILABLE") {}
 
 /** A status change the run state machine does not allow (a bug in the caller, never bad input). */
 export class IllegalTransitionError extends RunsError {
-  override readonly name = "IllegalTransitionError";
   constructor(from: string, to: string) {
     super("ILLEGAL_TRANSITION", `A run cannot move from ${from} to ${to}.`, { from, to });
   }
@@ -178,7 +172,6 @@ export class IllegalTransitionError extends RunsError {
  * drives it is not installed. The message says what to install.
  */
 export class BrowserUnavailableError extends RunsError {
-  override readonly name = "BrowserUnavailableError";
   constructor(reason: string, missing: "chromium" | "playwright-core" = "chromium") {
     super(
       "BROWSER_UNAVAILABLE",
@@ -198,7 +191,6 @@ export class BrowserUnavailableError extends RunsError {
 
 /** The browser process died under a lease; the host restarts it, and the work may be retried. */
 export class BrowserCrashedError extends RunsError {
-  override readonly name = "BrowserCrashedError";
   readonly retryable = true;
   constructor(message = "The browser crashed; it is being restarted. Retry the operation.") {
     super("BROWSER_CRASHED", message, { retryable: true });
@@ -210,7 +202,6 @@ export class BrowserCrashedError extends RunsError {
  * (`Retry-After`). Interactive requests (a session start, a computer-use page) fail with it rather than hang.
  */
 export class BrowserBusyError extends RunsError {
-  override readonly name = "BrowserBusyError";
   readonly retryAfterS = 5;
   constructor(maxContexts: number, waitedMs: number, queued: number) {
     super(
@@ -223,7 +214,6 @@ export class BrowserBusyError extends RunsError {
 
 /** No session with that id (or it holds no saved browser state). */
 export class SessionNotFoundError extends RunsError {
-  override readonly name = "SessionNotFoundError";
   constructor(sessionId: string, why = "") {
     super("SESSION_NOT_FOUND", `No session ${sessionId}${why === "" ? "" : ` ${why}`}.`);
   }
@@ -231,40 +221,16 @@ export class SessionNotFoundError extends RunsError {
 
 /** The run has no step with that id. */
 export class StepNotFoundError extends RunsError {
-  override readonly name = "StepNotFoundError";
   constructor(runId: string, stepId: string) {
     super("STEP_NOT_FOUND", `Run ${runId} has no step ${stepId}.`);
   }
 }
 
 /** A template verb the version's lifecycle status forbids (activating an archived version, forking one). */
-export class TemplateStatusError extends RunsError {
-  override readonly name = "TemplateStatusError";
-  constructor(message: string, details?: unknown) {
-    super("TEMPLATE_STATUS_CONFLICT", message, details);
-  }
-}
+export class TemplateStatusError extends withCode("TEMPLATE_STATUS_CONFLICT") {}
 
 /** A run promoted to a template that did not succeed (failed, cancelled, or not finished yet). */
-export class RunNotPromotableError extends RunsError {
-  override readonly name = "RunNotPromotableError";
-  constructor(message: string, details?: unknown) {
-    super("RUN_NOT_PROMOTABLE", message, details);
-  }
-}
+export class RunNotPromotableError extends withCode("RUN_NOT_PROMOTABLE") {}
 
 /** A recovery plan asked of a run with nothing to recover (queued, running, succeeded). */
-export class RunNotRecoverableError extends RunsError {
-  override readonly name = "RunNotRecoverableError";
-  constructor(message: string, details?: unknown) {
-    super("RUN_NOT_RECOVERABLE", message, details);
-  }
-}
-
-/** No proof campaign with that id. */
-export class CampaignNotFoundError extends RunsError {
-  override readonly name = "CampaignNotFoundError";
-  constructor(campaignId: string) {
-    super("CAMPAIGN_NOT_FOUND", `No proof campaign ${campaignId}.`);
-  }
-}
+export class RunNotRecoverableError extends withCode("RUN_NOT_RECOVERABLE") {}

@@ -8,7 +8,6 @@ import { RunsError } from "./errors.js";
 
 /** The session is not live in this process (finished, failed, or held by another server process). */
 export class SessionNotActiveError extends RunsError {
-  override readonly name = "SessionNotActiveError";
   constructor(sessionId: string, status: string, why: string) {
     super("SESSION_NOT_ACTIVE", `Session ${sessionId} is ${status}: ${why}`, { status });
   }
@@ -19,7 +18,6 @@ export class SessionNotActiveError extends RunsError {
  * hop of its redirects): a denied host, the server's own address, or a protected payment provider.
  */
 export class SessionStartError extends RunsError {
-  override readonly name = "SessionStartError";
   constructor(
     code: "START_URL_INVALID" | "START_URL_UNREACHABLE" | "START_URL_DENIED",
     message: string,
@@ -31,7 +29,6 @@ export class SessionStartError extends RunsError {
 
 /** No computer-use session, or no action of it, with that id. */
 export class ComputerUseNotFoundError extends RunsError {
-  override readonly name = "ComputerUseNotFoundError";
   constructor(code: "CU_SESSION_NOT_FOUND" | "ACTION_NOT_FOUND", id: string, of?: string) {
     super(
       code,
@@ -48,7 +45,6 @@ export class ComputerUseNotFoundError extends RunsError {
  * (`PREVIEW_STALE`: nothing ran; preview it again).
  */
 export class ActionRefusedError extends RunsError {
-  override readonly name = "ActionRefusedError";
   constructor(
     code: "CONFIRMATION_REQUIRED" | "ACTION_REJECTED" | "ACTION_ALREADY_DECIDED" | "PREVIEW_STALE",
     message: string,
@@ -60,7 +56,6 @@ export class ActionRefusedError extends RunsError {
 
 /** The planner could not turn the instruction into an action on this page. */
 export class InstructionNotUnderstoodError extends RunsError {
-  override readonly name = "InstructionNotUnderstoodError";
   constructor(message: string) {
     super("INSTRUCTION_NOT_UNDERSTOOD", message, { grammar: [...INSTRUCTION_GRAMMAR] });
   }
@@ -68,7 +63,6 @@ export class InstructionNotUnderstoodError extends RunsError {
 
 /** A preview's screenshot is not base64 of an `image/*` type, or is larger than 8 MiB. */
 export class ScreenshotRefusedError extends RunsError {
-  override readonly name = "ScreenshotRefusedError";
   constructor(code: "SCREENSHOT_INVALID" | "SCREENSHOT_TOO_LARGE", message: string) {
     super(code, message);
   }
@@ -76,7 +70,6 @@ export class ScreenshotRefusedError extends RunsError {
 
 /** The chosen planner is not configured, or its endpoint failed or answered nonsense. */
 export class PlannerError extends RunsError {
-  override readonly name = "PlannerError";
   constructor(code: "PLANNER_UNAVAILABLE" | "PLANNER_FAILED", message: string) {
     super(code, message);
   }

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CuExecution } from "../domain/computer-use.js";
 import type { RunsError } from "../kernel/errors.js";
+import { createComputerUseEngine } from "../lanes/computer-use/cu-engine.js";
+import { TEST_SECRETS_KEY } from "./harness.js";
 import { type Lanes, openLanes } from "./lanes-harness.js";
 
 let t: Lanes;
@@ -129,6 +132,43 @@ describe("computer use", { timeout: 90_000 }, () => {
       ),
     ).toBe("SCREENSHOT_INVALID");
     await t.sessions.finishSession(session.id);
+  });
+
+  it("claims an action once when another process executed it between the read and the claim", async () => {
+    const sessionId = await loginFormFilled();
+    // Two engines over one database, as two processes: each serialises only its own executions.
+    const engine = (beforeClaim?: (actionId: string) => Promise<void>) =>
+      createComputerUseEngine({
+        db: t.db,
+        browser: t.browser,
+        sessions: t.sessions,
+        dataDir: t.dataDir,
+        protectedDomains: [t.site.payHost],
+        secretsKey: TEST_SECRETS_KEY,
+        ...(beforeClaim === undefined ? {} : { raceHooks: { beforeClaim } }),
+      });
+    const other = engine();
+    let cusId = "";
+    let first: CuExecution | undefined;
+    // At the racy point (the action read as proposed, the page judged, not yet claimed), the other process
+    // executes it to the end: this claim, from `proposed`, must find it `executed` and refuse.
+    const racing = engine(async (actionId) => {
+      first ??= await other.execute(cusId, actionId);
+    });
+    const cus = await racing.createSession({ instruction: "click Sign in", session_id: sessionId });
+    cusId = cus.id;
+    const action = await racing.preview(cus.id);
+    expect(action).toMatchObject({ require_confirmation: false, status: "proposed" });
+    const second = await racing.execute(cus.id, action.action_id);
+    expect(first).toMatchObject({ ok: true, action: { status: "executed" } });
+    expect(second).toEqual(first);
+    expect((await racing.listEvidence(cus.id)).map((e) => e.kind)).toEqual([
+      "preview_screenshot",
+      "before_screenshot",
+      "after_screenshot",
+    ]);
+    await Promise.all([racing.close(), other.close()]);
+    await t.sessions.finishSession(sessionId);
   });
 
   it("serialises the executions of one session", async () => {

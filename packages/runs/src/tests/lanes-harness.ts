@@ -1,5 +1,6 @@
 import { findChromium } from "../core/browser/find-chromium.js";
-import { type BrowserHost, type BrowserHostOptions, createBrowserHost } from "../core/browser/host.js";
+import { createBrowserHost } from "../core/browser/host.js";
+import type { BrowserHost, BrowserHostOptions } from "../core/browser/host-api.js";
 import { type ComputerUseEngine, createComputerUseEngine } from "../lanes/computer-use/cu-engine.js";
 import type { Planner } from "../lanes/computer-use/planner.js";
 import {

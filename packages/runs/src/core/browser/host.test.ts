@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { BrowserBusyError, BrowserCrashedError, BrowserUnavailableError } from "../../kernel/errors.js";
 import { startTestSite, type TestSite } from "../../testing.js";
 import { findChromium } from "./find-chromium.js";
-import { type BrowserHost, type BrowserHostOptions, createBrowserHost } from "./host.js";
+import { createBrowserHost } from "./host.js";
+import type { BrowserHost, BrowserHostOptions } from "./host-api.js";
 
 const chromium = findChromium(process.env);
 let site: TestSite;

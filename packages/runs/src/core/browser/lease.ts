@@ -1,5 +1,5 @@
 import type { BrowserContext, Page } from "playwright-core";
-import type { BrowserLease } from "./host.js";
+import type { BrowserLease } from "./host-api.js";
 import type { OutboundGuard } from "./network-guard.js";
 
 /** The host's side of a lease: its public face, when it was last used, and how it crashes. */

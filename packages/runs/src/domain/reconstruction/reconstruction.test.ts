@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Har, harExchanges } from "./har.js";
-import { summarizeHtml } from "./html.js";
+import { summarizeHtml } from "./html-parse.js";
 import type { PlanContext } from "./inputs.js";
 import { buildPreview } from "./preview.js";
 import { resolveProfile } from "./profile.js";

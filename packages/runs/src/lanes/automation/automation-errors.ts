@@ -7,7 +7,6 @@ import { RunsError } from "../../kernel/errors.js";
 
 /** No command with that id in the allowlist. */
 export class CommandNotFoundError extends RunsError {
-  override readonly name = "CommandNotFoundError";
   constructor(commandId: string, known: readonly string[]) {
     super(
       "COMMAND_NOT_FOUND",
@@ -19,7 +18,6 @@ export class CommandNotFoundError extends RunsError {
 
 /** No task with that id. */
 export class TaskNotFoundError extends RunsError {
-  override readonly name = "TaskNotFoundError";
   constructor(taskId: string) {
     super("TASK_NOT_FOUND", `No automation task ${taskId}.`);
   }
@@ -27,7 +25,6 @@ export class TaskNotFoundError extends RunsError {
 
 /** The task already ended (success, failed or cancelled): it cannot be cancelled. */
 export class TaskFinishedError extends RunsError {
-  override readonly name = "TaskFinishedError";
   constructor(taskId: string, status: string) {
     super("TASK_FINISHED", `Task ${taskId} already ended (${status}); nothing to cancel.`, { status });
   }
@@ -35,7 +32,6 @@ export class TaskFinishedError extends RunsError {
 
 /** As many tasks wait in the queue as it holds (`queueMax`): try again once some have started. */
 export class QueueFullError extends RunsError {
-  override readonly name = "QueueFullError";
   constructor(
     queued: number,
     readonly retryAfterS: number,
@@ -50,7 +46,6 @@ export class QueueFullError extends RunsError {
 
 /** The operator commands file cannot be used: the offending entry (index and id) is named. */
 export class CommandsFileError extends RunsError {
-  override readonly name = "CommandsFileError";
   constructor(message: string, details?: unknown) {
     super("COMMANDS_FILE_INVALID", message, details);
   }
@@ -61,7 +56,6 @@ export class CommandsFileError extends RunsError {
  * value: refused before anything runs. The operator may put a literal `--` before the element instead.
  */
 export class ParamLooksLikeOptionError extends RunsError {
-  override readonly name = "ParamLooksLikeOptionError";
   constructor(commandId: string, params: readonly string[], index: number) {
     super(
       "PARAM_LOOKS_LIKE_OPTION",

@@ -1,6 +1,25 @@
 // The automation lane: command tasks run as processes or replayed flows, their attempts, output and claims.
-// What the lane offers the rest of the package; `src/exports/*` re-export the public part.
+// What the lane offers: `src/index.ts` re-exports this file as the lane's public API.
 
+export {
+  AutomationTask,
+  appendTail,
+  argvReferences,
+  CommandInfo,
+  CommandSpec,
+  canMoveTask,
+  decideAfterAttempt,
+  interpolateArgv,
+  isTaskTerminal,
+  OUTPUT_TAIL_LINES,
+  RunTaskInput,
+  retryDelayMs,
+  TASK_REASONS,
+  TASK_STATUSES,
+  TASK_TRANSITIONS,
+  type TaskReason,
+  type TaskStatus,
+} from "../../domain/automation.js";
 export {
   CommandNotFoundError,
   CommandsFileError,

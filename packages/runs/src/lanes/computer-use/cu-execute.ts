@@ -272,12 +272,12 @@ export async function executeAction(
       else await new Promise((resolve) => setTimeout(resolve, r.waitPollMs));
       continue;
     }
-    await r.raceHooks.beforeClaim?.(row.id);
     // After the session's earlier executions: the page it is judged on is the one it will act on.
     const done = await serialised(r, cusId, async () => {
       const current = await actionRow(r, cusId, actionId);
       if (current.status !== row.status) return undefined; // another execute moved it: look again
       await assertStillPreviewed(r, cus, current);
+      await r.raceHooks.beforeClaim?.(current.id);
       const claimed = await claim(r, current, token);
       return claimed === undefined ? undefined : run(r, claimed, token);
     });

@@ -1,5 +1,5 @@
 import type { Page } from "playwright-core";
-import type { BrowserLease } from "../../core/browser/host.js";
+import type { BrowserLease } from "../../core/browser/host-api.js";
 import type { OutboundGuard } from "../../core/browser/network-guard.js";
 import { type AriaNode, parseAriaSnapshot } from "../../domain/aria-snapshot.js";
 import type { ComputerUseResources } from "./resources.js";

@@ -1,7 +1,7 @@
 import type { Clock, IdGenerator } from "@vetted/store";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { BrowserContext, Page } from "playwright-core";
-import type { BrowserHost, BrowserLease } from "../../core/browser/host.js";
+import type { BrowserHost, BrowserLease } from "../../core/browser/host-api.js";
 import type { OutboundGuard } from "../../core/browser/network-guard.js";
 import type { SecretBox } from "../../kernel/secret-box.js";
 import type { Planner } from "./planner.js";
@@ -39,8 +39,8 @@ export interface ComputerUseEngineOptions {
   /** How often a caller waiting for another's execution looks again (default 25 ms). */
   waitPollMs?: number;
   /**
-   * Race-simulation hooks for tests: `beforeClaim` runs after an execute read the action and before it
-   * claims it, so a test can hold concurrent executes at the racy point.
+   * Race-simulation hooks for tests: `beforeClaim` runs after an execute read the action (and judged the
+   * page again) and right before it claims it, so a test can hold concurrent executes at the racy point.
    */
   raceHooks?: { beforeClaim?(actionId: string): Promise<void> };
 }

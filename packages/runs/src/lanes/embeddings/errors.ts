@@ -2,7 +2,6 @@ import { RunsError } from "../../kernel/errors.js";
 
 /** An upstream model answered an error, garbage, or could not be reached (`details.status`: its HTTP status). */
 export class UpstreamFailedError extends RunsError {
-  override readonly name = "UpstreamFailedError";
   constructor(message: string, details: { status: number | null }) {
     super("UPSTREAM_FAILED", message, details);
   }
@@ -10,7 +9,6 @@ export class UpstreamFailedError extends RunsError {
 
 /** An upstream model did not answer in time. */
 export class UpstreamTimeoutError extends RunsError {
-  override readonly name = "UpstreamTimeoutError";
   constructor(model: string, timeoutMs: number) {
     super("UPSTREAM_TIMEOUT", `The embeddings model ${model} did not answer within ${timeoutMs} ms.`, {
       timeout_ms: timeoutMs,
@@ -20,7 +18,6 @@ export class UpstreamTimeoutError extends RunsError {
 
 /** A batch named a model that is not configured. */
 export class UnknownModelError extends RunsError {
-  override readonly name = "UnknownModelError";
   constructor(model: string, available: readonly string[]) {
     super("MODEL_UNKNOWN", `No embeddings model ${model}; available: ${available.join(", ")}.`, {
       available,
@@ -30,7 +27,6 @@ export class UnknownModelError extends RunsError {
 
 /** Too many texts already wait for the local model's worker: try again shortly (`Retry-After`). */
 export class EmbeddingsBusyError extends RunsError {
-  override readonly name = "EmbeddingsBusyError";
   readonly retryAfterS = 1;
   constructor(queued: number, max: number) {
     super(
@@ -43,7 +39,6 @@ export class EmbeddingsBusyError extends RunsError {
 
 /** The local model's optional packages are not installed: the message names the command that installs them. */
 export class EmbeddingsUnavailableError extends RunsError {
-  override readonly name = "EmbeddingsUnavailableError";
   constructor(missing: string, packages: readonly string[]) {
     super(
       "EMBEDDINGS_UNAVAILABLE",

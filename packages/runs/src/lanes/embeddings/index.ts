@@ -1,6 +1,13 @@
 // The embeddings lane: embedders (local worker, OpenAI-compatible) and the similar-failures index.
-// What the lane offers the rest of the package; `src/exports/*` re-export the public part.
+// What the lane offers: `src/index.ts` re-exports this file as the lane's public API.
 
+export {
+  EMBEDDINGS_MAX_CHARS,
+  EMBEDDINGS_MAX_TEXTS,
+  EmbeddingsBatchRequest,
+  EmbeddingsBatchResponse,
+  hasControlCharacters,
+} from "../../domain/embeddings.js";
 export { dot, type Embedder, normalize } from "./embedder.js";
 export {
   EmbeddingsBusyError,
@@ -8,7 +15,7 @@ export {
   UpstreamFailedError,
   UpstreamTimeoutError,
 } from "./errors.js";
-export { BLOCKING_REASONS, createFailureEmbeddings, type SimilarFailure } from "./failure-embeddings.js";
+export { BLOCKING_REASONS, type SimilarFailure } from "./failure-context.js";
 export {
   createLocalEmbedder,
   createTokenizer,

@@ -6,7 +6,7 @@ import {
   type OutboundPolicy,
   type OutboundPolicyOptions,
 } from "../../kernel/outbound.js";
-import type { SimilarFailure } from "../embeddings/failure-embeddings.js";
+import type { SimilarFailure } from "../embeddings/index.js";
 import type { ReviewModelOptions } from "./review-model.js";
 
 /** What {@link createProofEngine} is built from. */

@@ -4,7 +4,6 @@ import { eq } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { ReconstructionArtifacts } from "../../domain/reconstruction/api.js";
 import { Har, harExchanges } from "../../domain/reconstruction/har.js";
-import { summarizeHtml } from "../../domain/reconstruction/html.js";
 import type { ReconstructionInputs } from "../../domain/reconstruction/inputs.js";
 import { SessionNotFoundError } from "../../kernel/errors.js";
 import { SessionNotActiveError } from "../../kernel/lane-errors.js";
@@ -101,7 +100,11 @@ export async function loadInputs(
     inputs.har = harExchanges(parseHar(harText));
   }
   const html = a.html_path === undefined ? a.html_content : readConfined(s, a.html_path);
-  if (html !== undefined) inputs.html = summarizeHtml(html);
+  if (html !== undefined) {
+    // parse5 is loaded with the first page read, not with the package.
+    const { summarizeHtml } = await import("../../domain/reconstruction/html-parse.js");
+    inputs.html = summarizeHtml(html);
+  }
   if (a.start_url !== undefined) inputs.startUrl = a.start_url;
   return inputs;
 }

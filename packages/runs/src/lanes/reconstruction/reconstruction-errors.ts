@@ -6,7 +6,6 @@ import { RunsError } from "../../kernel/errors.js";
 
 /** A `har_path` / `html_path` outside the allowed roots and the data directory (or with `..`, or relative). */
 export class PathOutsideRootError extends RunsError {
-  override readonly name = "PathOutsideRootError";
   constructor(path: string, why: string) {
     super("PATH_OUTSIDE_ROOT", `${path} may not be read: ${why}`, { path });
   }
@@ -14,7 +13,6 @@ export class PathOutsideRootError extends RunsError {
 
 /** An artifact path that names no readable file, or a session without the artifact asked for. */
 export class ArtifactNotFoundError extends RunsError {
-  override readonly name = "ArtifactNotFoundError";
   constructor(message: string) {
     super("ARTIFACT_NOT_FOUND", message);
   }
@@ -22,7 +20,6 @@ export class ArtifactNotFoundError extends RunsError {
 
 /** An artifact file larger than the limit (`VETTED_MAX_BODY_BYTES` for files a request names). */
 export class ArtifactTooLargeError extends RunsError {
-  override readonly name = "ArtifactTooLargeError";
   constructor(what: string, bytes: number, limit: number) {
     super(
       "ARTIFACT_TOO_LARGE",
@@ -37,7 +34,6 @@ export class ArtifactTooLargeError extends RunsError {
 
 /** A HAR that is not JSON or not HAR 1.2 (`details.issues` names what is missing). */
 export class HarInvalidError extends RunsError {
-  override readonly name = "HarInvalidError";
   constructor(message: string, issues?: unknown) {
     super("HAR_INVALID", message, issues === undefined ? undefined : { issues });
   }
@@ -45,7 +41,6 @@ export class HarInvalidError extends RunsError {
 
 /** No stored preview with that id (`PREVIEW_NOT_FOUND`), or it is older than 24 h (`PREVIEW_EXPIRED`). */
 export class PreviewUnavailableError extends RunsError {
-  override readonly name = "PreviewUnavailableError";
   constructor(code: "PREVIEW_NOT_FOUND" | "PREVIEW_EXPIRED", id: string) {
     super(
       code,

@@ -1,6 +1,6 @@
 import type { Clock, IdGenerator } from "@vetted/store";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import type { BrowserHost, BrowserLease } from "../../core/browser/host.js";
+import type { BrowserHost, BrowserLease } from "../../core/browser/host-api.js";
 import type { Flow, FlowInput } from "../../domain/flow.js";
 import type { Recorder } from "./recorder.js";
 

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runTransaction } from "@vetted/store";
 import { and, eq, ne } from "drizzle-orm";
-import type { StorageState } from "../../core/browser/host.js";
+import type { StorageState } from "../../core/browser/host-api.js";
 import type { OutboundGuard } from "../../core/browser/network-guard.js";
 import { buildFlowDraft } from "../../domain/flow-draft.js";
 import { type Session, SessionStartInput, type StoredArtifact } from "../../domain/session.js";

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { StorageState } from "../../core/browser/host.js";
+import type { StorageState } from "../../core/browser/host-api.js";
 import { sessionDir } from "./artifacts.js";
 import { attachRecorder } from "./recorder.js";
 import type { LiveSession, SessionsResources } from "./resources.js";

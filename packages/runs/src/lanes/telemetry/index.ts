@@ -4,6 +4,39 @@ import { type RumIngest, samplesOf } from "../../domain/telemetry.js";
 import { ingestRum, listRumAggregates } from "./rum.js";
 import { type RunHealthQuery, readRunHealth } from "./run-health.js";
 
+// The telemetry lane (service health): alerts over finished runs and tasks, real-user monitoring of the
+// console, run health. `src/index.ts` re-exports this file as the lane's public API.
+
+export {
+  ALERT_CODES,
+  ALERT_SEVERITIES,
+  type Alert,
+  type AlertCode,
+  type AlertFacts,
+  type AlertSeverity,
+  decideAlerts,
+  type FinishedCounts,
+  failureRate,
+  severityFor,
+} from "../../domain/alerts.js";
+export {
+  MAX_RUM_BATCH,
+  MAX_RUM_PATHS,
+  normalizeRumPath,
+  percentile,
+  RUM_METRICS,
+  RUM_NO_PATH,
+  RUM_OTHER_PATH,
+  RUM_RATINGS,
+  RUM_SAMPLE_WINDOW,
+  RumAccepted,
+  type RumAggregate,
+  RumIngest,
+  type RumMetric,
+  RumSample,
+  samplesOf,
+} from "../../domain/telemetry.js";
+
 /** What {@link createTelemetry} is built from. */
 export interface TelemetryOptions {
   db: LibSQLDatabase;

@@ -1,6 +1,7 @@
 // The command tower lane: overview, replays and draft edits.
-// What the lane offers the rest of the package; `src/exports/*` re-export the public part.
+// What the lane offers: `src/index.ts` re-exports this file as the lane's public API.
 
+export { applyDraftEdits, TowerDraftEdit, TowerDraftPatch } from "../../domain/tower-draft.js";
 export {
   createTowerEngine,
   LatestFlow,

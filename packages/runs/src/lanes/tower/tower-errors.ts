@@ -2,7 +2,6 @@ import { RunsError } from "../../kernel/errors.js";
 
 /** The command tower's latest flow has no step with that id (an edit, a replay or an evidence query). */
 export class DraftStepNotFoundError extends RunsError {
-  override readonly name = "DraftStepNotFoundError";
   constructor(sessionId: string, message: string) {
     super(
       "STEP_NOT_FOUND",
@@ -16,7 +15,6 @@ export class DraftStepNotFoundError extends RunsError {
 
 /** A tower query's `session_id` is empty or not a session id (omit it, or say `none`, for the latest). */
 export class SessionIdInvalidError extends RunsError {
-  override readonly name = "SessionIdInvalidError";
   constructor(message: string) {
     super("SESSION_ID_INVALID", message, { field: "session_id" });
   }

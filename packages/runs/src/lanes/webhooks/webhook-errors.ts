@@ -6,7 +6,6 @@ import { RunsError } from "../../kernel/errors.js";
 
 /** No webhook, or no delivery of that webhook, with that id. */
 export class WebhookNotFoundError extends RunsError {
-  override readonly name = "WebhookNotFoundError";
   constructor(code: "WEBHOOK_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND", id: string, webhookId?: string) {
     super(
       code,
@@ -23,7 +22,6 @@ export class WebhookNotFoundError extends RunsError {
  * list, allow list) or it does not resolve. `url` is shown without its credentials.
  */
 export class WebhookUrlDeniedError extends RunsError {
-  override readonly name = "WebhookUrlDeniedError";
   /** `final`: the refusal holds whatever the network says (credentials, a protected provider). */
   constructor(url: string, reason: string, final = false) {
     super(

@@ -1,5 +1,9 @@
-// The run engine itself: flows, templates, runs and their state machine, steps and the step registry,
-// gates, the outbound policy, errors and migrations. Re-exported by `src/index.ts`, like every lane.
+/**
+ * The run core's public API: flows, templates and their lifecycle, runs and their state machine, steps and
+ * the step registry, gates, the browser host, the outbound policy, errors and migrations. `src/index.ts`
+ * re-exports it beside each lane's `index.ts`.
+ * @module
+ */
 
 /** The engines' ports and pages, from `@vetted/store`. */
 export type { Clock, IdGenerator, KeysetPage, KeysetPage as Page } from "@vetted/store";
@@ -9,19 +13,22 @@ export type { Clock, IdGenerator, KeysetPage, KeysetPage as Page } from "@vetted
  * `DATABASE_BUSY`, and no connection reused after it met "busy".
  */
 export { type DatabaseOptions, type OpenDatabase, openDatabase } from "@vetted/store/database";
-export { StepEvidence } from "../core/evidence.js";
-export type {
-  EventListQuery,
-  EvidenceQuery,
-  IdempotencyOptions,
-  ListQuery,
-  RunListQuery,
-  RunsObserver,
-  SessionStates,
-} from "../core/runs-engine.js";
-export { DEFAULT_MAX_RESPONSE_BYTES } from "../core/steps/http-response.js";
-export { STEP_TYPES, stepTypeOf } from "../core/steps/registry.js";
-export type { StepContext, StepType } from "../core/steps/step-type.js";
+export { type AriaNode, parseAriaSnapshot } from "../domain/aria-snapshot.js";
+export {
+  BROWSER_ASSERT_FIELDS,
+  ClickStep,
+  ExtractStep,
+  FrameScope,
+  isBrowserAssert,
+  NavigateStep,
+  ScreenshotStep,
+  SELECTOR_KINDS,
+  Selector,
+  SelectStep,
+  Target,
+  TypeStep,
+  WaitForStep,
+} from "../domain/browser-steps.js";
 export { Flow, FlowInput, FlowPatch } from "../domain/flow.js";
 export {
   type CanonicalHost,
@@ -38,6 +45,14 @@ export {
   matchProtectedHost,
   parseProtectedDomains,
 } from "../domain/providers.js";
+export {
+  planRecovery,
+  RECOVERY_ACTION_IDS,
+  type RecoverableRun,
+  RecoverPlan,
+  RecoveryAction,
+  SAFETY_LEVELS,
+} from "../domain/recover-plan.js";
 export {
   CancelRunRequest,
   CreateRunInput,
@@ -91,11 +106,32 @@ export {
   validateParams,
 } from "../domain/template.js";
 export {
+  ForkInput,
+  PromoteInput,
+  TEMPLATE_EXPORT_FORMAT,
+  TemplateExport,
+  TemplateHistory,
+} from "../domain/template-lifecycle.js";
+export { MASKED } from "../domain/template-mask.js";
+export {
+  canMoveTemplate,
+  TEMPLATE_STATUSES,
+  TEMPLATE_TRANSITIONS,
+  type TemplateStatus,
+} from "../domain/template-status.js";
+export {
   type GateValues,
   REDACTED,
   type RunState,
   type Transition,
 } from "../domain/transitions.js";
+export {
+  describeWait,
+  EvidenceRef,
+  REQUIRED_ACTION_KINDS,
+  RequiredAction,
+  type WaitGuidance,
+} from "../domain/wait-guidance.js";
 export type { ChangeHub, ChangeListener } from "../kernel/change-hub.js";
 export {
   BrowserBusyError,
@@ -131,5 +167,42 @@ export {
 } from "../kernel/outbound.js";
 export { createRedactor, MIN_SUBSTRING_LENGTH, type Redactor } from "../kernel/redactor.js";
 export { loadSecretsKey, SECRETS_KEY_FILE } from "../kernel/secret-box.js";
-export { createRunsEngine, type RunsEngine, type RunsEngineOptions } from "../platform.js";
 export { migrate } from "../store/migrate.js";
+export {
+  type AcquireOptions,
+  type BrowserHost,
+  type BrowserHostLogger,
+  type BrowserHostOptions,
+  type BrowserHostStatus,
+  type BrowserLease,
+  CHROMIUM_CANDIDATES,
+  CHROMIUM_INSTALL_COMMAND,
+  createBrowserHost,
+  DEFAULT_HOLDING,
+  findChromium,
+  type HoldPolicy,
+  type LeasePurpose,
+  type StorageState,
+} from "./browser/index.js";
+export { StepEvidence } from "./evidence.js";
+export {
+  createInboundMessagesOtpSource,
+  extractOtpCode,
+  type InboundMessage,
+  type InboundMessagesOtpSource,
+  type OtpRequest,
+  type OtpSource,
+} from "./otp-source.js";
+export type {
+  EventListQuery,
+  EvidenceQuery,
+  IdempotencyOptions,
+  ListQuery,
+  RunListQuery,
+  RunsObserver,
+  SessionStates,
+} from "./runs-engine.js";
+export { DEFAULT_MAX_RESPONSE_BYTES } from "./steps/http-response.js";
+export { STEP_TYPES, stepTypeOf } from "./steps/registry.js";
+export type { StepContext, StepType } from "./steps/step-type.js";
+export { isTemplateExport, type TemplateLifecycleHooks } from "./template-lifecycle.js";
