@@ -1,3 +1,4 @@
+import { DEFAULT_ORIGINAL_POLICY } from "../../domain/originals.js";
 import { runTransaction } from "@vetted/store";
 import { and, eq } from "drizzle-orm";
 import {
@@ -85,6 +86,8 @@ export async function createAnalyze(res: FileorgResources, request: AnalyzeReque
     naming_template: namingTemplate,
     recursive: request.recursive ?? true,
     include_hidden: request.include_hidden ?? false,
+    keep_units: request.keep_units ?? true,
+    detect_original_by: request.detect_original_by ?? DEFAULT_ORIGINAL_POLICY,
     ...packParams(request.strategy_pack_id),
   };
   return createJob(res, "analyze", { params }, actor);
