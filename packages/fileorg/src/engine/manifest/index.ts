@@ -14,6 +14,7 @@ export {
   type RowsEdited,
 } from "./patches.js";
 export { resolveConflicts } from "./resolve.js";
+export { chooseOriginal, splitUnit } from "./unit-verbs.js";
 export { type RowSort, type RowSortField, rowOrder } from "./row-order.js";
 export {
   assertManifestReady,

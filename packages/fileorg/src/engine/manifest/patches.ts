@@ -21,6 +21,7 @@ import {
 import { recomputeConflicts } from "./conflicts.js";
 import { type InternalPatch, planRowPatch } from "./patch-plan.js";
 import { refreshedRowStatus } from "./row-moves.js";
+import { spreadOverUnits } from "./unit-patches.js";
 import {
   assertManifestReady,
   digestOf,
@@ -136,6 +137,8 @@ async function preparePatch(
   }
   const merged = new Map<string, InternalPatch>();
   for (const op of operations) merged.set(op.row_id, { ...merged.get(op.row_id), ...op.patch });
+  // A unit is edited whole: a patch of one of its rows is its unit's (or UNIT_KEPT_WHOLE).
+  await spreadOverUnits(ctx.db, jobId, outputDir, merged, before);
   const newCategories = [...merged.values()].flatMap((p) => (p.category === undefined ? [] : [p.category]));
   await assertKnownCategories(ctx.db, newCategories);
   const plan = {
