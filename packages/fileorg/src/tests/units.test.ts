@@ -147,10 +147,12 @@ describe("units: folders that must stay whole", () => {
     const { h, src, jobId, rows } = await analyzeHome(undefined, { "projects/tool/Cargo.toml": "in the way" });
     const tool = rows.filter((r) => r.unit?.root === join(src, "Projects/tool"));
     expect(tool.filter((r) => r.review_bucket === "conflict")).toHaveLength(1);
-    const plan = await h.engine.planApply({ job_id: jobId });
-    expect(plan.stays).toMatchObject({ unit_held: tool.length - 1 });
-    const apply = await h.engine.apply({ job_id: jobId }, LOCAL);
-    await h.engine.waitForJob(apply.job_id);
+    expect((await h.engine.planApply({ job_id: jobId })).stays).toMatchObject({ unit_held: tool.length - 1 });
+    // naming the rows (a bucket, a row of the unit) does not tear the unit either
+    const named = { job_id: jobId, buckets: ["auto_safe" as const], row_ids: tool.map((r) => r.row_id) };
+    expect((await h.engine.planApply(named)).stays).toMatchObject({ unit_held: tool.length - 1 });
+    const apply = await h.engine.apply(named, LOCAL);
+    expect((await h.engine.waitForJob(apply.job_id)).status).toBe("succeeded");
     for (const r of tool) expect(existsSync(r.source_path), r.source_path).toBe(true);
   });
 
