@@ -72,7 +72,11 @@ export function detectConflicts(rows: readonly ConflictRow[], scope: ConflictSco
   const bySha = groupBy(
     moving.filter(
       (r) =>
-        r.sha256 !== null && r.size > 0 && !r.duplicateAccepted && r.inUnit !== true && scope.shas.has(r.sha256),
+        r.sha256 !== null &&
+        r.size > 0 &&
+        !r.duplicateAccepted &&
+        r.inUnit !== true &&
+        scope.shas.has(r.sha256),
     ),
     (r) => r.sha256 ?? "",
   );

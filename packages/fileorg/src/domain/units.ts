@@ -158,7 +158,8 @@ export function recogniseUnit(listing: FolderListing): Recognition | undefined {
     return { kind: "bundle", reason: `a ${ext} bundle`, target: `applications/${name}` };
   }
   const software = softwareReason(listing.entries);
-  if (software !== undefined) return { kind: "software_project", reason: software, target: `projects/${name}` };
+  if (software !== undefined)
+    return { kind: "software_project", reason: software, target: `projects/${name}` };
   const latex = latexReason(listing.entries);
   if (latex !== undefined) return { kind: "document_project", reason: latex, target: `documents/${name}` };
   const album = albumReason(listing.entries);

@@ -4,6 +4,7 @@ import type { EditResult, ManifestPage, ManifestRow, RowPatch } from "../domain/
 import { NotFoundError } from "../errors.js";
 import { type ManifestView, previewRow, type RowPreview, reportJob, viewManifest } from "./insights.js";
 import {
+  chooseOriginal,
   type InternalPatch,
   type ListRowsOptions,
   listConflicts,
@@ -13,7 +14,6 @@ import {
   patchRows,
   requireManifestJob,
   resolveConflicts,
-  chooseOriginal,
   splitUnit,
   toManifestRow,
 } from "./manifest/index.js";

@@ -138,13 +138,19 @@ describe("units: folders that must stay whole", () => {
     const tool = rows.filter((r) => r.unit?.root === join(src, "Projects/tool"));
     const main = tool.find((r) => r.source_path.endsWith("main.rs"));
     if (main === undefined) throw new Error("no main.rs row");
-    const edited = await h.engine.applyPatches(jobId, [{ row_id: main.row_id, patch: { action: "skip" } }], LOCAL);
+    const edited = await h.engine.applyPatches(
+      jobId,
+      [{ row_id: main.row_id, patch: { action: "skip" } }],
+      LOCAL,
+    );
     expect(edited.items.filter((r) => r.unit?.root === join(src, "Projects/tool"))).toHaveLength(tool.length);
     expect(edited.items.every((r) => r.action === "skip")).toBe(true);
   });
 
   it("holds a unit whose row cannot move: the unit moves whole or not at all", async () => {
-    const { h, src, jobId, rows } = await analyzeHome(undefined, { "projects/tool/Cargo.toml": "in the way" });
+    const { h, src, jobId, rows } = await analyzeHome(undefined, {
+      "projects/tool/Cargo.toml": "in the way",
+    });
     const tool = rows.filter((r) => r.unit?.root === join(src, "Projects/tool"));
     expect(tool.filter((r) => r.review_bucket === "conflict")).toHaveLength(1);
     expect((await h.engine.planApply({ job_id: jobId })).stays).toMatchObject({ unit_held: tool.length - 1 });
@@ -159,7 +165,9 @@ describe("units: folders that must stay whole", () => {
   it("moves a unit by one row's target, refuses to tear it, and splits it on request", async () => {
     const { h, src, out, jobId, rows } = await analyzeHome();
     const website = rows.filter((r) => r.unit?.root === join(src, "Projects/website"));
-    const pkg = website.find((r) => r.source_path.endsWith("/package.json") && !r.source_path.includes("node_modules"));
+    const pkg = website.find(
+      (r) => r.source_path.endsWith("/package.json") && !r.source_path.includes("node_modules"),
+    );
     if (pkg === undefined) throw new Error("no package.json row");
     const moved = await h.engine.applyPatches(
       jobId,
@@ -168,16 +176,26 @@ describe("units: folders that must stay whole", () => {
     );
     expect(moved.items).toHaveLength(website.length);
     for (const r of moved.items)
-      expect(r.target_path).toBe(join(out, "code/site", relative(join(src, "Projects/website"), r.source_path)));
+      expect(r.target_path).toBe(
+        join(out, "code/site", relative(join(src, "Projects/website"), r.source_path)),
+      );
     await expect(
-      h.engine.applyPatches(jobId, [{ row_id: pkg.row_id, patch: { target_path: join(out, "x/pkg.json") } }], LOCAL),
+      h.engine.applyPatches(
+        jobId,
+        [{ row_id: pkg.row_id, patch: { target_path: join(out, "x/pkg.json") } }],
+        LOCAL,
+      ),
     ).rejects.toMatchObject({ code: "UNIT_KEPT_WHOLE" });
 
     const unitId = pkg.unit?.id ?? "";
     const split = await h.engine.splitUnit(jobId, unitId, LOCAL);
     expect(split.items).toHaveLength(website.length);
-    expect(split.items.every((r) => r.unit === null && !r.reason_codes.includes("UNIT_KEPT_WHOLE"))).toBe(true);
-    expect(split.items.find((r) => r.row_id === pkg.row_id)?.target_path).toBe(join(out, "code/2023/package.json"));
+    expect(split.items.every((r) => r.unit === null && !r.reason_codes.includes("UNIT_KEPT_WHOLE"))).toBe(
+      true,
+    );
+    expect(split.items.find((r) => r.row_id === pkg.row_id)?.target_path).toBe(
+      join(out, "code/2023/package.json"),
+    );
     await expect(h.engine.splitUnit(jobId, unitId, LOCAL)).rejects.toMatchObject({ code: "UNIT_NOT_FOUND" });
   });
 });
@@ -218,13 +236,22 @@ describe("duplicates with an original", () => {
     const seqOf = (id: string) => rows.findIndex((r) => r.row_id === id);
     for (const g of groups) {
       const first = [...g.row_ids].sort((a, b) => seqOf(a) - seqOf(b))[0];
-      expect(g.original).toEqual({ row_id: first, reasons: ["FIRST_SEEN"], policy: "first_seen", chosen_by: "policy" });
+      expect(g.original).toEqual({
+        row_id: first,
+        reasons: ["FIRST_SEEN"],
+        policy: "first_seen",
+        chosen_by: "policy",
+      });
     }
     const group = groups[0];
     if (group === undefined) throw new Error("no group");
     const other = group.row_ids.find((id) => id !== group.original?.row_id) ?? "";
     const chosen = await h.engine.chooseOriginal(jobId, group.conflict_id, other, LOCAL);
-    expect(chosen.original).toMatchObject({ row_id: other, reasons: ["CHOSEN_BY_PERSON"], chosen_by: "person" });
+    expect(chosen.original).toMatchObject({
+      row_id: other,
+      reasons: ["CHOSEN_BY_PERSON"],
+      chosen_by: "person",
+    });
     await h.engine.resolveConflicts(
       jobId,
       { resolutions: [{ conflict_id: group.conflict_id, strategy: "move_to_duplicates" }] },

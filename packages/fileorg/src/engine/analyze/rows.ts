@@ -113,8 +113,18 @@ function unitTargetOfFile(facts: FileFacts, unit: PlannedUnit, at: number) {
   const dated = chooseDate({ hints: facts.dateHints, fileName, mtime: facts.mtime }, at);
   const ext = extname(fileName);
   const mime = facts.sniffedMime ?? classifyFile({ ext, sniffedMime: undefined }).mime;
-  const cls = { category: UNIT_CATEGORY[unit.kind], confidence: UNIT_CONFIDENCE, mime, reasonCodes: [UNIT_REASON] };
-  return { cls, content: { reasonCodes: [] as string[] }, dated, targetPath: unitTargetOf(unit, facts.sourcePath) };
+  const cls = {
+    category: UNIT_CATEGORY[unit.kind],
+    confidence: UNIT_CONFIDENCE,
+    mime,
+    reasonCodes: [UNIT_REASON],
+  };
+  return {
+    cls,
+    content: { reasonCodes: [] as string[] },
+    dated,
+    targetPath: unitTargetOf(unit, facts.sourcePath),
+  };
 }
 
 /** What a file's name and bytes say: its class, the content check, its best date and its target. */

@@ -81,12 +81,20 @@ export async function discoverUnits(d: UnitDiscovery): Promise<UnitIndex> {
     if (entries === undefined) continue;
     if (dir !== d.sourceDir && d.isProtected?.(dir) !== true) {
       const listing = { name: basename(dir), parentName: basename(dirname(dir)), entries, at: d.at };
-      const seen = mayBePhotoEvent(listing) ? { ...listing, entries: await withMtimes(dir, entries) } : listing;
+      const seen = mayBePhotoEvent(listing)
+        ? { ...listing, entries: await withMtimes(dir, entries) }
+        : listing;
       const found = recogniseUnit(seen);
       if (found !== undefined) {
         const target = distinctUnitTarget(found.target, taken);
         const id = unitIdOf(d.jobId, dir);
-        units.set(dir, { id, kind: found.kind, root: dir, reason: found.reason, targetRoot: join(d.outputDir, target) });
+        units.set(dir, {
+          id,
+          kind: found.kind,
+          root: dir,
+          reason: found.reason,
+          targetRoot: join(d.outputDir, target),
+        });
         continue;
       }
     }

@@ -1,4 +1,3 @@
-import { DEFAULT_ORIGINAL_POLICY } from "../../domain/originals.js";
 import { runTransaction } from "@vetted/store";
 import { and, eq } from "drizzle-orm";
 import {
@@ -11,6 +10,7 @@ import {
   isFinished,
   type Job,
 } from "../../domain/job.js";
+import { DEFAULT_ORIGINAL_POLICY } from "../../domain/originals.js";
 import { findStrategyPack } from "../../domain/strategy-packs.js";
 import { parseTemplate } from "../../domain/template.js";
 import { moveJob } from "../../domain/transitions.js";

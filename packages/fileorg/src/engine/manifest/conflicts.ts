@@ -79,7 +79,9 @@ async function loadConflicts(tx: Queryable, ids: Iterable<string>): Promise<Map<
 /** The manifest's policy for a duplicate group's original (`detect_original_by`; default `name`). */
 export function originalPolicyOf(job: Pick<JobRecord, "params">): OriginalPolicy {
   const p = job.params.detect_original_by;
-  return (ORIGINAL_POLICIES as readonly unknown[]).includes(p) ? (p as OriginalPolicy) : DEFAULT_ORIGINAL_POLICY;
+  return (ORIGINAL_POLICIES as readonly unknown[]).includes(p)
+    ? (p as OriginalPolicy)
+    : DEFAULT_ORIGINAL_POLICY;
 }
 
 /**
@@ -97,10 +99,14 @@ function originalOf(
   if (kept?.chosen_by === "person" && d.rowIds.includes(kept.row_id)) return kept;
   const copies = d.rowIds.flatMap((id) => {
     const r = byId.get(id);
-    return r === undefined ? [] : [{ rowId: r.id, sourcePath: r.sourcePath, date: r.date ?? r.mtime, seq: r.seq }];
+    return r === undefined
+      ? []
+      : [{ rowId: r.id, sourcePath: r.sourcePath, date: r.date ?? r.mtime, seq: r.seq }];
   });
   const chosen = chooseOriginal(copies, policy);
-  return chosen === undefined ? null : { row_id: chosen.rowId, reasons: chosen.reasons, policy, chosen_by: "policy" };
+  return chosen === undefined
+    ? null
+    : { row_id: chosen.rowId, reasons: chosen.reasons, policy, chosen_by: "policy" };
 }
 
 /** Opens the detected conflicts that are new or were resolved; keeps the members of open ones current. */

@@ -14,7 +14,6 @@ export {
   type RowsEdited,
 } from "./patches.js";
 export { resolveConflicts } from "./resolve.js";
-export { chooseOriginal, splitUnit } from "./unit-verbs.js";
 export { type RowSort, type RowSortField, rowOrder } from "./row-order.js";
 export {
   assertManifestReady,
@@ -31,6 +30,7 @@ export {
   toManifestRow,
   verdictOf,
 } from "./rows.js";
+export { chooseOriginal, splitUnit } from "./unit-verbs.js";
 export {
   CONFLICTS_LIST,
   type ListConflictsOptions,

@@ -3,9 +3,9 @@ import { extname, posix } from "node:path";
 import { classifyFile } from "../../domain/categorize.js";
 import { renderedFileName } from "../../domain/content-check.js";
 import type { RowAction } from "../../domain/manifest.js";
-import { UNIT_REASON } from "../../domain/units.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
 import { type ParsedTemplate, pathKey, renderTemplate, resolveTargetPath } from "../../domain/template.js";
+import { UNIT_REASON } from "../../domain/units.js";
 import { FileorgError, JobStateError } from "../../errors.js";
 import type { PathGuard } from "../path-guard.js";
 import type { RowRecord } from "./rows.js";
@@ -190,7 +190,11 @@ export async function planRowPatch(
   // Approval is a person's word on the row as it is: a person's own later change withdraws it; a rule's,
   // a triage's or a resolution's does not.
   const approve = patch.approved ?? (person && approved && changed.length > 0 ? false : undefined);
-  const codes = reasonCodesAfter(next.reasonCodes ?? r.reasonCodes, approve, person ? undefined : next.action);
+  const codes = reasonCodesAfter(
+    next.reasonCodes ?? r.reasonCodes,
+    approve,
+    person ? undefined : next.action,
+  );
   if (codes !== undefined) next.reasonCodes = codes;
   if (changed.length > 0 && person) next.edited = true;
   return changed.length > 0 || next.reasonCodes !== undefined ? next : undefined;

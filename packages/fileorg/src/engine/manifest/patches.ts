@@ -21,7 +21,6 @@ import {
 import { recomputeConflicts } from "./conflicts.js";
 import { type InternalPatch, planRowPatch } from "./patch-plan.js";
 import { refreshedRowStatus } from "./row-moves.js";
-import { spreadOverUnits } from "./unit-patches.js";
 import {
   assertManifestReady,
   digestOf,
@@ -33,6 +32,7 @@ import {
   thresholdOf,
   toManifestRow,
 } from "./rows.js";
+import { spreadOverUnits } from "./unit-patches.js";
 
 /** One row changed by a patch batch, before and after, as published to `onRowsEdited` listeners. */
 export interface RowEdit {

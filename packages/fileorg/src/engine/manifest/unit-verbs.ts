@@ -70,22 +70,34 @@ export async function chooseOriginal(
       });
     }
     if (c.kind !== "duplicate_content") {
-      throw new FileorgError("STRATEGY_NOT_APPLICABLE", `Conflict ${c.id} is a ${c.kind}, not a duplicate group.`, {
-        conflict_id: c.id,
-        kind: c.kind,
-      });
+      throw new FileorgError(
+        "STRATEGY_NOT_APPLICABLE",
+        `Conflict ${c.id} is a ${c.kind}, not a duplicate group.`,
+        {
+          conflict_id: c.id,
+          kind: c.kind,
+        },
+      );
     }
     if (c.status !== "open") {
-      throw new JobStateError("CONFLICT_NOT_OPEN", `Conflict ${c.id} is already resolved (${c.resolution ?? ""}).`, {
-        conflict_id: c.id,
-      });
+      throw new JobStateError(
+        "CONFLICT_NOT_OPEN",
+        `Conflict ${c.id} is already resolved (${c.resolution ?? ""}).`,
+        {
+          conflict_id: c.id,
+        },
+      );
     }
     if (!c.rowIds.includes(rowId)) {
-      throw new FileorgError("NOT_IN_DUPLICATE_GROUP", `Row ${rowId} is not a copy in duplicate group ${c.id}.`, {
-        conflict_id: c.id,
-        row_id: rowId,
-        row_ids: c.rowIds,
-      });
+      throw new FileorgError(
+        "NOT_IN_DUPLICATE_GROUP",
+        `Row ${rowId} is not a copy in duplicate group ${c.id}.`,
+        {
+          conflict_id: c.id,
+          row_id: rowId,
+          row_ids: c.rowIds,
+        },
+      );
     }
     const original = {
       row_id: rowId,
