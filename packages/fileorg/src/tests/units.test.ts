@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { OriginalPolicy } from "../domain/originals.js";
@@ -58,14 +58,20 @@ const UNITS = [
   { root: "Photos/Beach trip", kind: "photo_event", target: "photos/2023/2023-02-11 Beach trip" },
 ] as const;
 
-async function analyzeHome(policy?: OriginalPolicy, occupied: Record<string, string> = {}) {
+async function analyzeHome(
+  policy?: OriginalPolicy,
+  occupied: Record<string, string> = {},
+  outputIn = "out",
+  prepare: (src: string) => void = () => undefined,
+) {
   h = await createHarness();
   const src = join(h.dir, "home");
-  const out = join(h.dir, "out");
+  const out = join(h.dir, outputIn);
   writeTree(out, occupied);
   writeTree(src, HOME, D2023);
   // the older notes: same content, an older date
   writeTree(src, { "a/notes.txt": "same notes" }, D2020);
+  prepare(src);
   const job = await h.engine.analyze(
     { source_dir: src, output_dir: out, ...(policy === undefined ? {} : { detect_original_by: policy }) },
     LOCAL,
@@ -160,6 +166,23 @@ describe("units: folders that must stay whole", () => {
     const apply = await h.engine.apply(named, LOCAL);
     expect((await h.engine.waitForJob(apply.job_id)).status).toBe("succeeded");
     for (const r of tool) expect(existsSync(r.source_path), r.source_path).toBe(true);
+  });
+
+  it("holds a unit holding a symlink (never moved), and never makes a unit of a folder holding the output", async () => {
+    const link = (src: string) => {
+      mkdirSync(join(src, "Projects/website/node_modules/.bin"), { recursive: true });
+      symlinkSync("../left-pad/index.js", join(src, "Projects/website/node_modules/.bin/left-pad"));
+      writeTree(src, { "Projects/package.json": "{}" }, D2023);
+    };
+    const { h, src, jobId, rows } = await analyzeHome(undefined, {}, "home/Projects/Sorted", link);
+    const website = rows.filter((r) => r.unit?.root === join(src, "Projects/website"));
+    expect(website.find((r) => r.reason_codes.includes("SYMLINK"))?.review_bucket).toBe("blocked");
+    expect((await h.engine.planApply({ job_id: jobId })).stays).toMatchObject({
+      unit_held: website.length - 1,
+    });
+    // Projects/ has a package.json but holds the output folder: its files are planned one by one
+    expect(rows.some((r) => r.unit?.root === join(src, "Projects"))).toBe(false);
+    expect(rows.some((r) => r.unit?.root === join(src, "Projects/tool"))).toBe(true);
   });
 
   it("moves a unit by one row's target, refuses to tear it, and splits it on request", async () => {

@@ -67,7 +67,8 @@ export interface UnitDiscovery {
 /**
  * Walks the folders under the source (names only; photo mtimes for a candidate shoot) and recognises the
  * ones that must stay whole (`recogniseUnit`, pure). A unit's folder is not descended into: a project inside
- * a project is part of it. The source folder itself is never a unit. Holds only the pending folders and the
+ * a project is part of it. The source folder itself, a folder holding the output folder and a
+ * protected folder are never units (they are descended into). Holds only the pending folders and the
  * units found.
  */
 export async function discoverUnits(d: UnitDiscovery): Promise<UnitIndex> {
@@ -79,7 +80,9 @@ export async function discoverUnits(d: UnitDiscovery): Promise<UnitIndex> {
     if (dir === undefined) break;
     const entries = await listFolder(dir);
     if (entries === undefined) continue;
-    if (dir !== d.sourceDir && d.isProtected?.(dir) !== true) {
+    // The source folder, a protected folder and a folder holding the output are never a unit.
+    const holdsOutput = d.outputDir === dir || d.outputDir.startsWith(`${dir}/`);
+    if (dir !== d.sourceDir && !holdsOutput && d.isProtected?.(dir) !== true) {
       const listing = { name: basename(dir), parentName: basename(dirname(dir)), entries, at: d.at };
       const seen = mayBePhotoEvent(listing)
         ? { ...listing, entries: await withMtimes(dir, entries) }
