@@ -56,30 +56,38 @@ function memberSelected(names: ApplyNames): SQL {
   return sql.join(parts, sql` OR `);
 }
 
-const SAME_UNIT = sql.raw(
-  `FROM fileorg_rows m WHERE m.job_id = "fileorg_rows"."job_id" AND m.unit_id = "fileorg_rows"."unit_id"`,
-);
-
 /**
- * Whether the row's unit is selected: by default when every row of it not yet applied is reviewed
- * (`auto_safe` or edited); else when the request names any row of it (by bucket or id).
+ * Whether a unit is selected (an aggregate over its rows `m`): by default when every row of it not yet
+ * applied is reviewed (`auto_safe` or edited); else when the request names any row of it (by bucket or id).
  */
 function unitSelected(names: ApplyNames): SQL {
   if (isDefault(names)) {
-    return sql`NOT EXISTS (SELECT 1 ${SAME_UNIT} AND m.status <> 'applied' AND NOT (m.review_bucket = 'auto_safe' OR m.edited = 1))`;
+    return sql.raw(
+      "sum(m.status <> 'applied' AND NOT (m.review_bucket = 'auto_safe' OR m.edited = 1)) = 0",
+    );
   }
-  return sql`EXISTS (SELECT 1 ${SAME_UNIT} AND (${memberSelected(names)}))`;
+  return sql`max(${memberSelected(names)}) = 1`;
 }
 
-/** Whether a row of the row's unit, not yet applied, cannot move: the unit then stays whole. */
-const UNIT_HELD = sql`EXISTS (SELECT 1 ${SAME_UNIT} AND m.status <> 'applied' AND NOT (m.action = 'move' AND m.review_bucket IN (${sql.raw(literals(APPLY_BUCKETS))}) AND m.status IN (${sql.raw(literals(APPLICABLE_STATUSES))})))`;
+/** Rows of a unit, not yet applied, that cannot move (an aggregate over `m`): the unit then stays whole. */
+const UNIT_HELD = sql.raw(
+  `sum(m.status <> 'applied' AND NOT (m.action = 'move' AND m.review_bucket IN (${literals(APPLY_BUCKETS)}) AND m.status IN (${literals(APPLICABLE_STATUSES)}))) > 0`,
+);
+
+/**
+ * The units of the manifest that move: selected, and none of their rows must stay. One uncorrelated
+ * subquery, so SQLite computes it once per statement (one pass over the unit index), not once per row.
+ */
+function movingUnits(manifestId: string, names: ApplyNames): SQL {
+  return sql`(SELECT m.unit_id FROM fileorg_rows m WHERE m.job_id = ${manifestId} AND m.unit_id IS NOT NULL GROUP BY m.unit_id HAVING (${unitSelected(names)}) AND NOT (${UNIT_HELD}))`;
+}
 
 /**
  * The selection with units kept whole: a row outside a unit by the request; a row of a unit when its unit
  * is selected and no row of it must stay (a unit moves whole or not at all).
  */
-function wholeSelection(names: ApplyNames): SQL {
-  return sql`(CASE WHEN ${rows.unitId} IS NULL THEN (${selectedCondition(names)}) ELSE (${unitSelected(names)}) AND NOT ${UNIT_HELD} END)`;
+function wholeSelection(manifestId: string, names: ApplyNames): SQL {
+  return sql`(CASE WHEN ${rows.unitId} IS NULL THEN (${selectedCondition(names)}) ELSE ${rows.unitId} IN ${movingUnits(manifestId, names)} END)`;
 }
 
 /** The rows of the manifest an apply moves: selected, `action: move`, never blocked or in conflict, not applied. */
@@ -89,7 +97,7 @@ export function eligibleRows(manifestId: string, names: ApplyNames): SQL | undef
     eq(rows.action, "move"),
     inArray(rows.reviewBucket, [...APPLY_BUCKETS]),
     inArray(rows.status, APPLICABLE_STATUSES),
-    wholeSelection(names),
+    wholeSelection(manifestId, names),
   );
 }
 
@@ -103,9 +111,9 @@ export async function tallyManifest(
   manifestId: string,
   names: ApplyNames,
 ): Promise<Omit<ApplyPlan, "job_id" | "plan_hash">> {
-  const selected = sql<number>`CASE WHEN ${wholeSelection(names)} THEN 1 ELSE 0 END`;
+  const selected = sql<number>`CASE WHEN ${wholeSelection(manifestId, names)} THEN 1 ELSE 0 END`;
   // A unit row the request selects by itself that stays because its unit stays whole.
-  const held = sql<number>`CASE WHEN ${rows.unitId} IS NOT NULL AND (${selectedCondition(names)}) AND NOT ${wholeSelection(names)} THEN 1 ELSE 0 END`;
+  const held = sql<number>`CASE WHEN ${rows.unitId} IS NOT NULL AND (${selectedCondition(names)}) AND NOT ${wholeSelection(manifestId, names)} THEN 1 ELSE 0 END`;
   const found = await db
     .select({
       bucket: rows.reviewBucket,
