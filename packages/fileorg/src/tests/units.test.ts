@@ -210,6 +210,16 @@ describe("units: folders that must stay whole", () => {
       ),
     ).rejects.toMatchObject({ code: "UNIT_KEPT_WHOLE" });
 
+    // a resolution or rule never tears a unit: its target for one row is left out, not refused
+    const resolved = await h.engine.applyPatches(
+      jobId,
+      [{ row_id: pkg.row_id, patch: { target_path: join(out, "x/pkg.json") } }],
+      { ...LOCAL, personEdit: false },
+    );
+    expect(resolved.items.find((r) => r.row_id === pkg.row_id)?.target_path).toBe(
+      join(out, "code/site/package.json"),
+    );
+
     const unitId = pkg.unit?.id ?? "";
     const split = await h.engine.splitUnit(jobId, unitId, LOCAL);
     expect(split.items).toHaveLength(website.length);

@@ -138,7 +138,7 @@ async function preparePatch(
   const merged = new Map<string, InternalPatch>();
   for (const op of operations) merged.set(op.row_id, { ...merged.get(op.row_id), ...op.patch });
   // A unit is edited whole: a patch of one of its rows is its unit's (or UNIT_KEPT_WHOLE).
-  await spreadOverUnits(ctx.db, jobId, outputDir, merged, before);
+  await spreadOverUnits(ctx.db, jobId, outputDir, merged, before, personEdit);
   const named = new Set(ids);
   for (const id of merged.keys()) if (!named.has(id)) ids.push(id);
   const newCategories = [...merged.values()].flatMap((p) => (p.category === undefined ? [] : [p.category]));

@@ -48,8 +48,10 @@ async function loadUnitMembers(db: Queryable, jobId: string, unitIds: string[]):
 /**
  * Spreads the patches of unit rows over their whole units (in place): an action, a category or an approval
  * of one row is the unit's; a target of one row moves the whole unit's folder (every row keeps its place
- * inside it), or is refused with UNIT_KEPT_WHOLE when it would tear the unit. Row-only fields (a duplicate
- * accepted, a source re-read) and a split stay on the rows named. The members are added to `before`.
+ * inside it), or — when it would tear the unit — is refused with UNIT_KEPT_WHOLE for a person's edit and
+ * left out for a rule, a triage or a resolution (they never split a unit, as at analyze). Row-only fields
+ * (a duplicate accepted, a source re-read) and a split stay on the rows named. The members are added to
+ * `before`.
  */
 export async function spreadOverUnits(
   db: Queryable,
@@ -57,6 +59,7 @@ export async function spreadOverUnits(
   outputDir: string,
   merged: Map<string, InternalPatch>,
   before: Map<string, RowRecord>,
+  personEdit = true,
 ): Promise<void> {
   const unitPatches = new Map<string, InternalPatch & { root?: string }>();
   for (const [rowId, patch] of merged) {
@@ -64,7 +67,15 @@ export async function spreadOverUnits(
     if (r === undefined || r.unitId === null || patch.split_unit === true) continue;
     const spread: InternalPatch & { root?: string } = { ...unitPatches.get(r.unitId) };
     for (const f of UNIT_FIELDS) if (patch[f] !== undefined) Object.assign(spread, { [f]: patch[f] });
-    if (patch.target_path !== undefined) spread.root = newUnitRoot(r, patch.target_path, outputDir);
+    if (patch.target_path !== undefined) {
+      try {
+        spread.root = newUnitRoot(r, patch.target_path, outputDir);
+      } catch (error) {
+        if (personEdit) throw error;
+        const { target_path: _torn, ...kept } = patch;
+        merged.set(rowId, kept);
+      }
+    }
     if (Object.keys(spread).length > 0) unitPatches.set(r.unitId, spread);
   }
   if (unitPatches.size === 0) return;
@@ -73,10 +84,10 @@ export async function spreadOverUnits(
     before.set(m.id, before.get(m.id) ?? m);
     const { root, ...fields } = unitPatches.get(m.unitId) ?? {};
     const own = merged.get(m.id) ?? {};
-    const next: InternalPatch = { ...own, target_path: undefined, ...fields };
+    const { target_path: _own, ...ownFields } = own;
+    const next: InternalPatch = { ...ownFields, ...fields };
     const at = targetRootOf(m);
     if (root !== undefined && at !== undefined) next.target_path = join(root, at.inside);
-    else delete next.target_path;
     merged.set(m.id, next);
   }
 }
