@@ -62,9 +62,7 @@ function memberSelected(names: ApplyNames): SQL {
  */
 function unitSelected(names: ApplyNames): SQL {
   if (isDefault(names)) {
-    return sql.raw(
-      "sum(m.status <> 'applied' AND NOT (m.review_bucket = 'auto_safe' OR m.edited = 1)) = 0",
-    );
+    return sql.raw("sum(m.status <> 'applied' AND NOT (m.review_bucket = 'auto_safe' OR m.edited = 1)) = 0");
   }
   return sql`max(${memberSelected(names)}) = 1`;
 }
