@@ -27,6 +27,10 @@ export const FILEORG_ERROR_CODES = [
   "JOB_LIMIT_EXCEEDED",
   "PATH_NOT_ABSOLUTE",
   "UNKNOWN_ROW_IDS",
+  "UNIT_KEPT_WHOLE",
+  "UNIT_NOT_FOUND",
+  "NOT_IN_DUPLICATE_GROUP",
+  "CONFLICT_NOT_OPEN",
 ] as const;
 
 /** A stable SCREAMING_SNAKE error code of `@vetted/fileorg`. */

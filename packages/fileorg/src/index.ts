@@ -53,7 +53,6 @@ export {
   type DetectedConflict,
   detectConflicts,
 } from "./domain/detect-conflicts.js";
-// Review, preferences and inbox.
 export type { InboxBatch, InboxFile } from "./domain/inbox-batch.js";
 export { createIgnoreMatcher, DEFAULT_STABILITY_MS } from "./domain/inbox-batch.js";
 export {
@@ -126,6 +125,18 @@ export {
   RowPatch,
   type RowStatus,
 } from "./domain/manifest.js";
+// Review, preferences and inbox.
+export {
+  type CopyFacts,
+  chooseOriginal,
+  DEFAULT_ORIGINAL_POLICY,
+  DuplicateOriginal,
+  hasCopyMarker,
+  ORIGINAL_POLICIES,
+  ORIGINAL_REASONS,
+  type OriginalPolicy,
+  type OriginalReason,
+} from "./domain/originals.js";
 export {
   type AnalyzeLimits,
   type AnalyzeRuleGroup,
@@ -250,6 +261,15 @@ export {
   ROW_TRANSITIONS,
   sourcesOf,
 } from "./domain/transitions.js";
+export {
+  type FolderListing,
+  type ListingEntry,
+  type Recognition,
+  RowUnit,
+  recogniseUnit,
+  UNIT_KINDS,
+  type UnitKind,
+} from "./domain/units.js";
 export {
   PROTECTED_PATH_REASON,
   SPECIAL_FILE_REASON,

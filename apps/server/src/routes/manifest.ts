@@ -23,6 +23,7 @@ import {
   actorOf,
   bodyOf,
   errorResponses as errors,
+  idParam,
   JobIdParams,
   jsonResponse,
   PageQuery,
@@ -124,7 +125,67 @@ export function createManifestRoutes(deps: Pick<AppDeps, "fileorg" | "review">) 
       }),
       async (c) => c.json(await engine.listConflicts(c.req.valid("param").job_id, c.req.valid("query")), 200),
     )
-    .route("/", createConflictRowRoutes(deps));
+    .route("/", createConflictRowRoutes(deps))
+    .route("/", createUnitRoutes(deps));
+}
+
+const UnitParams = JobIdParams.extend({ unit_id: idParam("unit_id") });
+const ConflictParams = JobIdParams.extend({ conflict_id: idParam("conflict_id") });
+const OriginalRequest = z
+  .object({ row_id: z.string().min(1).max(200).meta({ description: "The copy to keep as the original" }) })
+  .strict()
+  .meta({ id: "FileorgOriginalRequest" });
+
+/** Units (folders kept whole) and duplicate groups' originals: one action each. */
+function createUnitRoutes(deps: Pick<AppDeps, "fileorg">) {
+  const engine = deps.fileorg;
+  return new OpenAPIHono<AppEnv>()
+    .openapi(
+      createRoute({
+        method: "post",
+        path: "/api/jobs/{job_id}/manifest/units/{unit_id}/split",
+        tags: TAG,
+        summary:
+          "Split a unit (a folder kept whole): its rows are planned one by one again; honours If-Match",
+        request: { params: UnitParams, headers: IfMatch },
+        responses: {
+          200: jsonResponse("The new revision and the unit's rows, now on their own", EditResult),
+          ...errors(400, 404, 409, 412),
+        },
+      }),
+      async (c) => {
+        const { job_id, unit_id } = c.req.valid("param");
+        const result = await engine.splitUnit(job_id, unit_id, {
+          ...actorOf(c),
+          expectedRevision: parseIfMatch(c.req.header("If-Match")),
+        });
+        c.header("ETag", `"${result.revision}"`);
+        return c.json(result, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: "post",
+        path: "/api/jobs/{job_id}/manifest/conflicts/{conflict_id}/original",
+        tags: TAG,
+        summary: "Name another copy of a duplicate group its original (it keeps its planned target)",
+        request: { params: ConflictParams, ...bodyOf(OriginalRequest) },
+        responses: {
+          200: jsonResponse("The duplicate group with its new original", Conflict),
+          ...errors(400, 404, 409),
+        },
+      }),
+      async (c) => {
+        const { job_id, conflict_id } = c.req.valid("param");
+        const conflict = await engine.chooseOriginal(
+          job_id,
+          conflict_id,
+          c.req.valid("json").row_id,
+          actorOf(c),
+        );
+        return c.json(conflict, 200);
+      },
+    );
 }
 
 /** Conflict resolution, one row's edit, the manifest view and a row's preview. */

@@ -2689,7 +2689,7 @@ export interface paths {
                     action?: "move" | "skip";
                     text?: string;
                     /** @description Only rows with this reason code */
-                    reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
+                    reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNIT_KEPT_WHOLE" | "UNKNOWN_TYPE" | "UNREADABLE";
                     /** @description A saved view's id: its filter and sort apply; a filter field given here wins over the view's */
                     view?: string;
                     /** @description Sort keys `field:asc|desc`, comma-separated (up to 5); wins over a view's sort */
@@ -3195,6 +3195,154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/jobs/{job_id}/manifest/units/{unit_id}/split": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Split a unit (a folder kept whole): its rows are planned one by one again; honours If-Match */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The manifest revision the edit is based on; 412 when stale */
+                    "if-match"?: string;
+                };
+                path: {
+                    job_id: string;
+                    unit_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The new revision and the unit's rows, now on their own */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FileorgEditResult"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{job_id}/manifest/conflicts/{conflict_id}/original": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Name another copy of a duplicate group its original (it keeps its planned target) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    job_id: string;
+                    conflict_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["FileorgOriginalRequest"];
+                };
+            };
+            responses: {
+                /** @description The duplicate group with its new original */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FileorgConflict"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/preferences/naming-templates": {
         parameters: {
             query?: never;
@@ -3585,7 +3733,7 @@ export interface paths {
                                     status?: "pending" | "applied" | "skipped" | "failed" | "rolled_back";
                                     category?: string;
                                     /** @enum {string} */
-                                    reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
+                                    reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNIT_KEPT_WHOLE" | "UNKNOWN_TYPE" | "UNREADABLE";
                                     q?: string;
                                 };
                                 /** @default [] */
@@ -3650,7 +3798,7 @@ export interface paths {
                                 status?: "pending" | "applied" | "skipped" | "failed" | "rolled_back";
                                 category?: string;
                                 /** @enum {string} */
-                                reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
+                                reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNIT_KEPT_WHOLE" | "UNKNOWN_TYPE" | "UNREADABLE";
                                 q?: string;
                             };
                             /** @default [] */
@@ -4362,7 +4510,7 @@ export interface paths {
                 query?: {
                     bucket?: "blocked" | "conflict" | "needs_review" | "auto_safe";
                     /** @description Only rows with this reason code */
-                    reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
+                    reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNIT_KEPT_WHOLE" | "UNKNOWN_TYPE" | "UNREADABLE";
                     /** @description A saved view's id: its filter and sort apply; explicit query fields win */
                     view?: string;
                     /** @description next_cursor of the previous page */
@@ -8680,6 +8828,7 @@ export interface components {
             skipped?: number;
             blocked?: number;
             already_applied?: number;
+            unit_held?: number;
         };
         FileorgApplyBucketTally: {
             /** @description Rows selected to move (a failed move is in `by_error`) */
@@ -8726,6 +8875,13 @@ export interface components {
             naming_template?: string;
             recursive?: boolean;
             include_hidden?: boolean;
+            /** @description Plan folders that must stay whole (projects, bundles, albums, photo shoots) as units (default true) */
+            keep_units?: boolean;
+            /**
+             * @description How a duplicate group's original is chosen: `name` (no copy marker, then oldest date, then shortest path; default) or `first_seen`
+             * @enum {string}
+             */
+            detect_original_by?: "name" | "first_seen";
             /** @description The strategy pack whose categories, rules and threshold apply (default: the active one) */
             strategy_pack_id?: string;
         };
@@ -8887,6 +9043,20 @@ export interface components {
              * @enum {string}
              */
             date_source: "exif" | "pdf" | "office" | "file_name" | "mtime";
+            /** @description The folder kept whole this row belongs to (its rows are approved, edited, applied and rolled back together), and why it was recognised */
+            unit: {
+                /** @description Stable within the manifest */
+                id: string;
+                /** @enum {string} */
+                kind: "software_project" | "document_project" | "bundle" | "music_album" | "photo_event";
+                /** @description The unit's folder where it was analyzed */
+                root: string;
+                /**
+                 * @description Why the folder was recognised
+                 * @example has .git
+                 */
+                reason: string;
+            } | null;
         };
         FileorgRowError: {
             /** @example UNREADABLE */
@@ -8943,6 +9113,16 @@ export interface components {
             resolution: "rename" | "skip" | "keep_both" | "manual" | "move_to_duplicates" | "edited" | null;
             opened_at: string;
             resolved_at: string | null;
+            /** @description duplicate_content: the copy that is the original (it keeps its planned target), and why */
+            original: {
+                row_id: string;
+                /** @description Each step of the policy that decided, in order (a person's choice: CHOSEN_BY_PERSON) */
+                reasons: ("NAME_WITHOUT_COPY_MARKER" | "OLDEST_DATE" | "SHORTEST_PATH" | "FIRST_SEEN" | "CHOSEN_BY_PERSON")[];
+                /** @enum {string} */
+                policy: "name" | "first_seen";
+                /** @enum {string} */
+                chosen_by: "policy" | "person";
+            } | null;
         };
         FileorgResolveResult: {
             revision: number;
@@ -9012,6 +9192,10 @@ export interface components {
                 code: string;
                 message: string;
             };
+        };
+        FileorgOriginalRequest: {
+            /** @description The copy to keep as the original */
+            row_id: string;
         };
         NamingTemplateItem: {
             id?: string;
@@ -9112,7 +9296,7 @@ export interface components {
                 status?: "pending" | "applied" | "skipped" | "failed" | "rolled_back";
                 category?: string;
                 /** @enum {string} */
-                reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
+                reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNIT_KEPT_WHOLE" | "UNKNOWN_TYPE" | "UNREADABLE";
                 q?: string;
             };
             /** @default [] */
@@ -9290,6 +9474,20 @@ export interface components {
              * @enum {string}
              */
             date_source: "exif" | "pdf" | "office" | "file_name" | "mtime";
+            /** @description The folder kept whole this row belongs to (its rows are approved, edited, applied and rolled back together), and why it was recognised */
+            unit: {
+                /** @description Stable within the manifest */
+                id: string;
+                /** @enum {string} */
+                kind: "software_project" | "document_project" | "bundle" | "music_album" | "photo_event";
+                /** @description The unit's folder where it was analyzed */
+                root: string;
+                /**
+                 * @description Why the folder was recognised
+                 * @example has .git
+                 */
+                reason: string;
+            } | null;
             reasons: components["schemas"]["ReviewReason"][];
             suggestions: components["schemas"]["RowSuggestion"][];
         };
@@ -9338,7 +9536,7 @@ export interface components {
                 /** @enum {string} */
                 bucket?: "blocked" | "conflict" | "needs_review" | "auto_safe";
                 /** @enum {string} */
-                reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNKNOWN_TYPE" | "UNREADABLE";
+                reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNIT_KEPT_WHOLE" | "UNKNOWN_TYPE" | "UNREADABLE";
                 category?: components["schemas"]["FileorgCategoryName"];
                 /** @description Substring of the source or target path */
                 q?: string;

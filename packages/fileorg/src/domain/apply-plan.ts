@@ -5,7 +5,8 @@ import type { RowStatus } from "./transitions.js";
 /**
  * Why a row stays where it is at apply: `unreviewed` (a `needs_review` row nobody approved or edited, not
  * named by the request), `not_selected` (outside the buckets or rows the request named), `conflict_open`,
- * `skipped` (`action: skip`), `blocked` (unreadable, a symlink, a special file…), `already_applied`.
+ * `skipped` (`action: skip`), `blocked` (unreadable, a symlink, a special file…), `already_applied`,
+ * `unit_held` (the row would move, but its unit moves whole or not at all and another of its rows stays).
  */
 export const APPLY_STAY_REASONS = [
   "unreviewed",
@@ -14,6 +15,7 @@ export const APPLY_STAY_REASONS = [
   "skipped",
   "blocked",
   "already_applied",
+  "unit_held",
 ] as const;
 /** Why a row stays where it is at apply. */
 export type ApplyStayReason = (typeof APPLY_STAY_REASONS)[number];
@@ -27,6 +29,11 @@ export interface ApplyRowFacts {
   edited: boolean;
   /** The row is in what the request names (its buckets or row ids), or in the default selection. */
   selected: boolean;
+  /**
+   * The row belongs to a unit that stays whole while the row itself would be selected: another row of the
+   * unit is blocked, in conflict, skipped or unreviewed (a unit's `selected` is the whole unit's).
+   */
+  unitHeld?: boolean | undefined;
 }
 
 /** Whether a row moves at apply, or why it stays. */
@@ -43,6 +50,7 @@ export function decideApplyFate(f: ApplyRowFacts): ApplyFate {
   if (f.bucket === "conflict") return { moves: false, reason: "conflict_open" };
   if (f.action === "skip") return { moves: false, reason: "skipped" };
   if (f.selected) return { moves: true };
+  if (f.unitHeld === true) return { moves: false, reason: "unit_held" };
   return { moves: false, reason: f.bucket === "needs_review" && !f.edited ? "unreviewed" : "not_selected" };
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DuplicateOriginal } from "./originals.js";
 import { PathInput } from "./path-input.js";
 import { CONFLICT_STATUSES } from "./transitions.js";
 
@@ -34,6 +35,9 @@ export const Conflict = z
     resolution: z.enum([...RESOLUTION_STRATEGIES, "edited"]).nullable(),
     opened_at: z.string(),
     resolved_at: z.string().nullable(),
+    original: DuplicateOriginal.nullable().meta({
+      description: "duplicate_content: the copy that is the original (it keeps its planned target), and why",
+    }),
   })
   .meta({ id: "FileorgConflict" });
 /** A typed conflict. */

@@ -18,6 +18,8 @@ export interface ConflictRow {
   sourceChanged: boolean;
   /** The person accepted this row's duplicate content (`keep_both`). */
   duplicateAccepted: boolean;
+  /** The row belongs to a unit: its content is part of the unit, never a duplicate to move away. */
+  inUnit?: boolean | undefined;
 }
 
 /** Which groups to (re)compute: target keys, content hashes, and rows for per-row conflicts. */
@@ -68,7 +70,14 @@ export function detectConflicts(rows: readonly ConflictRow[], scope: ConflictSco
     if (byPath.size > 1) found.push({ kind: "case_collision", key, rowIds: group.map((r) => r.rowId) });
   }
   const bySha = groupBy(
-    moving.filter((r) => r.sha256 !== null && r.size > 0 && !r.duplicateAccepted && scope.shas.has(r.sha256)),
+    moving.filter(
+      (r) =>
+        r.sha256 !== null &&
+        r.size > 0 &&
+        !r.duplicateAccepted &&
+        r.inUnit !== true &&
+        scope.shas.has(r.sha256),
+    ),
     (r) => r.sha256 ?? "",
   );
   for (const [sha, group] of bySha) {

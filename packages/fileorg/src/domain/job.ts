@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ApplyResult } from "./apply-plan.js";
+import { ORIGINAL_POLICIES } from "./originals.js";
 import { PathInput } from "./path-input.js";
 import { findStrategyPack, STRATEGY_PACKS } from "./strategy-packs.js";
 import {
@@ -40,6 +41,14 @@ export const AnalyzeRequest = z
     naming_template: z.string().min(1).max(512).optional().meta({ example: DEFAULT_NAMING_TEMPLATE }),
     recursive: z.boolean().optional(),
     include_hidden: z.boolean().optional(),
+    keep_units: z.boolean().optional().meta({
+      description:
+        "Plan folders that must stay whole (projects, bundles, albums, photo shoots) as units (default true)",
+    }),
+    detect_original_by: z.enum(ORIGINAL_POLICIES).optional().meta({
+      description:
+        "How a duplicate group's original is chosen: `name` (no copy marker, then oldest date, then shortest path; default) or `first_seen`",
+    }),
     strategy_pack_id: z
       .string()
       .refine((id) => findStrategyPack(id) !== undefined, {

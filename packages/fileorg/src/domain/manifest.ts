@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DATE_SOURCES } from "./content-date.js";
 import { PathInput } from "./path-input.js";
 import { ROW_STATUSES } from "./transitions.js";
+import { RowUnit } from "./units.js";
 
 /** What apply does with a row. */
 export const ROW_ACTIONS = ["move", "skip"] as const;
@@ -103,6 +104,10 @@ export const ManifestRow = z
     date_source: z.enum(DATE_SOURCES).meta({
       description:
         "Where `date` comes from: EXIF, PDF, Office core properties, the file name, else the mtime",
+    }),
+    unit: RowUnit.nullable().meta({
+      description:
+        "The folder kept whole this row belongs to (its rows are approved, edited, applied and rolled back together), and why it was recognised",
     }),
   })
   .meta({ id: "FileorgManifestRow" });

@@ -30,6 +30,8 @@ export const REVIEW_REASON_LABELS: Readonly<Record<string, string>> = {
   PACK_CATEGORY: "Filed as other: the strategy pack does not sort into its category",
   FILE_TOO_LARGE: "The file is larger than the max_file_bytes limit",
   SKIP_CHOSEN: "Skipped by a rule, a triage or a conflict resolution",
+  UNIT_KEPT_WHOLE:
+    "Part of a folder kept whole (a project, bundle, album or photo shoot): it moves with its unit",
 };
 
 /** The human label of a reason code; unknown codes are labelled from their words. */

@@ -4,6 +4,7 @@ import type { EditResult, ManifestPage, ManifestRow, RowPatch } from "../domain/
 import { NotFoundError } from "../errors.js";
 import { type ManifestView, previewRow, type RowPreview, reportJob, viewManifest } from "./insights.js";
 import {
+  chooseOriginal,
   type InternalPatch,
   type ListRowsOptions,
   listConflicts,
@@ -13,6 +14,7 @@ import {
   patchRows,
   requireManifestJob,
   resolveConflicts,
+  splitUnit,
   toManifestRow,
 } from "./manifest/index.js";
 import type { FileorgResources } from "./resources.js";
@@ -64,6 +66,18 @@ export function manifestVerbs(res: FileorgResources) {
       request: ResolveRequest,
       opts: Actor & { expectedRevision?: number | undefined },
     ) => resolveConflicts(ctx, jobId, request, opts),
+    /**
+     * Splits a unit (a folder kept whole): its rows are planned one by one again. Throws UNIT_NOT_FOUND,
+     * MANIFEST_LOCKED, REVISION_MISMATCH.
+     */
+    splitUnit: (jobId: string, unitId: string, opts: Actor & { expectedRevision?: number | undefined }) =>
+      splitUnit(ctx, jobId, unitId, opts),
+    /**
+     * Names another copy of a duplicate group (a `duplicate_content` conflict) its original. Throws
+     * CONFLICT_NOT_FOUND, STRATEGY_NOT_APPLICABLE, CONFLICT_NOT_OPEN, NOT_IN_DUPLICATE_GROUP.
+     */
+    chooseOriginal: (jobId: string, conflictId: string, rowId: string, opts: Actor) =>
+      chooseOriginal(ctx, jobId, conflictId, rowId, opts),
     /** The grouped view of a manifest: target folder tree with counts, and summaries. */
     viewManifest: (jobId: string): Promise<ManifestView> => viewManifest(ctx, jobId),
     /** A row's metadata and a safe preview of its file. */

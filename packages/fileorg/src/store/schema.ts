@@ -6,6 +6,8 @@ import type { JobError } from "../domain/job.js";
 import { JOB_EVENT_TYPES, JOB_KINDS, JOB_STATUSES } from "../domain/job.js";
 import type { AppliedRule, RowError } from "../domain/manifest.js";
 import { REVIEW_BUCKETS, ROW_ACTIONS, ROW_STATUSES } from "../domain/manifest.js";
+import type { DuplicateOriginal } from "../domain/originals.js";
+import type { RowUnit } from "../domain/units.js";
 
 /** Jobs of every kind. Analyze jobs also carry their manifest's revision and plan accumulator. */
 export const jobs = sqliteTable(
@@ -85,6 +87,9 @@ export const rows = sqliteTable(
     /** The file's best date (ms; a wall-clock date read as UTC) and where it came from; null on older rows (mtime). */
     date: integer("date"),
     dateSource: text("date_source", { enum: DATE_SOURCES }),
+    /** The unit (a folder kept whole) the row belongs to: its rows are approved, edited, applied together. */
+    unitId: text("unit_id"),
+    unit: text("unit", { mode: "json" }).$type<RowUnit>(),
     /**
      * The folder of where the file will be (`PLACE`), with its trailing `/`: computed by SQLite (a virtual
      * column, never written), indexed so the grouped view counts folders without reading the rows.
@@ -102,6 +107,7 @@ export const rows = sqliteTable(
     index("fileorg_rows_sha_idx").on(t.jobId, t.sha256),
     // Covers the grouped view: folders and action counts in one ordered pass over the index.
     index("fileorg_rows_place_idx").on(t.jobId, t.action, t.placeDir, t.size),
+    index("fileorg_rows_unit_idx").on(t.jobId, t.unitId),
   ],
 );
 
@@ -116,6 +122,8 @@ export const conflicts = sqliteTable(
     rowIds: text("row_ids", { mode: "json" }).$type<string[]>().notNull(),
     status: text("status", { enum: CONFLICT_STATUSES }).notNull(),
     resolution: text("resolution"),
+    /** A duplicate group's original: by the manifest's policy, or a person's choice. */
+    original: text("original", { mode: "json" }).$type<DuplicateOriginal>(),
     openedAt: integer("opened_at").notNull(),
     resolvedAt: integer("resolved_at"),
   },

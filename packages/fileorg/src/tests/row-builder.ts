@@ -23,6 +23,7 @@ export function buildRow(overrides: Partial<ReviewRowFacts> & { source_path: str
     has_conflict: false,
     date: Date.UTC(2024, 2, 9, 12),
     date_source: "mtime",
+    unit: null,
     ...overrides,
   };
 }

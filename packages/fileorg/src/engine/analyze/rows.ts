@@ -7,8 +7,10 @@ import { chooseDate, type DateHint } from "../../domain/content-date.js";
 import type { RowError } from "../../domain/manifest.js";
 import { type ParsedTemplate, pathKey, renderTemplate } from "../../domain/template.js";
 import { INITIAL_STATUS } from "../../domain/transitions.js";
+import { UNIT_CATEGORY, UNIT_CONFIDENCE, UNIT_REASON } from "../../domain/units.js";
 import type { InspectedFile } from "../inspect-pool.js";
 import { digestOf, type RowRecord, reviewOf } from "../manifest/index.js";
+import { type PlannedUnit, rowUnitOf, type UnitIndex, unitTargetOf } from "./units.js";
 
 /** What analyzing one file yields. */
 export interface FileFacts {
@@ -90,6 +92,8 @@ export interface AnalyzePlan {
   adjust?: RowAdjuster | undefined;
   /** The never-touch set (the server's own data): listed as blocked rows, never read or moved. */
   isProtected?: ((path: string) => boolean) | undefined;
+  /** The folders kept whole (found before the scan): their files keep their place inside the unit. */
+  units?: UnitIndex | undefined;
   /** Whether each target folder exists (filled during the walk). */
   directories?: Map<string, Promise<boolean>>;
 }
@@ -102,6 +106,26 @@ export type RowAdjuster = (row: {
   category: string;
   confidence: number;
 }) => { confidence: number; reasonCodes: readonly string[] } | undefined;
+
+/** A file of a unit: filed with the unit, its name and place inside the unit kept as they are. */
+function unitTargetOfFile(facts: FileFacts, unit: PlannedUnit, at: number) {
+  const fileName = basename(facts.sourcePath);
+  const dated = chooseDate({ hints: facts.dateHints, fileName, mtime: facts.mtime }, at);
+  const ext = extname(fileName);
+  const mime = facts.sniffedMime ?? classifyFile({ ext, sniffedMime: undefined }).mime;
+  const cls = {
+    category: UNIT_CATEGORY[unit.kind],
+    confidence: UNIT_CONFIDENCE,
+    mime,
+    reasonCodes: [UNIT_REASON],
+  };
+  return {
+    cls,
+    content: { reasonCodes: [] as string[] },
+    dated,
+    targetPath: unitTargetOf(unit, facts.sourcePath),
+  };
+}
 
 /** What a file's name and bytes say: its class, the content check, its best date and its target. */
 function targetOf(facts: FileFacts, plan: AnalyzePlan, at: number) {
@@ -142,7 +166,9 @@ export async function buildRow(
   at: number,
 ): Promise<RowRecord> {
   const blocked = facts.error !== null;
-  const { cls, content, dated, targetPath } = targetOf(facts, plan, at);
+  const unit = plan.units?.find(facts.sourcePath);
+  const { cls, content, dated, targetPath } =
+    unit === undefined ? targetOf(facts, plan, at) : unitTargetOfFile(facts, unit, at);
   const inPlace = targetPath === facts.sourcePath;
   const reasonCodes = [...cls.reasonCodes];
   for (const code of content.reasonCodes) if (!reasonCodes.includes(code)) reasonCodes.push(code);
@@ -182,8 +208,10 @@ export async function buildRow(
     updatedAt: at,
     date: dated.date,
     dateSource: dated.source,
+    unitId: unit?.id ?? null,
+    unit: unit === undefined ? null : rowUnitOf(unit),
   };
-  const adjusted = blocked || inPlace ? undefined : plan.adjust?.(partial);
+  const adjusted = blocked || inPlace || unit !== undefined ? undefined : plan.adjust?.(partial);
   if (adjusted !== undefined) {
     partial.confidence = adjusted.confidence;
     for (const code of adjusted.reasonCodes)

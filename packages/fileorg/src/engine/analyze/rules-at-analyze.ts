@@ -217,7 +217,8 @@ export async function prepareRowFinisher(
       blockTooLarge(row, limits.max_file_bytes);
       changed = true;
     }
-    if (!row.blocked && set !== undefined) {
+    // A unit is planned as a whole: no rule moves one of its files elsewhere (split the unit first).
+    if (!row.blocked && row.unitId === null && set !== undefined) {
       changed = (await applyPackCategories(row, set, renderers.retarget, dirs)) || changed;
       if (changed) Object.assign(row, reviewOf(row, threshold));
       for (const group of groups) {

@@ -19,6 +19,7 @@ import {
   workersOf,
 } from "./rules-at-analyze.js";
 import { buildSpecialRow } from "./special-rows.js";
+import { discoverUnits } from "./units.js";
 import { inspectAll, listProtected, mapBounded, type WalkStats, walkFiles } from "./walk.js";
 
 /**
@@ -95,7 +96,9 @@ async function scanRows(
   const writer = createRowWriter(run, totals, stats);
   const listed = plan.files;
   const files = (async function* () {
-    const paths: AsyncIterable<string> | Iterable<string> = listed ?? walkFiles(plan.sourceDir, plan, stats);
+    const unitRoots = new Set(plan.units?.units.keys() ?? []);
+    const paths: AsyncIterable<string> | Iterable<string> =
+      listed ?? walkFiles(plan.sourceDir, { ...plan, unitRoots }, stats);
     for await (const path of paths) {
       // A listed file (an inbox batch) may be protected too; the walk already lists the ones it meets.
       if (plan.isProtected?.(path) === true) {
@@ -212,6 +215,7 @@ async function runAnalyze(
     skipped_entries: stats.skippedEntries,
     special_entries: stats.specialEntries?.length ?? 0,
     protected_entries: stats.specialEntries?.filter((e) => e.kind === "protected").length ?? 0,
+    units: plan.units?.units.size ?? 0,
     conflicts,
   };
 }
@@ -236,6 +240,17 @@ export function analyzeBody(res: FileorgResources): JobBody {
       isProtected: (path) => res.ctx.guard.isProtected(path),
       directories: new Map(),
     };
+    // Folders kept whole are found first (names only), so each of their files is planned inside its unit.
+    if (plan.files === undefined && p.keep_units !== false) {
+      plan.units = await discoverUnits({
+        jobId: run.job.id,
+        sourceDir: plan.sourceDir,
+        outputDir: plan.outputDir,
+        recursive: plan.recursive,
+        at: res.ctx.clock(),
+        isProtected: plan.isProtected,
+      });
+    }
     // Runtime limits, the strategy pack and the saved rules act on each row as it is built.
     return runAnalyze(run, plan, await prepareRowFinisher(res, run.job, plan));
   };

@@ -18,6 +18,8 @@ export interface WalkOptions {
   includeHidden: boolean;
   /** The never-touch set: a protected entry is listed (not yielded, not descended into). */
   isProtected?: ((path: string) => boolean) | undefined;
+  /** Folders kept whole: everything inside them is yielded, hidden files and `node_modules` included. */
+  unitRoots?: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -40,9 +42,10 @@ export interface WalkStats {
   specialEntries?: SpecialEntry[];
 }
 
-function isSkipped(name: string, isDir: boolean, options: WalkOptions): boolean {
-  if (!options.includeHidden && name.startsWith(".")) return true;
-  if (isDir && !options.includeHidden && SKIPPED_DIRECTORIES.has(name)) return true;
+function isSkipped(name: string, isDir: boolean, options: WalkOptions, inUnit = false): boolean {
+  const all = options.includeHidden || inUnit;
+  if (!all && name.startsWith(".")) return true;
+  if (isDir && !all && SKIPPED_DIRECTORIES.has(name)) return true;
   // temp files of an interrupted apply are never part of a plan
   return !isDir && name.includes(".vetted-tmp-");
 }
@@ -62,10 +65,11 @@ export async function* walkFiles(
   options: WalkOptions,
   stats: WalkStats,
 ): AsyncGenerator<string> {
-  const stack = [root];
+  const stack: Array<[string, boolean]> = [[root, false]];
   while (stack.length > 0) {
-    const dir = stack.pop();
-    if (dir === undefined) break;
+    const top = stack.pop();
+    if (top === undefined) break;
+    const [dir, inUnit] = top;
     stats.directories++;
     let handle: AsyncIterable<Dirent>;
     try {
@@ -74,21 +78,22 @@ export async function* walkFiles(
       stats.skippedEntries++;
       continue;
     }
-    const subdirs: string[] = [];
+    const subdirs: Array<[string, boolean]> = [];
     for await (const entry of handle) {
       const path = join(dir, entry.name);
       if (options.isProtected?.(path) === true) {
-        listProtected(path, isSkipped(entry.name, entry.isDirectory(), options), stats);
+        listProtected(path, isSkipped(entry.name, entry.isDirectory(), options, inUnit), stats);
       } else if (entry.isDirectory()) {
-        if (isSkipped(entry.name, true, options)) stats.skippedEntries++;
-        else if (options.recursive) subdirs.push(path);
+        const unit = inUnit || options.unitRoots?.has(path) === true;
+        if (isSkipped(entry.name, true, options, inUnit)) stats.skippedEntries++;
+        else if (options.recursive) subdirs.push([path, unit]);
       } else if (entry.isFile()) {
-        if (isSkipped(entry.name, false, options)) stats.skippedEntries++;
+        if (isSkipped(entry.name, false, options, inUnit)) stats.skippedEntries++;
         else yield path;
       } else if (
         stats.specialEntries !== undefined &&
         stats.specialEntries.length < MAX_SPECIAL_ENTRIES &&
-        !isSkipped(entry.name, false, options)
+        !isSkipped(entry.name, false, options, inUnit)
       ) {
         // symlinks, sockets, devices: never followed, never moved, but listed with a reason
         stats.specialEntries.push({ path, kind: entry.isSymbolicLink() ? "symlink" : "special" });

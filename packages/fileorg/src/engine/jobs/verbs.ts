@@ -10,6 +10,7 @@ import {
   isFinished,
   type Job,
 } from "../../domain/job.js";
+import { DEFAULT_ORIGINAL_POLICY } from "../../domain/originals.js";
 import { findStrategyPack } from "../../domain/strategy-packs.js";
 import { parseTemplate } from "../../domain/template.js";
 import { moveJob } from "../../domain/transitions.js";
@@ -21,7 +22,7 @@ import { findActiveMoveJob, planHashOfJob, requireManifestJob } from "../manifes
 import { appendAudit, appendEvent, findJob } from "../records.js";
 import type { FileorgResources } from "../resources.js";
 import { createJob, snapshotJob } from "./create.js";
-import { assertRowsOfManifest } from "./row-ids.js";
+import { assertRowsOfManifest, withWholeUnits } from "./row-ids.js";
 
 /** An apply request. */
 export interface ApplyInput {
@@ -85,6 +86,8 @@ export async function createAnalyze(res: FileorgResources, request: AnalyzeReque
     naming_template: namingTemplate,
     recursive: request.recursive ?? true,
     include_hidden: request.include_hidden ?? false,
+    keep_units: request.keep_units ?? true,
+    detect_original_by: request.detect_original_by ?? DEFAULT_ORIGINAL_POLICY,
     ...packParams(request.strategy_pack_id),
   };
   return createJob(res, "analyze", { params }, actor);
@@ -164,9 +167,14 @@ export async function createRollback(
   }
   if (request.row_ids !== undefined)
     await assertRowsOfManifest(res.ctx.db, target.manifestJobId, request.row_ids);
+  // A unit rolls back whole: naming one of its rows names all of them.
+  const rowIds =
+    request.row_ids === undefined
+      ? undefined
+      : await withWholeUnits(res.ctx.db, target.manifestJobId, request.row_ids);
   const params = {
     job_id: target.id,
-    ...(request.row_ids === undefined ? {} : { row_ids: request.row_ids }),
+    ...(rowIds === undefined ? {} : { row_ids: rowIds }),
   };
   const fields = { manifestJobId: target.manifestJobId, targetJobId: target.id, retryOf, params };
   return createJob(res, "rollback", fields, actor, async (tx) => {

@@ -7,6 +7,13 @@ import {
   detectConflicts,
   isInScope,
 } from "../../domain/detect-conflicts.js";
+import {
+  chooseOriginal,
+  DEFAULT_ORIGINAL_POLICY,
+  type DuplicateOriginal,
+  ORIGINAL_POLICIES,
+  type OriginalPolicy,
+} from "../../domain/originals.js";
 import { isInside } from "../../domain/posix-path.js";
 import { INITIAL_STATUS, moveConflict } from "../../domain/transitions.js";
 import { conflicts, rows } from "../../store/schema.js";
@@ -38,6 +45,7 @@ function toConflictRow(r: RowRecord, outputDir: string): ConflictRow {
     outsideRoot: !isInside(outputDir, r.targetPath),
     sourceChanged: r.sourceChanged,
     duplicateAccepted: r.duplicateAccepted,
+    inUnit: r.unitId !== null,
   };
 }
 
@@ -68,26 +76,66 @@ async function loadConflicts(tx: Queryable, ids: Iterable<string>): Promise<Map<
   return existing;
 }
 
+/** The manifest's policy for a duplicate group's original (`detect_original_by`; default `name`). */
+export function originalPolicyOf(job: Pick<JobRecord, "params">): OriginalPolicy {
+  const p = job.params.detect_original_by;
+  return (ORIGINAL_POLICIES as readonly unknown[]).includes(p)
+    ? (p as OriginalPolicy)
+    : DEFAULT_ORIGINAL_POLICY;
+}
+
+/**
+ * A duplicate group's original: a person's choice while that copy is still in the group, else the one the
+ * policy names (`chooseOriginal`, pure). Null for other kinds.
+ */
+function originalOf(
+  d: DetectedConflict,
+  old: ConflictRecord | undefined,
+  byId: ReadonlyMap<string, RowRecord>,
+  policy: OriginalPolicy,
+): DuplicateOriginal | null {
+  if (d.kind !== "duplicate_content") return null;
+  const kept = old?.original;
+  if (kept?.chosen_by === "person" && d.rowIds.includes(kept.row_id)) return kept;
+  const copies = d.rowIds.flatMap((id) => {
+    const r = byId.get(id);
+    return r === undefined
+      ? []
+      : [{ rowId: r.id, sourcePath: r.sourcePath, date: r.date ?? r.mtime, seq: r.seq }];
+  });
+  const chosen = chooseOriginal(copies, policy);
+  return chosen === undefined
+    ? null
+    : { row_id: chosen.rowId, reasons: chosen.reasons, policy, chosen_by: "policy" };
+}
+
 /** Opens the detected conflicts that are new or were resolved; keeps the members of open ones current. */
 async function openDetected(
   tx: Queryable,
-  jobId: string,
+  job: JobRecord,
   detectedById: ReadonlyMap<string, DetectedConflict>,
   existing: ReadonlyMap<string, ConflictRecord>,
+  byId: ReadonlyMap<string, RowRecord>,
   at: number,
 ): Promise<HubMessage[]> {
+  const jobId = job.id;
+  const policy = originalPolicyOf(job);
   const messages: HubMessage[] = [];
   for (const [id, d] of detectedById) {
     const old = existing.get(id);
+    const original = originalOf(d, old, byId, policy);
     if (old !== undefined && old.status === "open") {
-      if (JSON.stringify(old.rowIds) !== JSON.stringify(d.rowIds)) {
-        await tx.update(conflicts).set({ rowIds: d.rowIds }).where(eq(conflicts.id, id));
+      if (
+        JSON.stringify(old.rowIds) !== JSON.stringify(d.rowIds) ||
+        JSON.stringify(old.original ?? null) !== JSON.stringify(original)
+      ) {
+        await tx.update(conflicts).set({ rowIds: d.rowIds, original }).where(eq(conflicts.id, id));
       }
       continue;
     }
     // A new conflict starts open; a resolved one reopens through the conflict table.
     const status = old === undefined ? INITIAL_STATUS.conflict : moveConflict(old.status, "open", id);
-    const reopened = { status, rowIds: d.rowIds, resolution: null, openedAt: at, resolvedAt: null };
+    const reopened = { status, rowIds: d.rowIds, resolution: null, openedAt: at, resolvedAt: null, original };
     if (old === undefined) {
       await tx.insert(conflicts).values({ id, jobId, kind: d.kind, key: d.key, ...reopened });
     } else {
@@ -189,7 +237,7 @@ export async function recomputeConflicts(
   const scopeIds = new Set<string>(detectedById.keys());
   for (const [id, c] of existing) if (isInScope(c.kind, c.key, scope)) scopeIds.add(id);
   const messages = [
-    ...(await openDetected(tx, job.id, detectedById, existing, at)),
+    ...(await openDetected(tx, job, detectedById, existing, new Map(all.map((r) => [r.id, r])), at)),
     ...(await resolveVanished(tx, job.id, existing, detectedById, scopeIds, resolutions, at)),
   ];
   const refreshed = await refreshMembers(tx, job, all, detectedById, scopeIds, accumulator, at);

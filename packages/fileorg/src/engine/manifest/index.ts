@@ -30,6 +30,7 @@ export {
   toManifestRow,
   verdictOf,
 } from "./rows.js";
+export { chooseOriginal, splitUnit } from "./unit-verbs.js";
 export {
   CONFLICTS_LIST,
   type ListConflictsOptions,

@@ -1,9 +1,11 @@
 import { lstat, stat } from "node:fs/promises";
-import { posix } from "node:path";
+import { extname, posix } from "node:path";
+import { classifyFile } from "../../domain/categorize.js";
 import { renderedFileName } from "../../domain/content-check.js";
 import type { RowAction } from "../../domain/manifest.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
 import { type ParsedTemplate, pathKey, renderTemplate, resolveTargetPath } from "../../domain/template.js";
+import { UNIT_REASON } from "../../domain/units.js";
 import { FileorgError, JobStateError } from "../../errors.js";
 import type { PathGuard } from "../path-guard.js";
 import type { RowRecord } from "./rows.js";
@@ -22,6 +24,8 @@ export interface InternalPatch {
     | undefined;
   /** A person approves (true) or withdraws approval (false); approval sends the row to `auto_safe`. */
   approved?: boolean | undefined;
+  /** The row leaves its unit and is planned on its own, as analyze plans a file outside units. */
+  split_unit?: boolean | undefined;
 }
 
 /** What planning a row's patch needs of its manifest. */
@@ -76,11 +80,15 @@ async function targetOf(
     await ctx.guard.resolvePossiblyMissing(checked.path);
     return checked.path;
   }
-  if (patch.category === undefined || patch.category === r.category) return undefined;
-  const template = ctx.categoryTemplates?.get(patch.category) ?? ctx.template;
-  if (r.targetEdited || template === undefined) return undefined;
+  const split = patch.split_unit === true && r.unitId !== null;
+  // A unit row keeps its place inside the unit, whatever its category.
+  if (!split && (patch.category === undefined || patch.category === r.category || r.unitId !== null))
+    return undefined;
+  const category = patch.category ?? r.category;
+  const template = ctx.categoryTemplates?.get(category) ?? ctx.template;
+  if ((r.targetEdited && !split) || template === undefined) return undefined;
   const rel = renderTemplate(template, {
-    category: patch.category,
+    category,
     mtime: r.mtime,
     date: r.date,
     fileName: renderedFileName(r.sourcePath, r.targetPath, r.reasonCodes),
@@ -131,6 +139,18 @@ function reasonCodesAfter(
   return out.length === codes.length && out.every((c, i) => c === codes[i]) ? undefined : out;
 }
 
+/** A row leaving its unit: classified by itself again (its extension and type), no longer a unit row. */
+function splitFields(r: RowRecord): Partial<RowRecord> & { category: string } {
+  const cls = classifyFile({ ext: extname(r.sourcePath), sniffedMime: r.mime ?? undefined });
+  return {
+    unitId: null,
+    unit: null,
+    category: cls.category,
+    confidence: cls.confidence,
+    reasonCodes: [...r.reasonCodes.filter((c) => c !== UNIT_REASON), ...cls.reasonCodes],
+  };
+}
+
 /**
  * The stored fields a patch changes on a row (I/O outside the transaction: the target's confinement and
  * occupancy), or `undefined` when nothing changes. Throws ROW_NOT_EDITABLE, INVALID_TARGET_PATH or
@@ -139,7 +159,7 @@ function reasonCodesAfter(
 export async function planRowPatch(
   ctx: PatchPlanContext,
   r: RowRecord,
-  patch: InternalPatch,
+  input: InternalPatch,
 ): Promise<Partial<RowRecord> | undefined> {
   if (r.status === "applied") {
     throw new JobStateError("ROW_NOT_EDITABLE", `Row ${r.id} is applied; roll it back before editing it.`, {
@@ -147,6 +167,9 @@ export async function planRowPatch(
     });
   }
   const next: Partial<RowRecord> = {};
+  const split = input.split_unit === true && r.unitId !== null ? splitFields(r) : undefined;
+  if (split !== undefined) Object.assign(next, split);
+  const patch = split === undefined ? input : { ...input, category: input.category ?? split.category };
   if (patch.category !== undefined && patch.category !== r.category) next.category = patch.category;
   const target = await targetOf(ctx, r, patch);
   // Field order is kept as it always was: the audit entry lists the changed fields in this order.
@@ -167,7 +190,11 @@ export async function planRowPatch(
   // Approval is a person's word on the row as it is: a person's own later change withdraws it; a rule's,
   // a triage's or a resolution's does not.
   const approve = patch.approved ?? (person && approved && changed.length > 0 ? false : undefined);
-  const codes = reasonCodesAfter(r.reasonCodes, approve, person ? undefined : next.action);
+  const codes = reasonCodesAfter(
+    next.reasonCodes ?? r.reasonCodes,
+    approve,
+    person ? undefined : next.action,
+  );
   if (codes !== undefined) next.reasonCodes = codes;
   if (changed.length > 0 && person) next.edited = true;
   return changed.length > 0 || next.reasonCodes !== undefined ? next : undefined;

@@ -32,6 +32,7 @@ import {
   thresholdOf,
   toManifestRow,
 } from "./rows.js";
+import { spreadOverUnits } from "./unit-patches.js";
 
 /** One row changed by a patch batch, before and after, as published to `onRowsEdited` listeners. */
 export interface RowEdit {
@@ -136,6 +137,10 @@ async function preparePatch(
   }
   const merged = new Map<string, InternalPatch>();
   for (const op of operations) merged.set(op.row_id, { ...merged.get(op.row_id), ...op.patch });
+  // A unit is edited whole: a patch of one of its rows is its unit's (or UNIT_KEPT_WHOLE).
+  await spreadOverUnits(ctx.db, jobId, outputDir, merged, before, personEdit);
+  const named = new Set(ids);
+  for (const id of merged.keys()) if (!named.has(id)) ids.push(id);
   const newCategories = [...merged.values()].flatMap((p) => (p.category === undefined ? [] : [p.category]));
   await assertKnownCategories(ctx.db, newCategories);
   const plan = {

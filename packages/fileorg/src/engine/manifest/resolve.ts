@@ -101,8 +101,16 @@ async function renameOrKeep(
 /** The folder duplicates are moved to, under the output root. */
 export const DUPLICATES_FOLDER = "_duplicates";
 
+/** A duplicate group's original first (the policy's or a person's choice), then the other copies. */
+function originalFirst(c: ConflictRecord, members: RowRecord[]): RowRecord[] {
+  const id = c.original?.row_id;
+  const original = members.find((m) => m.id === id);
+  return original === undefined ? members : [original, ...members.filter((m) => m !== original)];
+}
+
 /**
- * `move_to_duplicates` (duplicate content): the first row keeps its target; every other copy moves into
+ * `move_to_duplicates` (duplicate content): the original (`conflict.original`: by the manifest's
+ * `detect_original_by` policy, or a person's choice) keeps its target; every other copy moves into
  * `_duplicates/` under the output root, under its planned name or, when that is taken (by another row or on
  * disk), a free ` (n)` variant — never over anything — and its duplicate content is accepted.
  */
@@ -132,7 +140,8 @@ async function opsOf(scope: ResolveScope, c: ConflictRecord, res: Resolution): P
     case "skip": {
       const keepFirst =
         c.kind === "duplicate_target" || c.kind === "case_collision" || c.kind === "duplicate_content";
-      return (keepFirst ? members.slice(1) : members).map((r) => ({
+      const ordered = c.kind === "duplicate_content" ? originalFirst(c, members) : members;
+      return (keepFirst ? ordered.slice(1) : ordered).map((r) => ({
         row_id: r.id,
         patch: { action: "skip" },
       }));
@@ -142,7 +151,7 @@ async function opsOf(scope: ResolveScope, c: ConflictRecord, res: Resolution): P
       return renameOrKeep(scope, c, res.strategy, members);
     case "move_to_duplicates":
       if (c.kind !== "duplicate_content") throw notApplicable(c, res.strategy);
-      return toDuplicatesFolder(scope, members);
+      return toDuplicatesFolder(scope, originalFirst(c, members));
     case "manual": {
       if (res.target_path === undefined) {
         throw new FileorgError("INVALID_TARGET_PATH", "A manual resolution needs a target_path.", {

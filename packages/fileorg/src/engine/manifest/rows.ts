@@ -40,6 +40,7 @@ export function toManifestRow(r: RowRecord): ManifestRow {
     applied_rules: r.appliedRules,
     date: r.date ?? r.mtime,
     date_source: r.dateSource ?? "mtime",
+    unit: r.unit ?? null,
   };
 }
 

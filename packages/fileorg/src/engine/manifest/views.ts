@@ -146,6 +146,7 @@ export function toConflict(c: typeof conflicts.$inferSelect): Conflict {
     resolution: (c.resolution as Conflict["resolution"]) ?? null,
     opened_at: new Date(c.openedAt).toISOString(),
     resolved_at: c.resolvedAt === null ? null : new Date(c.resolvedAt).toISOString(),
+    original: c.original ?? null,
   };
 }
 
