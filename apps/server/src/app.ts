@@ -18,11 +18,13 @@ import { requireToken } from "./middleware/auth.js";
 import { closeOnUnreadBody } from "./middleware/connection.js";
 import { guardHost, guardOrigin, requireJsonBody } from "./middleware/guards.js";
 import { limitJsonDepth } from "./middleware/json-depth.js";
-import { rateLimit } from "./middleware/rate-limit.js";
+import { rateLimit, WINDOW_MS } from "./middleware/rate-limit.js";
 import { exceptScreenshotUploads, limitScreenshotUploads } from "./middleware/screenshot-uploads.js";
 import { securityHeaders } from "./middleware/security-headers.js";
 import { traceId } from "./middleware/trace.js";
 import { createOpsMetrics, type OpsMetrics } from "./ops-metrics.js";
+import { startRateSync } from "./rate-sync.js";
+import { SlidingWindow } from "./rate-window.js";
 import { createAutomationRoutes } from "./routes/automation.js";
 import { createCategoryRoutes } from "./routes/categories.js";
 import { createCommandTowerRoutes } from "./routes/command-tower.js";
@@ -94,11 +96,21 @@ function useMiddleware(app: OpenAPIHono<AppEnv>, deps: AppDeps, ops: OpsMetrics)
   }
   app.use("/api/*", guardOrigin(config.corsOrigins));
   app.use("/api/*", requireToken(config.apiToken));
+  const windows = new SlidingWindow(WINDOW_MS);
+  if (health.rateLimitSyncMs > 0) {
+    // Every server on this database counts every server's hits (exchanged in the background, no I/O per hit).
+    startRateSync(deps.database.client, windows, {
+      windowMs: WINDOW_MS,
+      intervalMs: health.rateLimitSyncMs,
+      onError: (err) => logger.warn("the rate-limit windows were not exchanged", { err }),
+    });
+  }
   const limits = rateLimit({
     perMinute: health.rateLimitPerMinute,
     anonPerMinute: health.rateLimitAnonPerMinute,
     tokenConfigured: config.apiToken !== undefined,
     onLimited: (info) => ops.rateLimited(info),
+    windows,
   });
   app.use("/api/*", limits);
   app.use("/healthz", limits);

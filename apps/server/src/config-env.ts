@@ -178,6 +178,12 @@ export const envSchema = z
       .int("VETTED_RATE_LIMIT_ANON_PER_MINUTE must be a whole number")
       .min(1, "VETTED_RATE_LIMIT_ANON_PER_MINUTE must be at least 1")
       .default(120),
+    VETTED_RATE_LIMIT_SYNC_MS: z.coerce
+      .number({ error: "VETTED_RATE_LIMIT_SYNC_MS must be a number" })
+      .int("VETTED_RATE_LIMIT_SYNC_MS must be a whole number")
+      .min(0, "VETTED_RATE_LIMIT_SYNC_MS must be 0 (per process) or more")
+      .max(60_000, "VETTED_RATE_LIMIT_SYNC_MS must be at most 60000")
+      .default(1_000),
     VETTED_ALERT_WINDOW_S: z.coerce
       .number({ error: "VETTED_ALERT_WINDOW_S must be a number" })
       .int("VETTED_ALERT_WINDOW_S must be a whole number")

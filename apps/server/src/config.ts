@@ -73,6 +73,7 @@ export interface Config {
   health: {
     rateLimitPerMinute: number;
     rateLimitAnonPerMinute: number;
+    rateLimitSyncMs: number;
     alertWindowS: number;
     alertFailureRate: number;
   };
@@ -178,6 +179,7 @@ function healthSettings(e: ServerEnv): Config["health"] {
   return {
     rateLimitPerMinute: e.VETTED_RATE_LIMIT_PER_MINUTE,
     rateLimitAnonPerMinute: e.VETTED_RATE_LIMIT_ANON_PER_MINUTE,
+    rateLimitSyncMs: e.VETTED_RATE_LIMIT_SYNC_MS,
     alertWindowS: e.VETTED_ALERT_WINDOW_S,
     alertFailureRate: e.VETTED_ALERT_FAILURE_RATE,
   };

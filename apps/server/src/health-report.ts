@@ -10,6 +10,11 @@ export interface HealthSettings {
   rateLimitPerMinute?: number;
   /** VETTED_RATE_LIMIT_ANON_PER_MINUTE (default 120). */
   rateLimitAnonPerMinute?: number;
+  /**
+   * VETTED_RATE_LIMIT_SYNC_MS (default 1000): how often the rate-limit windows are exchanged with the
+   * other server processes on the database; 0 keeps them per process.
+   */
+  rateLimitSyncMs?: number;
   /** VETTED_ALERT_WINDOW_S (default 3600). */
   alertWindowS?: number;
   /** VETTED_ALERT_FAILURE_RATE (default 0.2). */
@@ -20,6 +25,7 @@ export interface HealthSettings {
 export const HEALTH_DEFAULTS = {
   rateLimitPerMinute: 600,
   rateLimitAnonPerMinute: 120,
+  rateLimitSyncMs: 1000,
   alertWindowS: 3600,
   alertFailureRate: 0.2,
 } as const satisfies Required<HealthSettings>;

@@ -118,6 +118,12 @@ async function main(): Promise<void> {
     migrated,
   });
 
+  const { rateLimitPerMinute: perMinute, rateLimitSyncMs: syncMs } = config.health;
+  logger.info(
+    syncMs > 0
+      ? `rate limits: ${perMinute} a minute per identity and route family, shared by every server on this database (exchanged every ${syncMs} ms)`
+      : `rate limits: ${perMinute} a minute per identity and route family in this process only (VETTED_RATE_LIMIT_SYNC_MS=0): N servers on this database allow N × ${perMinute} a minute in total`,
+  );
   warnUnusableRoots(config.allowedRoots, logger);
   const metrics = createMetrics(logger);
   const engines = buildEngines(config, database, logger, metrics);

@@ -58,3 +58,54 @@ describe("the sliding window", () => {
     expect(w.hit("a", 1, 1).allowed).toBe(true);
   });
 });
+
+describe("windows shared by several processes", () => {
+  /** The shared store: every process's hits per key and window, as the database table keeps them. */
+  function exchange(store: Map<string, number>, w: SlidingWindow, now: number): void {
+    const sent = w.pending();
+    for (const p of sent) {
+      const id = `${p.key}|${p.windowStart}`;
+      store.set(id, (store.get(id) ?? 0) + p.count);
+    }
+    const totals = [...store].map(([id, count]) => {
+      const [key = "", start = "0"] = id.split("|");
+      return { key, windowStart: Number(start), count };
+    });
+    w.applyTotals(sent, totals, now);
+  }
+
+  it("counts the other processes' hits after an exchange, in this window and weighted in the next", () => {
+    const store = new Map<string, number>();
+    const a = new SlidingWindow(W);
+    const b = new SlidingWindow(W);
+    const t0 = 10 * W;
+    for (let i = 0; i < 6; i++) expect(a.hit("k", 10, t0).allowed).toBe(true);
+    exchange(store, a, t0);
+    exchange(store, b, t0);
+    // B knows A's 6: 4 more fit, across both.
+    expect(Array.from({ length: 5 }, () => b.hit("k", 10, t0 + 1).allowed)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    exchange(store, b, t0 + 2);
+    exchange(store, a, t0 + 2);
+    expect(a.hit("k", 10, t0 + 3).allowed).toBe(false);
+    // An exchange again sends nothing twice: the store holds 10.
+    exchange(store, a, t0 + 4);
+    expect(store.get(`k|${t0}`)).toBe(10);
+    // Half into the next window, 10 × 0.5 of the previous (both processes' hits) still count.
+    const half = t0 + W + W / 2;
+    exchange(store, b, half);
+    expect(Array.from({ length: 6 }, () => b.hit("k", 10, half).allowed)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
+  });
+});

@@ -14,7 +14,7 @@ runVetted(process.argv.slice(2), processIo()).then(
   },
   (error: unknown) => {
     process.stderr.write(
-      `vetted: unexpected failure: ${error instanceof Error ? error.stack : String(error)}\n`,
+      `vetted: INTERNAL: unexpected failure: ${error instanceof Error ? error.stack : String(error)}\n`,
     );
     process.exitCode = 2;
   },

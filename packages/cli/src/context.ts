@@ -11,6 +11,11 @@ import { type CliSettings, type GlobalOptions, loadSettings } from "./settings.j
 export interface CommandContext {
   readonly io: CliIo;
   readonly c: Colors;
+  /**
+   * The command that runs this CLI where the person is, for messages ("Next: vetted review …"): `vetted`,
+   * or `pnpm vetted` when the checkout's root script launched it (it sets `VETTED_COMMAND`).
+   */
+  readonly command: string;
   /** The settings from the environment and the global options (`--server`, `--token`). */
   settings(): CliSettings;
   /** Opens the backend, runs `fn`, and closes it whatever happens. */
@@ -23,6 +28,7 @@ export function createContext(io: CliIo, globals: () => GlobalOptions): CommandC
   return {
     io,
     c: stylesFor(io),
+    command: commandName(io),
     settings,
     async withBackend(fn) {
       const resolved = settings();
@@ -34,6 +40,12 @@ export function createContext(io: CliIo, globals: () => GlobalOptions): CommandC
       }
     },
   };
+}
+
+/** How the person runs this CLI: `VETTED_COMMAND` (set by the checkout's `pnpm vetted`), else `vetted`. */
+export function commandName(io: CliIo): string {
+  const name = io.env.VETTED_COMMAND?.trim();
+  return name === undefined || name === "" ? "vetted" : name;
 }
 
 /** Codes that mean the command was given something wrong (or the environment is): exit 2. */
@@ -68,17 +80,10 @@ export function exitCodeOf(err: unknown): ExitCode {
   return EXIT.usage;
 }
 
-/** The one line printed on stderr for an error. */
+/** The one line printed on stderr for an error, after `vetted: `: always `CODE: message`. */
 export function messageOf(err: unknown): string {
   if (err instanceof BackendError) return `${err.code}: ${err.message}`;
-  // A refusal names its code (`CONFIRMATION_REQUIRED: …`, the job's error code), as the server's errors do.
-  if (
-    err instanceof CliError &&
-    err.exitCode === EXIT.findings &&
-    err.code !== undefined &&
-    err.code !== "REFUSED"
-  )
-    return `${err.code}: ${err.message}`;
-  if (err instanceof Error) return err.message;
-  return String(err);
+  if (err instanceof CliError)
+    return `${err.code ?? (err.exitCode === EXIT.usage ? "USAGE" : "REFUSED")}: ${err.message}`;
+  return `INTERNAL: ${err instanceof Error ? err.message : String(err)}`;
 }

@@ -38,7 +38,7 @@ VETTED_SERVER) every command talks to that server instead, with the same output.
 Exit codes: 0 ok, 1 findings or refused, 2 usage or environment error.`;
 
 function buildProgram(io: CliIo, ctx: CommandContext, setCode: (code: ExitCode) => void): Command {
-  const program = new Command("vetted");
+  const program = new Command(ctx.command);
   program
     .description(
       "Organize a folder from the terminal: plan, review, apply, undo — standalone or against a server.",
@@ -52,11 +52,13 @@ function buildProgram(io: CliIo, ctx: CommandContext, setCode: (code: ExitCode) 
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
+      // Commander's own errors ("error: unknown option '--x'") in the one format: `vetted: USAGE: …`.
+      outputError: (text, write) => write(`vetted: USAGE: ${text.replace(/^error: /, "")}`),
     });
   for (const register of REGISTRARS) register(program, ctx, setCode);
   registerComparison(program);
   for (const command of program.commands)
-    command.exitOverride().showHelpAfterError(`(run vetted ${command.name()} --help for usage)`);
+    command.exitOverride().showHelpAfterError(`(run ${ctx.command} ${command.name()} --help for usage)`);
   return program;
 }
 

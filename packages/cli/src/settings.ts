@@ -48,10 +48,14 @@ function serverUrl(value: string | undefined): string | undefined {
   } catch {
     throw usageError(
       `--server / VETTED_SERVER must be an http(s) URL such as http://127.0.0.1:8787, not ${value}`,
+      "INVALID_SERVER_URL",
     );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw usageError(`--server / VETTED_SERVER must start with http:// or https://, not ${url.protocol}`);
+    throw usageError(
+      `--server / VETTED_SERVER must start with http:// or https://, not ${url.protocol}`,
+      "INVALID_SERVER_URL",
+    );
   }
   return url.origin;
 }
@@ -67,15 +71,16 @@ export function loadSettings(
   if (fromEnv !== undefined && fromEnv !== "" && !fromEnv.startsWith("file:")) {
     throw usageError(
       `DATABASE_URL=${fromEnv} is not a file: the standalone CLI uses an embedded database; use --server to work with a server instead`,
+      "INVALID_ENV",
     );
   }
   const busy = Number(env.VETTED_DB_BUSY_TIMEOUT_MS ?? "5000");
   if (!Number.isInteger(busy) || busy < 0)
-    throw usageError("VETTED_DB_BUSY_TIMEOUT_MS must be a whole number");
+    throw usageError("VETTED_DB_BUSY_TIMEOUT_MS must be a whole number", "INVALID_ENV");
   const roots = commaList(env.VETTED_ALLOWED_ROOTS);
   const journalKey = env.VETTED_JOURNAL_KEY || undefined;
   if (journalKey !== undefined && journalKey.length < 16) {
-    throw usageError("VETTED_JOURNAL_KEY must be at least 16 characters");
+    throw usageError("VETTED_JOURNAL_KEY must be at least 16 characters", "INVALID_ENV");
   }
   return {
     dataDir,

@@ -14,9 +14,12 @@ export interface RateLimits {
   tokenConfigured: boolean;
   /** Called for each refused request (the metrics counter). */
   onLimited?: (info: { family: string; anonymous: boolean }) => void;
+  /** The windows (default: new ones of this process); `startRateSync` shares them over the database. */
+  windows?: SlidingWindow;
 }
 
-const WINDOW_MS = 60_000;
+/** The length of a rate-limit window. */
+export const WINDOW_MS = 60_000;
 
 /** The route family of a path: the segment after `/api/` (`runs`, `health`, …); `/healthz` is `health`. */
 export function routeFamily(path: string): string {
@@ -38,10 +41,11 @@ function clientAddress(c: Context): string {
 /**
  * Sliding-window rate limits per identity (the API token, else the client address) and route family. Runs
  * after the token check (so `actor` is known) and before any body is read. Over the limit: 429
- * RATE_LIMITED with `Retry-After`. The windows live in this process.
+ * RATE_LIMITED with `Retry-After`. The windows live in this process; shared with the other processes on
+ * the database when `limits.windows` is exchanged by `startRateSync` (see rate-sync.ts).
  */
 export function rateLimit(limits: RateLimits): MiddlewareHandler {
-  const windows = new SlidingWindow(WINDOW_MS);
+  const windows = limits.windows ?? new SlidingWindow(WINDOW_MS);
   return async (c, next) => {
     const family = routeFamily(c.req.path);
     const authenticated = c.get("actor") === "token";

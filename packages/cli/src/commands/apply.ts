@@ -74,7 +74,7 @@ function report(ctx: CommandContext, job: Job, dryRun: boolean): void {
   } else {
     say(
       ctx.io,
-      `${ctx.c.green("Applied")} ${job.job_id}: moved ${plural(resultNumber(job, "moved"), "file")} (${formatBytes(resultNumber(job, "bytes_moved"))}), ${resultNumber(job, "failed")} failed. Undo with: vetted undo ${job.job_id}`,
+      `${ctx.c.green("Applied")} ${job.job_id}: moved ${plural(resultNumber(job, "moved"), "file")} (${formatBytes(resultNumber(job, "bytes_moved"))}), ${resultNumber(job, "failed")} failed. Undo with: ${ctx.command} undo ${job.job_id}`,
     );
   }
   const byError = parsed.success ? Object.entries(parsed.data.by_error) : [];

@@ -28,7 +28,7 @@ async function loadComparisonCli(): Promise<ComparisonCliModule> {
     // reported below
   }
   throw new CliError(
-    "vetted comparison needs @vetted/comparison with its CLI entry (@vetted/comparison/cli); install or update @vetted/comparison",
+    "comparison needs @vetted/comparison with its CLI entry (@vetted/comparison/cli); install or update @vetted/comparison",
     EXIT.usage,
     "COMPARISON_CLI_MISSING",
   );

@@ -15,16 +15,22 @@ export interface Check {
   detail: string;
 }
 
-const MIN_NODE_MAJOR = 20;
+/** The lowest Node.js the CLI runs on (`engines.node`): `crypto.hash` of @vetted/fileorg, @clack/prompts. */
+const MIN_NODE: readonly [number, number] = [20, 12];
+
+/** Whether `version` (`20.11.1`) is at least `min` (major, minor). */
+export function nodeAtLeast(version: string, min: readonly [number, number]): boolean {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major > min[0] || (major === min[0] && minor >= min[1]);
+}
 
 function checkNode(): Check {
-  const major = Number(process.versions.node.split(".")[0]);
-  return major >= MIN_NODE_MAJOR
+  return nodeAtLeast(process.versions.node, MIN_NODE)
     ? { name: "node", status: "ok", detail: `Node.js ${process.versions.node}` }
     : {
         name: "node",
         status: "fail",
-        detail: `Node.js ${process.versions.node}; ${MIN_NODE_MAJOR} or newer is needed`,
+        detail: `Node.js ${process.versions.node}; ${MIN_NODE.join(".")} or newer is needed`,
       };
 }
 

@@ -27,7 +27,7 @@ async function jobs(ctx: CommandContext, options: JobsOptions): Promise<ExitCode
       return EXIT.ok;
     }
     if (page.items.length === 0) {
-      say(ctx.io, "No jobs yet: start with vetted organize <dir>");
+      say(ctx.io, `No jobs yet: start with ${ctx.command} organize <dir>`);
       return EXIT.ok;
     }
     const table = new Table({

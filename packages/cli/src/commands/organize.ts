@@ -64,7 +64,7 @@ async function applySafeRows(
   const failed = resultNumber(done, "failed");
   out(
     `${ctx.c.green("Applied")} ${done.job_id}: moved ${plural(resultNumber(done, "moved"), "file")} (${formatBytes(resultNumber(done, "bytes_moved"))})` +
-      `${failed > 0 ? `, ${ctx.c.red(`${failed} failed`)}` : ""}. Undo with: vetted undo ${done.job_id}`,
+      `${failed > 0 ? `, ${ctx.c.red(`${failed} failed`)}` : ""}. Undo with: ${ctx.command} undo ${done.job_id}`,
   );
   return { jobId: done.job_id, code: failed > 0 ? EXIT.findings : EXIT.ok };
 }
@@ -87,7 +87,7 @@ async function organize(ctx: CommandContext, dir: string, options: OrganizeOptio
       options.json === true && !ctx.io.stderr.isTTY,
     );
     const plan = await loadPlan(backend, analyzed.job_id);
-    if (options.json !== true) say(ctx.io, renderPlan(plan, ctx.c));
+    if (options.json !== true) say(ctx.io, renderPlan(plan, ctx.c, ctx.command));
     let code: ExitCode = EXIT.ok;
     let applyJobId: string | undefined;
     if (options.apply === true) {
@@ -103,7 +103,7 @@ async function organize(ctx: CommandContext, dir: string, options: OrganizeOptio
       say(
         ctx.io,
         ctx.c.dim(
-          `\nNext: vetted review ${plan.job_id} · vetted apply ${plan.job_id} · or organize again with --apply`,
+          `\nNext: ${ctx.command} review ${plan.job_id} · ${ctx.command} apply ${plan.job_id} · or organize again with --apply`,
         ),
       );
     }

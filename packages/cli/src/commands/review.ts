@@ -69,7 +69,8 @@ async function walkBucket(state: ReviewState, bucket: ReviewBucket): Promise<voi
 async function review(ctx: CommandContext, jobId: string): Promise<ExitCode> {
   if (ctx.io.stdin.isTTY !== true || ctx.io.stdout.isTTY !== true) {
     throw usageError(
-      "vetted review is interactive and needs a terminal; in scripts use vetted show --json and the server's review API",
+      `${ctx.command} review is interactive and needs a terminal; in scripts use ${ctx.command} show --json and the server's review API`,
+      "NO_TERMINAL",
     );
   }
   return ctx.withBackend(async (backend) => {
@@ -96,7 +97,7 @@ async function review(ctx: CommandContext, jobId: string): Promise<ExitCode> {
     const summary = (await backend.reviewQueue(jobId, { limit: 1 })).summary;
     const b = summary.buckets;
     outro(
-      `${b.auto_safe} auto_safe, ${b.needs_review} needs_review, ${b.conflict} conflict, ${b.blocked} blocked. Next: vetted apply ${jobId}`,
+      `${b.auto_safe} auto_safe, ${b.needs_review} needs_review, ${b.conflict} conflict, ${b.blocked} blocked. Next: ${ctx.command} apply ${jobId}`,
       { output: io.output },
     );
     return EXIT.ok;

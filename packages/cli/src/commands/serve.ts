@@ -66,7 +66,7 @@ async function serve(ctx: CommandContext, options: ServeOptions): Promise<ExitCo
   const launch = serverLaunch(dirname(self), self.endsWith(".ts"));
   if (launch === undefined) {
     throw new CliError(
-      "vetted serve needs the Vetted server (apps/server), which is not published: run it from a checkout of the Vetted repository (pnpm install), or start the server there with pnpm start",
+      "serve needs the Vetted server (apps/server), which is not published: run it from a checkout of the Vetted repository (pnpm install), or start the server there with pnpm start",
       EXIT.usage,
       "SERVER_NOT_INSTALLED",
     );

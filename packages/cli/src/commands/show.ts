@@ -38,7 +38,7 @@ async function show(ctx: CommandContext, jobId: string, options: ShowOptions): P
     say(ctx.io, lines.join("\n"));
     if (job.kind === "analyze" && job.status === "succeeded") {
       say(ctx.io);
-      say(ctx.io, renderPlan(await loadPlan(backend, jobId), ctx.c));
+      say(ctx.io, renderPlan(await loadPlan(backend, jobId), ctx.c, ctx.command));
     }
     return EXIT.ok;
   });

@@ -69,7 +69,7 @@ async function handleBatch(
   const waiting = (b.needs_review ?? 0) + (b.conflict ?? 0) + (b.blocked ?? 0);
   say(
     ctx.io,
-    `${new Date().toISOString()} ${plural(files, "new file")} → ${analyzed.job_id}: ${b.auto_safe ?? 0} auto_safe, ${waiting} waiting for review (vetted review ${analyzed.job_id})`,
+    `${new Date().toISOString()} ${plural(files, "new file")} → ${analyzed.job_id}: ${b.auto_safe ?? 0} auto_safe, ${waiting} waiting for review (${ctx.command} review ${analyzed.job_id})`,
   );
   const safe = plan.rows.filter((r) => r.review_bucket === "auto_safe" && r.action === "move").length;
   if (!autoApply || safe === 0) return;
@@ -86,7 +86,7 @@ async function handleBatch(
   );
   say(
     ctx.io,
-    `${new Date().toISOString()} applied ${applied.job_id}: moved ${plural(resultNumber(applied, "moved"), "file")}, ${resultNumber(applied, "failed")} failed (undo: vetted undo ${applied.job_id})`,
+    `${new Date().toISOString()} applied ${applied.job_id}: moved ${plural(resultNumber(applied, "moved"), "file")}, ${resultNumber(applied, "failed")} failed (undo: ${ctx.command} undo ${applied.job_id})`,
   );
 }
 

@@ -37,7 +37,12 @@ export function reasonOf(row: ManifestRow): string {
 }
 
 /** The table of rows needing review: bucket, reason, source → target. */
-export function renderReviewTable(plan: PlanJson, c: Colors, limit = REVIEW_TABLE_LIMIT): string[] {
+export function renderReviewTable(
+  plan: PlanJson,
+  c: Colors,
+  limit = REVIEW_TABLE_LIMIT,
+  command = "vetted",
+): string[] {
   const rows = plan.rows
     .filter((row) => (ATTENTION as readonly string[]).includes(row.review_bucket))
     .sort(
@@ -62,7 +67,7 @@ export function renderReviewTable(plan: PlanJson, c: Colors, limit = REVIEW_TABL
   }
   const lines = [c.bold(`Needs review (${rows.length})`), ...table.toString().split("\n")];
   if (rows.length > limit)
-    lines.push(c.dim(`… and ${rows.length - limit} more: vetted review ${plan.job_id}`));
+    lines.push(c.dim(`… and ${rows.length - limit} more: ${command} review ${plan.job_id}`));
   return lines;
 }
 
@@ -99,7 +104,7 @@ export function renderTotals(plan: PlanJson, c: Colors): string[] {
 }
 
 /** The whole plan as text: header, target tree, review table, conflicts and totals. */
-export function renderPlan(plan: PlanJson, c: Colors): string {
+export function renderPlan(plan: PlanJson, c: Colors, command = "vetted"): string {
   const s = plan.summary;
   return [
     c.bold(`Plan ${plan.job_id}: ${s.source_dir} → ${s.output_dir}`),
@@ -107,7 +112,7 @@ export function renderPlan(plan: PlanJson, c: Colors): string {
     c.bold("Target folders"),
     ...renderTree(s.output_dir, plan.tree, c),
     "",
-    ...renderReviewTable(plan, c),
+    ...renderReviewTable(plan, c, REVIEW_TABLE_LIMIT, command),
     "",
     ...renderConflicts(plan, c),
     ...(plan.conflicts.some((x) => x.status === "open") ? [""] : []),

@@ -115,9 +115,16 @@ describe("vetted organize, apply and undo, standalone", () => {
     expect(help.stdout).toContain("Usage: vetted organize [options] <dir>");
     const missing = await runVetted(["organize"], box.env);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("missing required argument 'dir'");
+    // Every error is one line `vetted: CODE: message`, commander's own usage errors included.
+    expect(missing.stderr).toMatch(/^vetted: USAGE: missing required argument 'dir'$/m);
     const unknownOption = await runVetted(["jobs", "--frobnicate"], box.env);
     expect(unknownOption.code).toBe(2);
+    expect(unknownOption.stderr).toMatch(/^vetted: USAGE: unknown option '--frobnicate'$/m);
+    const badLimit = await runVetted(["jobs", "--limit", "0"], box.env);
+    expect([badLimit.code, badLimit.stderr]).toEqual([
+      2,
+      "vetted: USAGE: --limit must be a whole number from 1 to 500\n",
+    ]);
     const unknownJob = await runVetted(["show", "job_nope"], box.env);
     expect([unknownJob.code, unknownJob.stderr]).toEqual([2, expect.stringContaining("JOB_NOT_FOUND")]);
     const outside = await runVetted(["organize", "/etc"], box.env);

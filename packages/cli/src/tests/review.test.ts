@@ -145,6 +145,6 @@ describe("vetted review, driven through a pseudo-terminal", () => {
   it("refuses to run without a terminal (exit 2)", async () => {
     const run = await runVetted(["review", plan.job_id], box.env);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("needs a terminal");
+    expect(run.stderr).toMatch(/^vetted: NO_TERMINAL: vetted review is interactive and needs a terminal/);
   });
 });

@@ -1,0 +1,95 @@
+/**
+ * Type-checks a tiny consumer of the built declarations of @vetted/store, @vetted/fileorg, @vetted/runs and
+ * @vetted/cli as a project outside the workspace would: `skipLibCheck: false`, strict, once with
+ * `module: nodenext` and once with `moduleResolution: bundler`. The packages are linked into a temp
+ * `node_modules` (their own dependencies resolve from their folders, as after an install). Build first
+ * (`pnpm --filter @vetted/cli... --filter @vetted/runs build`), or pass `--build`.
+ *
+ * Prints the errors and exits 1 when there are any. Usage: tsx tools/check-public-types.ts [--build]
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..");
+const PACKAGES = ["store", "comparison", "fileorg", "runs", "cli"];
+
+const CONSUMER = `import { runVetted, type CliIo } from "@vetted/cli";
+import * as fileorg from "@vetted/fileorg";
+import * as runs from "@vetted/runs";
+import { runTransaction } from "@vetted/store";
+import { openDatabase } from "@vetted/store/database";
+
+const { db, close } = await openDatabase({ url: "file:consumer.db" });
+await runs.migrate(db);
+await fileorg.migrate(db);
+const answer: number = await runTransaction(db, async () => 42);
+const io: CliIo = { cwd: ".", env: {}, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+const code: number = await runVetted(["--version"], io);
+console.log(answer, code);
+close();
+`;
+
+/** The errors of one consumer configuration (tsc's output), empty when it type-checks. */
+function check(dir: string, options: Record<string, string>): string {
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "es2022",
+        strict: true,
+        skipLibCheck: false,
+        noEmit: true,
+        types: ["node"],
+        ...options,
+      },
+      files: ["index.ts"],
+    }),
+  );
+  const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+  const run = spawnSync(process.execPath, [tsc, "-p", dir], { encoding: "utf8" });
+  return run.status === 0 ? "" : `${run.stdout}${run.stderr}`;
+}
+
+/** Checks every configuration; answers the errors per configuration (none: all type-check). */
+export function checkPublicTypes(): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), "vetted-types-consumer-"));
+  try {
+    mkdirSync(join(dir, "node_modules", "@vetted"), { recursive: true });
+    mkdirSync(join(dir, "node_modules", "@types"), { recursive: true });
+    for (const name of PACKAGES)
+      symlinkSync(join(root, "packages", name), join(dir, "node_modules", "@vetted", name), "dir");
+    symlinkSync(
+      realpathSync(join(root, "node_modules", "@types", "node")),
+      join(dir, "node_modules", "@types", "node"),
+      "dir",
+    );
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", private: true }));
+    writeFileSync(join(dir, "index.ts"), CONSUMER);
+    return {
+      nodenext: check(dir, { module: "nodenext", moduleResolution: "nodenext" }),
+      bundler: check(dir, { module: "esnext", moduleResolution: "bundler" }),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === import.meta.filename) {
+  if (process.argv.includes("--build")) {
+    const filters = ["--filter=@vetted/cli...", "--filter=@vetted/runs..."];
+    execFileSync(join(root, "node_modules", ".bin", "turbo"), ["run", "build", ...filters], {
+      cwd: root,
+      stdio: "inherit",
+    });
+  }
+  const results = checkPublicTypes();
+  let failed = false;
+  for (const [name, errors] of Object.entries(results)) {
+    const count = (errors.match(/error TS/g) ?? []).length;
+    process.stdout.write(`${name}: ${count} errors\n${errors}`);
+    failed ||= errors !== "";
+  }
+  process.exitCode = failed ? 1 : 0;
+}
