@@ -56,10 +56,12 @@ if (part === "throughput") {
 } else {
   const handles = await startGated(n);
   const t0 = performance.now();
-  await Promise.all(handles.map(async (h) => {
-    await DBOS.send(h.workflowID, "ok", "go");
-    await h.getResult();
-  }));
+  await Promise.all(
+    handles.map(async (h) => {
+      await DBOS.send(h.workflowID, "ok", "go");
+      await h.getResult();
+    }),
+  );
   out = { ms: performance.now() - t0 };
 }
 console.log(JSON.stringify(out));

@@ -35,7 +35,10 @@ export function installPeers(): Result<{ dir: string }> {
   const dir = join(cache, "vetted-bench-peers");
   mkdirSync(dir, { recursive: true });
   if (!existsSync(join(dir, "package.json"))) {
-    writeFileSync(join(dir, "package.json"), '{ "name": "vetted-bench-peers", "private": true, "type": "module" }\n');
+    writeFileSync(
+      join(dir, "package.json"),
+      '{ "name": "vetted-bench-peers", "private": true, "type": "module" }\n',
+    );
   }
   const have = ["@dbos-inc/dbos-sdk", "@restatedev/restate-sdk", "@restatedev/restate-server"].every((p) =>
     existsSync(join(dir, "node_modules", p, "package.json")),
@@ -69,7 +72,12 @@ async function freePort(): Promise<number> {
 function pgBin(): string | undefined {
   const config = spawnSync("pg_config", ["--bindir"], { encoding: "utf8" });
   const fromConfig = config.status === 0 ? config.stdout.trim() : undefined;
-  const candidates = [fromConfig, "/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin"];
+  const candidates = [
+    fromConfig,
+    "/usr/lib/postgresql/17/bin",
+    "/usr/lib/postgresql/16/bin",
+    "/usr/lib/postgresql/15/bin",
+  ];
   return candidates.find((d) => d !== undefined && existsSync(join(d, "initdb")));
 }
 
@@ -97,7 +105,17 @@ export async function startPostgres(installDir: string): Promise<Result<{ peer: 
     chownSync(dir, Number(id.stdout.trim()), Number(gid.stdout.trim()));
   }
   const data = join(dir, "data");
-  const init = pgRun(bin, "initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-locale", "-E", "UTF8"]);
+  const init = pgRun(bin, "initdb", [
+    "-D",
+    data,
+    "-A",
+    "trust",
+    "-U",
+    "postgres",
+    "--no-locale",
+    "-E",
+    "UTF8",
+  ]);
   if (init.status !== 0) return { ok: false, why: `initdb failed: ${init.stderr.trim()}` };
   const port = await freePort();
   const options = [
@@ -140,7 +158,12 @@ export async function startRestate(installDir: string): Promise<Result<{ peer: P
   const exe = join(installDir, "node_modules", ".bin", "restate-server");
   if (!existsSync(exe)) return { ok: false, why: `${exe} is missing` };
   const dir = mkdtempSync(join(tmpdir(), "vetted-bench-restate-"));
-  const [node, ingress, admin, endpoint] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [node, ingress, admin, endpoint] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const child: ChildProcess = spawn(exe, ["--base-dir", dir, "--bind-address", `127.0.0.1:${node}`], {
     env: {
       ...process.env,

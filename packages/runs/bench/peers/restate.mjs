@@ -93,10 +93,12 @@ if (part === "throughput") {
 } else {
   const ids = await startGated(n);
   const t0 = performance.now();
-  await Promise.all(ids.map(async (id) => {
-    await post(`${ingress}/gated/${id}/signal`, "ok");
-    await attach(id);
-  }));
+  await Promise.all(
+    ids.map(async (id) => {
+      await post(`${ingress}/gated/${id}/signal`, "ok");
+      await attach(id);
+    }),
+  );
   out = { ms: performance.now() - t0 };
 }
 console.log(JSON.stringify(out));
