@@ -124,16 +124,18 @@ function summarize(part: Part, n: number, f: Figure): { text: string; value: num
   return { text: `${f.ms.toFixed(0)} ms`, value: f.ms };
 }
 
+/** Which peers to run (`BENCH_PEERS=dbos,restate` by default; `none`: ours alone). */
+const wanted = new Set((process.env.BENCH_PEERS ?? "dbos,restate").split(","));
 const peers: Peer[] = [];
-const install = installPeers();
-if (install.ok) {
-  const pg = await startPostgres(install.dir);
-  if (pg.ok) peers.push(pg.peer);
-  else console.log(`DBOS Transact skipped: ${pg.why}`);
-  const restate = await startRestate(install.dir);
-  if (restate.ok) peers.push(restate.peer);
-  else console.log(`Restate skipped: ${restate.why}`);
-} else {
+const install = wanted.has("dbos") || wanted.has("restate") ? installPeers() : undefined;
+if (install?.ok === true) {
+  const pg = wanted.has("dbos") ? await startPostgres(install.dir) : undefined;
+  if (pg?.ok === true) peers.push(pg.peer);
+  else if (pg !== undefined) console.log(`DBOS Transact skipped: ${pg.why}`);
+  const restate = wanted.has("restate") ? await startRestate(install.dir) : undefined;
+  if (restate?.ok === true) peers.push(restate.peer);
+  else if (restate !== undefined) console.log(`Restate skipped: ${restate.why}`);
+} else if (install !== undefined) {
   console.log(`peers skipped: ${install.why}`);
 }
 
