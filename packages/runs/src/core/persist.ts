@@ -57,7 +57,7 @@ export async function persist(
   const guard = opts.guard ?? { version: row.version };
   const result = await tx
     .update(runs)
-    .set(changes)
+    .set(changedColumns(row, changes))
     .where(
       and(
         eq(runs.id, row.id),
@@ -70,6 +70,32 @@ export async function persist(
   await appendEvents(tx, row.id, row.eventSeq, safe.events, at);
   for (const hook of r.transitionHooks) await hook(tx, row, changes, at, r.newId);
   return { ...row, ...changes };
+}
+
+/**
+ * Columns another writer may change under a held lease or version (the heartbeat and the gone-owner sweep
+ * move the lease's expiry), and the clock: always written when a transition sets them.
+ */
+const ALWAYS_WRITTEN: ReadonlySet<string> = new Set(["leaseOwner", "leaseExpiresAt", "updatedAt"]);
+
+/** Whether two column values are equal (JSON columns by their serialized form; a reordering counts as a change). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * The part of `changes` that differs from `row`: a transition's UPDATE names only the columns it changes
+ * (most move the cursor, the version and a few more, not the vars, gate, secrets or wait context). The
+ * guard that let the write land (version or lease) makes `row` the stored row in every other column.
+ */
+export function changedColumns(row: RunRow, changes: Partial<RunRow>): Partial<RunRow> {
+  const current: Partial<RunRow> = row;
+  const entries = Object.entries(changes).filter(
+    ([key, value]) => ALWAYS_WRITTEN.has(key) || !sameValue(current[key as keyof RunRow], value),
+  );
+  return Object.fromEntries(entries) as Partial<RunRow>;
 }
 
 /** Appends events after `afterSeq`; the hub hears of them once the transaction commits. */

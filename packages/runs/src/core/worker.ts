@@ -34,12 +34,15 @@ function inFlightOf(s: SlowStep): boolean {
 }
 
 /**
- * Whether the start of the step that comes next may be written with the commit before it: a browser step
- * that contacts no URL of its own (a click, type, select, wait, read), so nothing (the outbound check of a
- * `navigate`, or of an `http` step) is judged between its start and its execution. Its start — and its
- * in-flight mark — is then durable before it acts, as when written on its own.
+ * Whether the start of the step that comes next may be written with the commit before it (the commit that
+ * ended the previous step, or the claim): a `timer` step (`wait`: no effect on the outside world; its start
+ * only dates the timer), or a browser step that contacts no URL of its own (a click, type, select, wait,
+ * read). In both, nothing (the outbound check of a `navigate`, or of an `http` step) is judged between its
+ * start and its execution. Its start — and its in-flight mark — is then durable before it acts, as when
+ * written on its own. Pure steps and gates have no start of their own: they run inside that commit.
  */
-function startsEarly(s: SlowStep): boolean {
+export function startsEarly(s: SlowStep): boolean {
+  if (s.type.effect === "timer") return true;
   return s.type.browser === true && (s.type.targets?.(s.resolvedStep) ?? []).length === 0;
 }
 
@@ -90,7 +93,9 @@ export class Leases {
       const updated = await persist(r, tx, row, ahead, at, { extra });
       if (expired) r.observer.leaseExpired?.();
       if (row.resumedAt !== null) r.observer.resumeToNextStep?.(at - row.resumedAt);
-      return updated;
+      // A step that may not be repeated is not marked in flight by the claim: its page is not open yet.
+      const next = ahead.slow !== undefined && inFlightOf(ahead.slow) ? undefined : ahead.slow;
+      return updated === undefined ? undefined : this.startNextIn(tx, updated, next, at);
     });
   }
 
@@ -179,14 +184,21 @@ export class Leases {
       const updated = await persist(r, tx, row, t, at, { guard: { leaseOwner: token } });
       if (updated === undefined) return undefined;
       await also?.(tx, at);
-      if (next === undefined || !startsEarly(next)) return updated;
-      // The next step's start rides on this commit (one transaction instead of two); when it cannot be
-      // written (the lease lapsed), the next step records its start on its own, and fails as it would.
-      const started = await this.startStepIn(tx, updated, next.step, inFlightOf(next), at);
-      if (started === undefined) return updated;
-      startedEarly.set(started, next.step.id);
-      return started;
+      return this.startNextIn(tx, updated, next, at);
     });
+  }
+
+  /**
+   * Writes the start of `next` with the transaction that wrote `updated`, when it {@link startsEarly}: one
+   * transaction instead of two. When it cannot be written (the lease lapsed), the step records its start
+   * on its own, and fails as it would.
+   */
+  private async startNextIn(tx: Tx, updated: RunRow, next: SlowStep | undefined, at: number) {
+    if (next === undefined || updated.status !== "running" || !startsEarly(next)) return updated;
+    const started = await this.startStepIn(tx, updated, next.step, inFlightOf(next), at);
+    if (started === undefined) return updated;
+    startedEarly.set(started, next.step.id);
+    return started;
   }
 
   /** Marks a step that takes time started (and in flight, when it may not be repeated), under a live lease. */
