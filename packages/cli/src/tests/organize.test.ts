@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PlanJson } from "../plan.js";
+import { CLI_VERSION } from "../version.js";
 import { createSandbox, hashTree, runVetted, type Sandbox, writeMessyTree } from "./harness.js";
 
 describe("vetted organize, apply and undo, standalone", () => {
@@ -109,7 +110,7 @@ describe("vetted organize, apply and undo, standalone", () => {
 
   it("answers shell-friendly exit codes: 0 ok, 1 refused, 2 usage or environment", async () => {
     const version = await runVetted(["--version"], box.env);
-    expect([version.code, version.stdout.trim()]).toEqual([0, "0.0.0"]);
+    expect([version.code, version.stdout.trim()]).toEqual([0, CLI_VERSION]);
     const help = await runVetted(["organize", "--help"], box.env);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Usage: vetted organize [options] <dir>");
