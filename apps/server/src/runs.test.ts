@@ -218,7 +218,10 @@ describe("a checkout run over HTTP", { timeout: 30_000 }, () => {
   });
 
   it("lists runs by flow and by creation time; a bad instant is a 400", async () => {
-    const flow = await api.post("/api/flows", { name: "quick", steps: [{ id: "a", type: "set", vars: { x: 1 } }] });
+    const flow = await api.post("/api/flows", {
+      name: "quick",
+      steps: [{ id: "a", type: "set", vars: { x: 1 } }],
+    });
     const flowId = (flow.json as { id: string }).id;
     const first = (await api.post("/api/runs", { flow_id: flowId })).run;
     await new Promise((r) => setTimeout(r, 20));

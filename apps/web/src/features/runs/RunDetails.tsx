@@ -90,9 +90,7 @@ export function EventsList({ events }: { events: RunEvent[] }) {
         return (
           <li key={e.id}>
             <code>{e.type}</code> <span className="muted">{new Date(e.at).toLocaleTimeString()}</span>
-            {answer === undefined ? null : (
-              <span data-testid="gate-answer"> — {answer}</span>
-            )}
+            {answer === undefined ? null : <span data-testid="gate-answer"> — {answer}</span>}
             {Object.keys(e.data).length === 0 ? null : (
               <details>
                 <summary>Payload</summary>

@@ -87,9 +87,7 @@ export function RunPage() {
       {flow.isError ? <ErrorState error={flow.error} title="The flow's steps could not be loaded" /> : null}
       {evidence.isError ? <ErrorState error={evidence.error} /> : null}
       {flow.data !== undefined && flow.data.version !== r.flow_version ? (
-        <p className="muted">
-          The flow is now at v{flow.data.version}; its current steps are shown.
-        </p>
+        <p className="muted">The flow is now at v{flow.data.version}; its current steps are shown.</p>
       ) : null}
       {flow.data === undefined ? null : (
         <StepsList

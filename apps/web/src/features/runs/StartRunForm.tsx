@@ -59,9 +59,7 @@ export function useStartRun() {
   const navigate = useNavigate();
   return useMutation({
     mutationFn: (body: CreateRun) =>
-      unwrap(
-        api.POST("/api/runs", { params: { header: { "idempotency-key": idempotencyKey() } }, body }),
-      ),
+      unwrap(api.POST("/api/runs", { params: { header: { "idempotency-key": idempotencyKey() } }, body })),
     onSuccess: (run) => void navigate({ to: "/runs/$runId", params: { runId: run.id } }),
   });
 }

@@ -34,7 +34,10 @@ describe("run model", () => {
       { id: "gate", type: "approval_gate", state: "waiting", durationMs: undefined },
       { id: "b", type: "http", state: "to come", durationMs: undefined },
     ]);
-    const rejected = [...events, { type: "gate_resolved", at: "2026-01-01T00:00:02.000Z", data: { step_id: "gate", approved: false } }];
+    const rejected = [
+      ...events,
+      { type: "gate_resolved", at: "2026-01-01T00:00:02.000Z", data: { step_id: "gate", approved: false } },
+    ];
     expect(stepRows(steps, rejected, true).map((r) => r.state)).toEqual(["ok", "rejected", "not run"]);
   });
 

@@ -91,7 +91,11 @@ export function stepRows(
 export function gateAnswer(e: EventLike): string | undefined {
   if (e.type !== "gate_resolved") return undefined;
   const what =
-    e.data.approved === true ? "approved" : e.data.approved === false ? "rejected" : `answered (${String(e.data.kind)})`;
+    e.data.approved === true
+      ? "approved"
+      : e.data.approved === false
+        ? "rejected"
+        : `answered (${String(e.data.kind)})`;
   const who = typeof e.data.answered_by === "string" ? ` by ${e.data.answered_by}` : "";
   const comment = typeof e.data.comment === "string" ? `: “${e.data.comment}”` : "";
   return `${what}${who}${comment}`;
