@@ -24,16 +24,16 @@ export function useCancelRun() {
 
 /**
  * Cancel (while the run has not ended) and re-run with the same template or flow and params. The server
- * has no retry of a run in place: a re-run is a new run. Masked secrets cannot be sent again; a run that
- * had them is re-run from its template's form instead.
+ * has no retry of a run in place: a re-run is a new run. Secrets (`secretKeys`, the template's) cannot be
+ * sent again; a run that had them is re-run from its template's form instead.
  */
-export function RunActions({ run }: { run: Run }) {
+export function RunActions({ run, secretKeys }: { run: Run; secretKeys: readonly string[] }) {
   const cancel = useCancelRun();
   const start = useStartRun();
-  const again = rerunParams(run.params);
+  const again = rerunParams(run.params, secretKeys);
   const origin = run.template_id === null ? { flow_id: run.flow_id } : { template_id: run.template_id };
   return (
-    <div className="toolbar" role="group" aria-label="Run actions">
+    <fieldset className="toolbar" aria-label="Run actions">
       {FINISHED.has(run.status) ? null : (
         <button type="button" disabled={cancel.isPending} onClick={() => cancel.mutate(run.id)}>
           Cancel run
@@ -54,6 +54,6 @@ export function RunActions({ run }: { run: Run }) {
       )}
       {cancel.isError ? <ErrorState error={cancel.error} title="The run was not cancelled" /> : null}
       {start.isError ? <ErrorState error={start.error} title="The run was not started again" /> : null}
-    </div>
+    </fieldset>
   );
 }

@@ -6,7 +6,7 @@ import type { components } from "../../api/schema.js";
 import { type SseMessage, useEventStream } from "../../api/sse.js";
 import { ErrorState, Loading } from "../../ui/states.js";
 import { GateForm } from "./GateForm.js";
-import { stepRows } from "./model/run-model.js";
+import { shownParams, stepRows } from "./model/run-model.js";
 import { RunActions } from "./RunActions.js";
 import { EventsList, StepsList, ValuesTable } from "./RunDetails.js";
 
@@ -33,6 +33,19 @@ export function RunPage() {
     enabled: flowId !== undefined,
     staleTime: 60_000,
   });
+  const templateId = run.data?.template_id ?? null;
+  const template = useQuery({
+    queryKey: ["template", templateId],
+    queryFn: () =>
+      unwrap(
+        api.GET("/api/templates/{template_id}", { params: { path: { template_id: templateId ?? "" } } }),
+      ),
+    enabled: templateId !== null,
+    staleTime: 60_000,
+  });
+  const secretKeys = (template.data?.params_schema ?? [])
+    .filter((p) => p.type === "secret")
+    .map((p) => p.key);
   const evidence = useQuery({
     queryKey: ["run", runId, "evidence"],
     queryFn: () =>
@@ -81,7 +94,7 @@ export function RunPage() {
         {r.error ? ` · ${r.error}` : ""}
         {ended ? "" : " · live"}
       </p>
-      <RunActions run={r} />
+      <RunActions run={r} secretKeys={secretKeys} />
       <GateForm run={r} />
       <h2>Steps</h2>
       {flow.isError ? <ErrorState error={flow.error} title="The flow's steps could not be loaded" /> : null}
@@ -98,7 +111,7 @@ export function RunPage() {
         />
       )}
       <div className="cards">
-        <ValuesTable title="Params" values={r.params} />
+        <ValuesTable title="Params" values={shownParams(r.params, secretKeys)} />
         <ValuesTable title="Vars" values={r.vars} />
       </div>
       <h2>Events</h2>

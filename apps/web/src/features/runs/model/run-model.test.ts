@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { flowParamNames, gateAnswer, rerunParams, stepRows } from "./run-model.js";
+import { flowParamNames, gateAnswer, rerunParams, shownParams, stepRows } from "./run-model.js";
 
 describe("run model", () => {
   it("finds the params a flow reads, once each, in order", () => {
@@ -16,6 +16,11 @@ describe("run model", () => {
       params: { shop: "http://x", n: 2 },
       masked: ["card"],
     });
+    expect(rerunParams({ shop: "http://x" }, ["pin"])).toEqual({
+      params: { shop: "http://x" },
+      masked: ["pin"],
+    });
+    expect(shownParams({ shop: "http://x" }, ["pin"])).toEqual({ shop: "http://x", pin: "[redacted]" });
   });
 
   it("gives every step of the flow a state: finished, waiting gate, to come", () => {

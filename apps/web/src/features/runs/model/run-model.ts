@@ -21,18 +21,32 @@ export function flowParamNames(steps: readonly unknown[]): string[] {
   return names;
 }
 
-/** The params a re-run sends: the run's own, less the masked ones (their values never leave the server). */
-export function rerunParams(params: Record<string, unknown>): {
-  params: Record<string, unknown>;
-  masked: string[];
-} {
+/**
+ * The params a re-run sends: the run's own, less the secret ones (`secretKeys`, which the API leaves out
+ * of a run's params, and any value it masked), whose values never leave the server.
+ */
+export function rerunParams(
+  params: Record<string, unknown>,
+  secretKeys: readonly string[] = [],
+): { params: Record<string, unknown>; masked: string[] } {
   const kept: Record<string, unknown> = {};
-  const masked: string[] = [];
+  const masked = [...secretKeys];
   for (const [key, value] of Object.entries(params)) {
-    if (isMasked(value)) masked.push(key);
-    else kept[key] = value;
+    if (isMasked(value) || secretKeys.includes(key)) {
+      if (!masked.includes(key)) masked.push(key);
+    } else kept[key] = value;
   }
   return { params: kept, masked };
+}
+
+/** The run's params as shown: its own, plus each secret of its template as a masked value. */
+export function shownParams(
+  params: Record<string, unknown>,
+  secretKeys: readonly string[],
+): Record<string, unknown> {
+  const shown: Record<string, unknown> = { ...params };
+  for (const key of secretKeys) shown[key] = MASKED;
+  return shown;
 }
 
 /** Where a step of the flow stands in this run. */
