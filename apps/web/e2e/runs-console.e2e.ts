@@ -40,8 +40,8 @@ test.describe("runs in the console", () => {
     // Every step of the flow: finished ones, the waiting gate, the one still to come.
     const steps = page.getByTestId("step");
     await expect(steps).toHaveCount(4);
-    await expect(steps.nth(0)).toHaveAttribute("data-state", "ok");
-    await expect(steps.nth(1)).toHaveAttribute("data-state", "ok");
+    await expect(steps.nth(0)).toHaveAttribute("data-state", "completed");
+    await expect(steps.nth(1)).toHaveAttribute("data-state", "completed");
     await expect(steps.nth(2)).toHaveAttribute("data-state", "waiting");
     await expect(steps.nth(3)).toHaveAttribute("data-state", "to come");
     await expect(page.getByTestId("values-params")).toContainText(shop.shopUrl);
@@ -53,7 +53,7 @@ test.describe("runs in the console", () => {
     await page.getByRole("button", { name: "Approve" }).click();
     await expect(page.getByTestId("run-status")).toHaveText("success");
     await expect(page.getByTestId("gate-answer")).toHaveText(/approved by local: “Looks right to me”/);
-    await expect(steps.nth(3)).toHaveAttribute("data-state", "ok");
+    await expect(steps.nth(3)).toHaveAttribute("data-state", "completed");
     // The payload of every event as the API returns it, the comment included.
     const resolved = page.getByTestId("events").locator("li").filter({ hasText: "gate_resolved" });
     await resolved.getByText("Payload").click();
