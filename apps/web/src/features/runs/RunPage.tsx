@@ -19,6 +19,11 @@ const FINISHED = new Set(["success", "failed", "cancelled"]);
  */
 export function RunPage() {
   const { runId } = useParams({ from: "/runs/$runId" });
+  // Keyed by the run: a re-run opens another run on the same route, which must not inherit these events.
+  return <RunView key={runId} runId={runId} />;
+}
+
+function RunView({ runId }: { runId: string }) {
   const queryClient = useQueryClient();
   const [events, setEvents] = useState<RunEvent[]>([]);
   const run = useQuery({
