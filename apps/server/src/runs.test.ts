@@ -172,6 +172,72 @@ describe("a checkout run over HTTP", { timeout: 30_000 }, () => {
     expect(res.run).toMatchObject({ status: "cancelled", reason: "approval_rejected" });
     expect(shop.count(run.id, "charge")).toBe(0);
   });
+
+  it("keeps an approval's comment and who answered in the gate_resolved event; refuses an over-long one", async () => {
+    const flow = await api.post("/api/flows", {
+      name: "gated",
+      steps: [{ id: "ok", type: "approval_gate", prompt: "Ship it?" }],
+    });
+    const flowId = (flow.json as { id: string }).id;
+    const start = async () => (await api.post("/api/runs", { flow_id: flowId })).run;
+    const run = await start();
+    await api.waitForRun(run.id, (r) => r.status === "waiting_user");
+    const tooLong = await api.post(`/api/runs/${run.id}/resume`, {
+      kind: "approval",
+      approved: true,
+      comment: "x".repeat(2001),
+    });
+    expect(tooLong.status).toBe(400);
+    expect((await api.get(`/api/runs/${run.id}`)).run.status).toBe("waiting_user");
+    const ok = await api.post(`/api/runs/${run.id}/resume`, {
+      kind: "approval",
+      approved: true,
+      comment: "  Looks right to me  ",
+    });
+    expect(ok.status).toBe(200);
+    const resolvedOf = async (id: string) => {
+      const page = (await api.get(`/api/runs/${id}/events`)).json as {
+        items: { type: string; data: Record<string, unknown> }[];
+      };
+      return page.items.find((e) => e.type === "gate_resolved")?.data;
+    };
+    expect(await resolvedOf(run.id)).toMatchObject({
+      kind: "approval",
+      approved: true,
+      comment: "Looks right to me",
+      answered_by: "local",
+    });
+    const rejected = await start();
+    await api.waitForRun(rejected.id, (r) => r.status === "waiting_user");
+    await api.post(`/api/runs/${rejected.id}/resume`, { kind: "approval", approved: false, comment: "No" });
+    expect(await resolvedOf(rejected.id)).toMatchObject({ approved: false, comment: "No" });
+    const blank = await start();
+    await api.waitForRun(blank.id, (r) => r.status === "waiting_user");
+    await api.post(`/api/runs/${blank.id}/resume`, { kind: "approval", approved: true, comment: "   " });
+    expect(await resolvedOf(blank.id)).not.toHaveProperty("comment");
+  });
+
+  it("lists runs by flow and by creation time; a bad instant is a 400", async () => {
+    const flow = await api.post("/api/flows", {
+      name: "quick",
+      steps: [{ id: "a", type: "set", vars: { x: 1 } }],
+    });
+    const flowId = (flow.json as { id: string }).id;
+    const first = (await api.post("/api/runs", { flow_id: flowId })).run;
+    await new Promise((r) => setTimeout(r, 20));
+    const between = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 20));
+    const second = (await api.post("/api/runs", { flow_id: flowId })).run;
+    const ids = async (query: string) =>
+      ((await api.get(`/api/runs?${query}`)).json as { items: Run[] }).items.map((r) => r.id);
+    expect(await ids(`flow_id=${flowId}`)).toEqual([second.id, first.id]);
+    expect(await ids(`flow_id=${flowId}&created_after=${encodeURIComponent(between)}`)).toEqual([second.id]);
+    expect(await ids(`flow_id=${flowId}&created_before=${encodeURIComponent(between)}`)).toEqual([first.id]);
+    expect(await ids("flow_id=flow_none")).toEqual([]);
+    const bad = await api.get("/api/runs?created_after=yesterday");
+    expect(bad.status).toBe(400);
+    expect(bad.code).toBe("VALIDATION_FAILED");
+  });
 });
 
 describe("resume semantics", { timeout: 30_000 }, () => {

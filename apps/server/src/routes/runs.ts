@@ -38,11 +38,20 @@ const list = createRoute({
   method: "get",
   path: "/api/runs",
   tags: ["runs"],
-  summary: "List runs, newest first, optionally by status or template",
+  summary: "List runs, newest first, optionally by status, template, flow or creation time",
   request: {
     query: PageQuery.extend({
       status: z.enum(RUN_STATUSES).optional(),
       template_id: z.string().min(1).optional(),
+      flow_id: z.string().min(1).optional(),
+      created_after: z.iso
+        .datetime({ offset: true })
+        .optional()
+        .meta({ description: "Only runs created at or after this instant" }),
+      created_before: z.iso
+        .datetime({ offset: true })
+        .optional()
+        .meta({ description: "Only runs created before this instant" }),
     }),
   },
   responses: { 200: jsonResponse("A page of runs", RunPage) },
@@ -139,6 +148,7 @@ export function createRunRoutes(deps: AppDeps) {
       c.json(
         await runs.resumeRun(c.req.valid("param").run_id, c.req.valid("json"), {
           idempotencyKey: c.req.valid("header")["idempotency-key"],
+          answeredBy: c.get("actor"),
         }),
         200,
       ),
@@ -147,6 +157,7 @@ export function createRunRoutes(deps: AppDeps) {
       c.json(
         await runs.submitOtp(c.req.valid("param").run_id, c.req.valid("json"), {
           idempotencyKey: c.req.valid("header")["idempotency-key"],
+          answeredBy: c.get("actor"),
         }),
         200,
       ),

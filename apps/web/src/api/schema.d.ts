@@ -1101,7 +1101,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List runs, newest first, optionally by status or template */
+        /** List runs, newest first, optionally by status, template, flow or creation time */
         get: {
             parameters: {
                 query?: {
@@ -1111,6 +1111,11 @@ export interface paths {
                     limit?: number;
                     status?: "queued" | "running" | "waiting_otp" | "waiting_user" | "success" | "failed" | "cancelled";
                     template_id?: string;
+                    flow_id?: string;
+                    /** @description Only runs created at or after this instant */
+                    created_after?: string;
+                    /** @description Only runs created before this instant */
+                    created_before?: string;
                 };
                 header?: never;
                 path?: never;
@@ -8637,6 +8642,8 @@ export interface components {
             /** @enum {string} */
             kind: "approval";
             approved: boolean;
+            /** @description Why it was approved or rejected; stored in the gate_resolved event */
+            comment?: string;
             /** @description Refuse (409) unless the run is still at this version */
             expected_version?: number;
         } | {

@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor, type KeysetPage, toKeysetPage } from "@vetted/store";
-import { and, asc, count, desc, eq, gt } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, lt } from "drizzle-orm";
 import type { Run, RunEvent } from "../domain/run.js";
 import { RUN_STATUSES, type RunStatus } from "../domain/status.js";
 import { toEvent } from "../kernel/hub.js";
@@ -13,6 +13,11 @@ import { toRun } from "./views.js";
 export type RunListQuery = ListQuery & {
   status?: RunStatus | undefined;
   template_id?: string | undefined;
+  flow_id?: string | undefined;
+  /** Only runs created at or after this instant (ISO 8601). */
+  created_after?: string | undefined;
+  /** Only runs created before this instant (ISO 8601). */
+  created_before?: string | undefined;
 };
 
 /** An event list query: `cursor` (a `next_cursor`) or `after` (an event id) — `cursor` wins when both come. */
@@ -27,7 +32,7 @@ export async function getRun(r: RunsResources, runId: string): Promise<Run> {
   return toRun(await loadRun(r.db, runId));
 }
 
-/** Runs, newest first, optionally by status or template. @throws CURSOR_INVALID */
+/** Runs, newest first, optionally by status, template, flow or creation time. @throws CURSOR_INVALID */
 export async function listRuns(r: RunsResources, query: RunListQuery = {}): Promise<KeysetPage<Run>> {
   const limit = pageLimit(query.limit);
   const rows = await r.db
@@ -38,6 +43,9 @@ export async function listRuns(r: RunsResources, query: RunListQuery = {}): Prom
         newestFirstAfter(runs, "runs", query.cursor),
         query.status === undefined ? undefined : eq(runs.status, query.status),
         query.template_id === undefined ? undefined : eq(runs.templateId, query.template_id),
+        query.flow_id === undefined ? undefined : eq(runs.flowId, query.flow_id),
+        query.created_after === undefined ? undefined : gte(runs.createdAt, Date.parse(query.created_after)),
+        query.created_before === undefined ? undefined : lt(runs.createdAt, Date.parse(query.created_before)),
       ),
     )
     .orderBy(desc(runs.createdAt), desc(runs.id))

@@ -197,6 +197,11 @@ export async function createRun(
   return run;
 }
 
+/** Per-request options of a resume: its `Idempotency-Key` and who answers (kept in the gate_resolved event). */
+export interface ResumeOptions extends IdempotencyOptions {
+  answeredBy?: string | undefined;
+}
+
 /**
  * Resumes a paused run: a compare-and-set on the paused state, so exactly one concurrent resume wins.
  * @throws RUN_NOT_FOUND, RUN_NOT_WAITING, VERSION_CONFLICT, RESUME_KIND_NOT_ALLOWED, INPUT_INVALID,
@@ -206,10 +211,10 @@ export async function resumeRun(
   r: RunsResources,
   runId: string,
   request: ResumeRequest,
-  opts: IdempotencyOptions = {},
+  opts: ResumeOptions = {},
 ): Promise<Run> {
   const body = parseInput(ResumeRequest, request, "REQUEST_INVALID", "The resume request");
-  return resumeWith(r, runId, body, hashRequest(r.vault, { resume: body }), opts.idempotencyKey);
+  return resumeWith(r, runId, body, hashRequest(r.vault, { resume: body }), opts);
 }
 
 /** Decides a resume on the run as read (no lock held), then commits it only if the run has not moved. */
@@ -218,14 +223,15 @@ async function resumeWith(
   runId: string,
   request: ResumeRequest,
   hash: string,
-  key: string | undefined,
+  opts: ResumeOptions,
 ): Promise<Run> {
+  const key = opts.idempotencyKey;
   const scope = `resume:${runId}`;
   const earlier = await replay(r.db, scope, key, hash);
   if (earlier !== undefined) return earlier;
   const at = r.now();
   const row = await loadRun(r.db, runId);
-  const decision = decideResume(stateOf(row), row.steps, request, at);
+  const decision = decideResume(stateOf(row), row.steps, request, at, opts.answeredBy);
   if (!decision.ok) {
     const { code, message } = decision.refusal;
     const details = { status: row.status, version: row.version };
@@ -281,7 +287,7 @@ export async function submitOtp(
   r: RunsResources,
   runId: string,
   request: RunOtpSubmitRequest,
-  opts: IdempotencyOptions = {},
+  opts: ResumeOptions = {},
 ): Promise<Run> {
   const body = parseInput(RunOtpSubmitRequest, request, "REQUEST_INVALID", "The OTP request");
   const hash = hashRequest(r.vault, { otp: body });
@@ -289,7 +295,7 @@ export async function submitOtp(
   if (replayed !== undefined) return replayed;
   const code = await codeFor(r, runId, body.otp_code);
   const expected = body.expected_version === undefined ? {} : { expected_version: body.expected_version };
-  return resumeWith(r, runId, { kind: "otp", otp_code: code, ...expected }, hash, opts.idempotencyKey);
+  return resumeWith(r, runId, { kind: "otp", otp_code: code, ...expected }, hash, opts);
 }
 
 /**

@@ -179,13 +179,15 @@ export interface ResumeRefusal {
 /**
  * The resume compare-and-set, decided: refuses unless the run waits (at `expected_version`, if given)
  * for this kind; otherwise resolves the gate and queues the run at `resume_from_step_id`
- * (approval `false` cancels it with `approval_rejected`).
+ * (approval `false` cancels it with `approval_rejected`). The gate_resolved event keeps an approval's
+ * `comment` and `answeredBy` (as `answered_by`) when given.
  */
 export function decideResume(
   state: RunState,
   steps: readonly Step[],
   request: ResumeRequest,
   now: number,
+  answeredBy?: string,
 ): { ok: true; transition: Transition } | { ok: false; refusal: ResumeRefusal } {
   const wait = state.wait;
   if (!isWaiting(state.status) || wait === null) {
@@ -226,6 +228,8 @@ export function decideResume(
       waited_ms: waitedMs,
       ...(request.kind === "otp" ? { otp_code: REDACTED } : {}),
       ...(request.kind === "approval" ? { approved: request.approved } : {}),
+      ...(request.kind === "approval" && request.comment ? { comment: request.comment } : {}),
+      ...(answeredBy === undefined ? {} : { answered_by: answeredBy }),
     },
   };
   if (request.kind === "approval" && !request.approved) {

@@ -72,6 +72,9 @@ const ExpectedVersion = z
   .optional()
   .meta({ description: "Refuse (409) unless the run is still at this version" });
 
+/** The longest comment an approval may carry. */
+export const MAX_GATE_COMMENT = 2000;
+
 /** The body of `POST /api/runs/{run_id}/resume`, discriminated by `kind`. */
 export const ResumeRequest = z
   .discriminatedUnion("kind", [
@@ -80,7 +83,14 @@ export const ResumeRequest = z
       otp_code: z.string().trim().min(1).max(64),
       expected_version: ExpectedVersion,
     }),
-    z.object({ kind: z.literal("approval"), approved: z.boolean(), expected_version: ExpectedVersion }),
+    z.object({
+      kind: z.literal("approval"),
+      approved: z.boolean(),
+      comment: z.string().trim().max(MAX_GATE_COMMENT).optional().meta({
+        description: "Why it was approved or rejected; stored in the gate_resolved event",
+      }),
+      expected_version: ExpectedVersion,
+    }),
     z.object({
       kind: z.literal("input"),
       input_text: z.string().max(10_000),

@@ -2,6 +2,8 @@ import { useQuery } from "@tanstack/react-query";
 import { Link, useParams } from "@tanstack/react-router";
 import { api, unwrap } from "../../api/client.js";
 import { EmptyState, ErrorState, Loading } from "../../ui/states.js";
+import { flowParamNames } from "./model/run-model.js";
+import { StartRunForm } from "./StartRunForm.js";
 
 /** `/flows`: the flows (read view). */
 export function FlowsPage() {
@@ -28,7 +30,7 @@ export function FlowsPage() {
   );
 }
 
-/** `/flows/$flowId`: one flow's steps. */
+/** `/flows/$flowId`: one flow's steps and a form to start a run of it (one field per param it reads). */
 export function FlowPage() {
   const { flowId } = useParams({ from: "/flows/$flowId" });
   const flow = useQuery({
@@ -52,6 +54,12 @@ export function FlowPage() {
           </li>
         ))}
       </ol>
+      <h2>Start a run</h2>
+      <StartRunForm
+        key={`${flow.data.id}-${flow.data.version}`}
+        origin={{ flow_id: flow.data.id }}
+        specs={flowParamNames(flow.data.steps).map((key) => ({ key, type: "string", required: false }))}
+      />
     </section>
   );
 }

@@ -8,6 +8,8 @@ import { relative } from "./time.js";
 
 type Run = components["schemas"]["Run"];
 type Resume = components["schemas"]["ResumeRequest"];
+/** The server's limit on an approval comment. */
+const MAX_COMMENT = 2000;
 
 /** Resumes the run with an `Idempotency-Key`, refusing if the run moved on (`expected_version`). */
 function useResume(run: Run) {
@@ -65,7 +67,15 @@ function OtpForm({ run }: { run: Run }) {
 
 function ApprovalForm({ run }: { run: Run }) {
   const resume = useResume(run);
+  const [comment, setComment] = useState("");
   const domain = run.wait_context?.provider_domain;
+  const answer = (approved: boolean) =>
+    resume.mutate({
+      kind: "approval",
+      approved,
+      expected_version: run.version,
+      ...(comment.trim() === "" ? {} : { comment: comment.trim() }),
+    });
   return (
     <div>
       {domain ? (
@@ -76,20 +86,21 @@ function ApprovalForm({ run }: { run: Run }) {
           </span>
         </p>
       ) : null}
+      <div style={{ display: "grid", maxWidth: "32rem" }}>
+        <label htmlFor="gate-comment">Comment (optional, kept with the run's events)</label>
+        <textarea
+          id="gate-comment"
+          rows={2}
+          maxLength={MAX_COMMENT}
+          value={comment}
+          onChange={(e) => setComment(e.target.value)}
+        />
+      </div>
       <div className="toolbar">
-        <button
-          type="button"
-          className="primary"
-          disabled={resume.isPending}
-          onClick={() => resume.mutate({ kind: "approval", approved: true, expected_version: run.version })}
-        >
+        <button type="button" className="primary" disabled={resume.isPending} onClick={() => answer(true)}>
           Approve
         </button>
-        <button
-          type="button"
-          disabled={resume.isPending}
-          onClick={() => resume.mutate({ kind: "approval", approved: false, expected_version: run.version })}
-        >
+        <button type="button" disabled={resume.isPending} onClick={() => answer(false)}>
           Reject
         </button>
       </div>

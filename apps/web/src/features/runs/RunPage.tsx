@@ -5,75 +5,25 @@ import { api, unwrap } from "../../api/client.js";
 import type { components } from "../../api/schema.js";
 import { type SseMessage, useEventStream } from "../../api/sse.js";
 import { ErrorState, Loading } from "../../ui/states.js";
-import { EvidenceImage } from "./EvidenceImage.js";
 import { GateForm } from "./GateForm.js";
+import { shownParams, stepRows } from "./model/run-model.js";
+import { RunActions } from "./RunActions.js";
+import { EventsList, StepsList, ValuesTable } from "./RunDetails.js";
 
 type RunEvent = components["schemas"]["RunEvent"];
-type Evidence = components["schemas"]["StepEvidence"];
 const FINISHED = new Set(["success", "failed", "cancelled"]);
 
-/** One step of the timeline: from its step_started/step_finished events, with its evidence if any. */
-interface StepLine {
-  stepId: string;
-  outcome: string;
-  durationMs: number | undefined;
-  evidence: Evidence | undefined;
-}
-
-/** The step timeline from the run's events (durations from start to finish) joined with step evidence. */
-export function stepLines(events: RunEvent[], evidence: Evidence[]): StepLine[] {
-  const lines: StepLine[] = [];
-  const started = new Map<string, number>();
-  for (const e of events) {
-    const stepId = typeof e.data.step_id === "string" ? e.data.step_id : undefined;
-    if (stepId === undefined) continue;
-    if (e.type === "step_started") started.set(stepId, Date.parse(e.at));
-    if (e.type === "step_finished") {
-      const begin = started.get(stepId);
-      const outcome = typeof e.data.outcome === "string" ? e.data.outcome : "finished";
-      const ev = evidence.find((x) => x.step_id === stepId);
-      lines.push({
-        stepId,
-        outcome,
-        durationMs:
-          typeof e.data.duration_ms === "number"
-            ? e.data.duration_ms
-            : begin === undefined
-              ? undefined
-              : Date.parse(e.at) - begin,
-        evidence: ev,
-      });
-    }
-  }
-  return lines;
-}
-
-function Timeline({ runId, lines, refresh }: { runId: string; lines: StepLine[]; refresh: number }) {
-  if (lines.length === 0) return <p className="muted">No step has finished yet.</p>;
-  return (
-    <ol className="timeline" data-testid="timeline">
-      {lines.map((line, n) => (
-        <li key={`${line.stepId}-${n.toString()}`}>
-          <strong>{line.stepId}</strong> — {line.outcome}
-          {line.durationMs === undefined ? "" : `, ${line.durationMs} ms`}
-          {line.evidence?.screenshots.map((s) => (
-            <EvidenceImage
-              key={s.name}
-              label={s.name}
-              alt={`Screenshot ${s.name} of step ${line.stepId}`}
-              src={`/api/runs/${encodeURIComponent(runId)}/evidence/${encodeURIComponent(line.evidence?.id ?? "")}/screenshots/${encodeURIComponent(s.name)}`}
-              refresh={refresh}
-            />
-          ))}
-        </li>
-      ))}
-    </ol>
-  );
-}
-
-/** `/runs/$runId`: the run, its gate form, step timeline with durations and evidence, live events (SSE). */
+/**
+ * `/runs/$runId`: the run, its actions (cancel, re-run) and gate form, its params and vars, every step of
+ * its flow with state and evidence, and every event with its payload (live, SSE).
+ */
 export function RunPage() {
   const { runId } = useParams({ from: "/runs/$runId" });
+  // Keyed by the run: a re-run opens another run on the same route, which must not inherit these events.
+  return <RunView key={runId} runId={runId} />;
+}
+
+function RunView({ runId }: { runId: string }) {
   const queryClient = useQueryClient();
   const [events, setEvents] = useState<RunEvent[]>([]);
   const run = useQuery({
@@ -81,13 +31,26 @@ export function RunPage() {
     queryFn: () => unwrap(api.GET("/api/runs/{run_id}", { params: { path: { run_id: runId } } })),
   });
   const flowId = run.data?.flow_id;
-  // The run carries only the flow's id; its name comes from the flow (cached with the flow page's).
+  // The run carries only the flow's id; its name and steps come from the flow (cached with the flow page's).
   const flow = useQuery({
     queryKey: ["flow", flowId],
     queryFn: () => unwrap(api.GET("/api/flows/{flow_id}", { params: { path: { flow_id: flowId ?? "" } } })),
     enabled: flowId !== undefined,
     staleTime: 60_000,
   });
+  const templateId = run.data?.template_id ?? null;
+  const template = useQuery({
+    queryKey: ["template", templateId],
+    queryFn: () =>
+      unwrap(
+        api.GET("/api/templates/{template_id}", { params: { path: { template_id: templateId ?? "" } } }),
+      ),
+    enabled: templateId !== null,
+    staleTime: 60_000,
+  });
+  const secretKeys = (template.data?.params_schema ?? [])
+    .filter((p) => p.type === "secret")
+    .map((p) => p.key);
   const evidence = useQuery({
     queryKey: ["run", runId, "evidence"],
     queryFn: () =>
@@ -110,11 +73,11 @@ export function RunPage() {
     },
     [queryClient, runId],
   );
-  const live = run.data !== undefined && !FINISHED.has(run.data.status);
   useEventStream(`/api/runs/${encodeURIComponent(runId)}/events/stream`, onMessage, run.data !== undefined);
   if (run.isPending) return <Loading what="the run" />;
   if (run.isError) return <ErrorState error={run.error} title="The run could not be loaded" />;
   const r = run.data;
+  const ended = FINISHED.has(r.status);
   return (
     <section>
       <p>
@@ -134,20 +97,30 @@ export function RunPage() {
         v{r.flow_version}
         {r.reason ? ` · reason ${r.reason}` : ""}
         {r.error ? ` · ${r.error}` : ""}
-        {live ? " · live" : ""}
+        {ended ? "" : " · live"}
       </p>
+      <RunActions run={r} secretKeys={secretKeys} />
       <GateForm run={r} />
       <h2>Steps</h2>
+      {flow.isError ? <ErrorState error={flow.error} title="The flow's steps could not be loaded" /> : null}
       {evidence.isError ? <ErrorState error={evidence.error} /> : null}
-      <Timeline runId={r.id} lines={stepLines(events, evidence.data?.items ?? [])} refresh={events.length} />
+      {flow.data !== undefined && flow.data.version !== r.flow_version ? (
+        <p className="muted">The flow is now at v{flow.data.version}; its current steps are shown.</p>
+      ) : null}
+      {flow.data === undefined ? null : (
+        <StepsList
+          runId={r.id}
+          rows={stepRows(flow.data.steps, events, ended)}
+          evidence={evidence.data?.items ?? []}
+          refresh={events.length}
+        />
+      )}
+      <div className="cards">
+        <ValuesTable title="Params" values={shownParams(r.params, secretKeys)} />
+        <ValuesTable title="Vars" values={r.vars} />
+      </div>
       <h2>Events</h2>
-      <ol className="events" data-testid="events">
-        {events.map((e) => (
-          <li key={e.id}>
-            <code>{e.type}</code> <span className="muted">{new Date(e.at).toLocaleTimeString()}</span>
-          </li>
-        ))}
-      </ol>
+      <EventsList events={events} />
     </section>
   );
 }

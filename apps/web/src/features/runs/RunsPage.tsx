@@ -1,36 +1,26 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { Link, useNavigate, useSearch } from "@tanstack/react-router";
+import { Link, useSearch } from "@tanstack/react-router";
 import { useCallback, useEffect, useRef } from "react";
 import { api, unwrap } from "../../api/client.js";
-import type { components } from "../../api/schema.js";
+import type { paths } from "../../api/schema.js";
 import { type SseMessage, useEventStream } from "../../api/sse.js";
 import { EmptyState, ErrorState, Loading } from "../../ui/states.js";
-import type { RunStatus } from "./routes.js";
-import { type RunSource, useRunSources } from "./run-names.js";
+import { type RunsQuery, runsQuery } from "./model/runs-filter.js";
+import { RunsFilters } from "./RunsFilters.js";
+import { RunsTable } from "./RunsTable.js";
+import { useRunSources } from "./run-names.js";
 import { humanDuration, relative } from "./time.js";
 
-type Run = components["schemas"]["Run"];
-const FILTERS: (RunStatus | "all")[] = [
-  "all",
-  "waiting_otp",
-  "waiting_user",
-  "running",
-  "queued",
-  "success",
-  "failed",
-  "cancelled",
-];
-
+type ListQuery = NonNullable<paths["/api/runs"]["get"]["parameters"]["query"]>;
 /** How often the lists are polled while the change stream is disconnected (never while it is connected). */
 const FALLBACK_POLL_MS = 30_000;
 /** Changes arriving within this window are folded into one refetch. */
 const COALESCE_MS = 100;
 
-function useRuns(status: RunStatus | undefined, live: boolean) {
+function useRuns(query: RunsQuery, live: boolean) {
   return useQuery({
-    queryKey: ["runs", status ?? "all"],
-    queryFn: () =>
-      unwrap(api.GET("/api/runs", { params: { query: { limit: 100, ...(status ? { status } : {}) } } })),
+    queryKey: ["runs", query],
+    queryFn: () => unwrap(api.GET("/api/runs", { params: { query: { limit: 100, ...query } as ListQuery } })),
     refetchInterval: live ? false : FALLBACK_POLL_MS,
   });
 }
@@ -60,8 +50,8 @@ function useLiveRuns(): boolean {
 
 /** Waiting runs (OTP or a person) first: how long they have waited and when the gate expires. */
 function WaitingRuns({ live }: { live: boolean }) {
-  const otp = useRuns("waiting_otp", live);
-  const user = useRuns("waiting_user", live);
+  const otp = useRuns({ status: "waiting_otp" }, live);
+  const user = useRuns({ status: "waiting_user" }, live);
   const waiting = [...(otp.data?.items ?? []), ...(user.data?.items ?? [])].sort((a, b) =>
     (a.wait_context?.opened_at ?? "").localeCompare(b.wait_context?.opened_at ?? ""),
   );
@@ -98,47 +88,11 @@ function WaitingRuns({ live }: { live: boolean }) {
   );
 }
 
-function SourceCell({ source }: { source: RunSource }) {
-  return (
-    <td data-testid="run-source">
-      {source.kind === "template" ? (
-        <Link to="/templates/$templateId" params={{ templateId: source.id }}>
-          {source.name}
-        </Link>
-      ) : (
-        <Link to="/flows/$flowId" params={{ flowId: source.id }}>
-          {source.name}
-        </Link>
-      )}{" "}
-      <span className="muted">({source.kind})</span>
-    </td>
-  );
-}
-
-function RunRow({ run, source }: { run: Run; source: RunSource }) {
-  return (
-    <tr>
-      <td>
-        <Link to="/runs/$runId" params={{ runId: run.id }}>
-          {run.id}
-        </Link>
-      </td>
-      <td>
-        <span className={`badge badge-${run.status}`}>{run.status}</span>
-      </td>
-      <SourceCell source={source} />
-      <td>{new Date(run.created_at).toLocaleString()}</td>
-      <td>{run.reason ?? ""}</td>
-    </tr>
-  );
-}
-
-/** `/runs`: runs with status filters (in the URL), waiting runs first. */
+/** `/runs`: waiting runs first, then runs by status, template or flow and time (in the URL); bulk cancel. */
 export function RunsPage() {
   const search = useSearch({ from: "/runs" });
-  const navigate = useNavigate({ from: "/runs" });
   const live = useLiveRuns();
-  const runs = useRuns(search.status, live);
+  const runs = useRuns(runsQuery(search), live);
   const sourceOf = useRunSources(runs.data?.items ?? []);
   return (
     <section>
@@ -147,46 +101,20 @@ export function RunsPage() {
         {live ? "Live: updates as runs change." : `Not live: refreshing every ${FALLBACK_POLL_MS / 1000} s.`}
       </p>
       <p className="toolbar">
-        <Link to="/flows">Flows</Link> · <Link to="/templates">Templates (start a run)</Link>
+        <Link to="/flows">Flows (start a run)</Link> · <Link to="/templates">Templates (start a run)</Link>
       </p>
       <WaitingRuns live={live} />
       <h2>All runs</h2>
-      <fieldset className="toolbar" aria-label="Status filter">
-        {FILTERS.map((f) => (
-          <button
-            key={f}
-            type="button"
-            aria-pressed={(search.status ?? "all") === f}
-            onClick={() => void navigate({ search: f === "all" ? {} : { status: f } })}
-          >
-            {f}
-          </button>
-        ))}
-      </fieldset>
+      <RunsFilters />
       {runs.isPending ? <Loading what="runs" /> : null}
       {runs.isError ? <ErrorState error={runs.error} /> : null}
       {runs.data?.items.length === 0 ? (
         <EmptyState title="No runs">
-          <p>Start one from a template.</p>
+          <p>None match these filters, or none has started: start one from a template or a flow.</p>
         </EmptyState>
       ) : null}
       {runs.data !== undefined && runs.data.items.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th>Run</th>
-              <th>Status</th>
-              <th>Template / flow</th>
-              <th>Created</th>
-              <th>Reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.data.items.map((run) => (
-              <RunRow key={run.id} run={run} source={sourceOf(run)} />
-            ))}
-          </tbody>
-        </table>
+        <RunsTable runs={runs.data.items} sourceOf={sourceOf} />
       ) : null}
     </section>
   );

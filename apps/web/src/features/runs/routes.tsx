@@ -11,10 +11,30 @@ const STATUSES = [
 ] as const;
 export type RunStatus = (typeof STATUSES)[number];
 
-/** `?status=` of the runs list, kept only when it is a known status. */
-export function runsSearch(search: Record<string, unknown>): { status?: RunStatus } {
+/** The runs list's filters, all in the URL. */
+export interface RunsSearch {
+  status?: RunStatus;
+  /** `template:<id>` or `flow:<id>`. */
+  source?: string;
+  /** `datetime-local` values (local time): created at or after `from`, before `to`. */
+  from?: string;
+  to?: string;
+}
+
+const SOURCE = /^(template|flow):.+$/;
+const LOCAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/;
+
+/** The runs list's search params, each kept only when well-formed. */
+export function runsSearch(search: Record<string, unknown>): RunsSearch {
+  const out: RunsSearch = {};
   const status = STATUSES.find((s) => s === search.status);
-  return status === undefined ? {} : { status };
+  if (status !== undefined) out.status = status;
+  if (typeof search.source === "string" && SOURCE.test(search.source)) out.source = search.source;
+  for (const key of ["from", "to"] as const) {
+    const v = search[key];
+    if (typeof v === "string" && LOCAL_TIME.test(v) && !Number.isNaN(Date.parse(v))) out[key] = v;
+  }
+  return out;
 }
 
 /** The Runs part: `/runs`, `/runs/$runId`, `/flows`, `/flows/$flowId`, `/templates`, `/templates/$templateId`. */
