@@ -69,7 +69,7 @@ describe("computer use judged by what an action reaches", { timeout: 90_000 }, (
 
   it("answers PREVIEW_STALE, running nothing, when the page navigated itself since the preview", async () => {
     const to = encodeURIComponent(`${t.site.url}/wander?arrived=1`);
-    const session = await t.sessions.startSession({ start_url: `${t.site.url}/wander?to=${to}&after=1500` });
+    const session = await t.sessions.startSession({ start_url: `${t.site.url}/wander?to=${to}&after=4000` });
     const cus = await t.cu.createSession({ instruction: "click Continue", session_id: session.id });
     const action = await t.cu.preview(cus.id);
     expect(action.risk_level).toBe("medium");
@@ -90,7 +90,7 @@ describe("computer use judged by what an action reaches", { timeout: 90_000 }, (
 
   it("answers PREVIEW_STALE when the page went to the provider by itself", async () => {
     const to = encodeURIComponent(`${t.site.payUrl}/pay`);
-    const start = `${t.site.url}/wander?to=${to}&after=1500`;
+    const start = `${t.site.url}/wander?to=${to}&after=4000`;
     const session = await t.sessions.startSession({ start_url: start });
     const cus = await t.cu.createSession({ instruction: "click Continue", session_id: session.id });
     const action = await t.cu.preview(cus.id);

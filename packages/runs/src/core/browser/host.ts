@@ -185,20 +185,25 @@ class Host implements BrowserHost {
         },
       };
       signal?.addEventListener("abort", onAbort, { once: true });
-      if (Number.isFinite(waitMs)) {
+      const startTimer = () => {
+        if (!Number.isFinite(waitMs) || !this.queue.includes(waiter)) return;
         timer = setTimeout(() => {
           leave();
           waiter.reject(busy());
         }, waitMs);
-      }
+      };
       this.queue.push(waiter);
-      // A context opened ahead of use gives its slot to work that asks for one now.
+      // A context opened ahead of use gives its slot to work that asks for one now. Closing it is not waiting
+      // on another holder (on a loaded machine it can take longer than `waitMs`): the clock starts once it closed.
       if (spare !== undefined) {
         this.o.logger?.info("closing a spare browser context for a waiting acquire", {
           owner: spare.api.owner,
         });
-        void spare.api.release();
-      }
+        void spare.api
+          .release()
+          .catch(() => undefined)
+          .then(startTimer);
+      } else startTimer();
     });
   }
 

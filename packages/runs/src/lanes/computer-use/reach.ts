@@ -155,10 +155,25 @@ export async function secretValues(page: Page): Promise<string[]> {
   return all.flat().filter((v) => v.length > 0);
 }
 
-/** A screenshot of the page with every secret field masked, in every frame. */
-export function maskedScreenshot(page: Page): Promise<Buffer> {
-  return page.screenshot({
-    type: "png",
-    mask: page.frames().map((f) => f.locator(CU_SECRET_FIELDS_CSS)),
-  });
+/** Whether a capture failed because the page navigated while it ran (its frames' contexts went away). */
+function navigatedDuring(err: unknown): boolean {
+  return err instanceof Error && /Execution context was destroyed|Frame was detached|navigat/i.test(err.message);
+}
+
+/**
+ * A screenshot of the page with every secret field masked, in every frame. A page that navigates during the
+ * capture is captured again once the new document has loaded (at most three tries), with its new frames masked.
+ */
+export async function maskedScreenshot(page: Page): Promise<Buffer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await page.screenshot({
+        type: "png",
+        mask: page.frames().map((f) => f.locator(CU_SECRET_FIELDS_CSS)),
+      });
+    } catch (err) {
+      if (attempt >= 3 || !navigatedDuring(err)) throw err;
+      await page.waitForLoadState("domcontentloaded").catch(() => undefined);
+    }
+  }
 }
