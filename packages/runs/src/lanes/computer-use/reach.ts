@@ -157,7 +157,9 @@ export async function secretValues(page: Page): Promise<string[]> {
 
 /** Whether a capture failed because the page navigated while it ran (its frames' contexts went away). */
 function navigatedDuring(err: unknown): boolean {
-  return err instanceof Error && /Execution context was destroyed|Frame was detached|navigat/i.test(err.message);
+  return (
+    err instanceof Error && /Execution context was destroyed|Frame was detached|navigat/i.test(err.message)
+  );
 }
 
 /**
