@@ -181,8 +181,12 @@ describe("signed webhooks over HTTP", { timeout: 90_000 }, () => {
     }
     expect(gaps[2]).toBeGreaterThan(gaps[0] ?? 0);
     expect(new Set(attempts.map((r) => r.headers["x-vetted-delivery"])).size).toBe(1);
-    const list = await api.get(`/api/webhooks/${hookId}/deliveries`);
-    const [failing] = (list.json as { items: WebhookDelivery[] }).items;
+    // The receiver has answered the fourth attempt; the server records its outcome just after.
+    const [failing] = await until(
+      async () =>
+        ((await api.get(`/api/webhooks/${hookId}/deliveries`)).json as { items: WebhookDelivery[] }).items,
+      (items) => (items[0]?.attempts ?? 0) >= 4,
+    );
     expect(failing).toMatchObject({ status: "pending", last_status_code: 500 });
     expect(failing?.attempts).toBeGreaterThanOrEqual(4);
     expect(failing?.attempt_log.length).toBe(failing?.attempts);
