@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Job, ManifestPage } from "@vetted/fileorg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../tests/api-client.js";
 import { type ServerProcess, startServerProcess } from "../tests/server-process.js";
 
@@ -13,8 +13,13 @@ beforeAll(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), "vetted-datadir-")));
 });
 
-afterAll(async () => {
+// Each layout starts its own server (twice); the one still running is stopped before the next layout.
+afterEach(async () => {
   await server?.kill();
+  server = undefined;
+});
+
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -16,6 +16,12 @@ export interface ServerProcess {
   kill(): Promise<void>;
 }
 
+/** Children still running; a test that forgot one must not leave a server behind after the run. */
+const live = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of live) child.kill("SIGKILL");
+});
+
 /**
  * Spawns `src/main.ts` with tsx (no build needed), binds port 0 on 127.0.0.1 and resolves once the server
  * prints its address. Extra env is merged over the parent's; `as` runs it under another uid/gid.
@@ -40,6 +46,8 @@ export async function startServerProcess(
     stdio: ["ignore", "pipe", "pipe"],
     ...as,
   });
+  live.add(child);
+  child.once("exit", () => live.delete(child));
   let stderr = "";
   let stdout = "";
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
