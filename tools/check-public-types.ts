@@ -3,7 +3,7 @@
  * @vetted/cli as a project outside the workspace would: `skipLibCheck: false`, strict, once with
  * `module: nodenext` and once with `moduleResolution: bundler`. The packages are linked into a temp
  * `node_modules` (their own dependencies resolve from their folders, as after an install). Build first
- * (`pnpm --filter @vetted/cli... --filter @vetted/runs build`), or pass `--build`.
+ * (`pnpm --filter @vetted/cli... --filter @vetted/runs build`), or pass `--build` (builds unless current).
  *
  * Prints the errors and exits 1 when there are any. Usage: tsx tools/check-public-types.ts [--build]
  */
@@ -11,9 +11,12 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildsAreFresh } from "./fresh-dist.js";
 
 const root = join(import.meta.dirname, "..");
 const PACKAGES = ["store", "comparison", "fileorg", "runs", "cli"];
+/** The declarations checked here, and the builds they come from. */
+const DECLARATIONS = PACKAGES.map((name) => ({ dir: `packages/${name}`, entry: "dist/index.d.ts" }));
 
 const CONSUMER = `import { runVetted, type CliIo } from "@vetted/cli";
 import * as fileorg from "@vetted/fileorg";
@@ -77,7 +80,8 @@ export function checkPublicTypes(): Record<string, string> {
 }
 
 if (process.argv[1] === import.meta.filename) {
-  if (process.argv.includes("--build")) {
+  // CI has built every package before the tests run (turbo.json); a checkout with edits builds again.
+  if (process.argv.includes("--build") && !buildsAreFresh(DECLARATIONS)) {
     const filters = ["--filter=@vetted/cli...", "--filter=@vetted/runs..."];
     execFileSync(join(root, "node_modules", ".bin", "turbo"), ["run", "build", ...filters], {
       cwd: root,

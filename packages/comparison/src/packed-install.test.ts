@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildsAreFresh } from "../../../tools/fresh-dist.js";
 import { readReadmeExample } from "../../../tools/readme-example.js";
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -32,8 +33,14 @@ describe("the packed @vetted/comparison, installed with npm outside the workspac
 
   beforeAll(() => {
     if (!online) return;
-    // pack ships `dist`, so build it (and @vetted/store's) first.
-    execFileSync("pnpm", ["--filter", "@vetted/comparison...", "build"], { cwd: repoRoot, stdio: "pipe" });
+    // pack ships `dist`, so build it (and @vetted/store's) first, unless CI has (turbo.json builds first:
+    // rebuilding would empty `dist` under the other suites' child processes).
+    const builds = ["store", "comparison"].map((name) => ({
+      dir: `packages/${name}`,
+      entry: "dist/index.d.ts",
+    }));
+    if (!buildsAreFresh(builds))
+      execFileSync("pnpm", ["--filter", "@vetted/comparison...", "build"], { cwd: repoRoot, stdio: "pipe" });
     for (const dir of [storeDir, packageDir]) {
       execFileSync("pnpm", ["pack", "--pack-destination", tarballs], { cwd: dir, stdio: "pipe" });
     }

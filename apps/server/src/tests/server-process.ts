@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { buildsAreFresh, SERVER_BUILDS } from "../../../../tools/fresh-dist.js";
 
 const SERVER_DIR = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -23,15 +24,24 @@ process.once("exit", () => {
 });
 
 /**
- * Spawns `src/main.ts` with tsx (no build needed), binds port 0 on 127.0.0.1 and resolves once the server
- * prints its address. Extra env is merged over the parent's; `as` runs it under another uid/gid.
+ * How to start the server: its build when the workspace's builds are current (CI builds before it tests),
+ * else `src/main.ts` through tsx with the `@vetted/source` condition (no build needed).
+ */
+export function serverCommand(): string[] {
+  if (buildsAreFresh(SERVER_BUILDS)) return ["dist/main.js"];
+  return ["--conditions=@vetted/source", "--import", "tsx", "src/main.ts"];
+}
+
+/**
+ * Spawns the server (see {@link serverCommand}), binds port 0 on 127.0.0.1 and resolves once it prints its
+ * address. Extra env is merged over the parent's; `as` runs it under another uid/gid.
  */
 export async function startServerProcess(
   env: Record<string, string>,
   timeoutMs = 20_000,
   as: { uid?: number; gid?: number } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ["--conditions=@vetted/source", "--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, serverCommand(), {
     cwd: SERVER_DIR,
     env: {
       ...process.env,

@@ -14,13 +14,19 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { buildsAreFresh, CLI_BUILDS } from "../../../../tools/fresh-dist.js";
 
 const CLI_DIR = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(CLI_DIR, "src", "bin.ts");
 const TSX = pathToFileURL(createRequire(join(CLI_DIR, "package.json")).resolve("tsx")).href;
 
-/** The command line that runs `vetted` from its sources (tsx, `@vetted/source` condition). */
-export const VETTED = [process.execPath, "--conditions=@vetted/source", "--import", TSX, BIN] as const;
+/**
+ * The command line that runs `vetted`: its build when the workspace's builds are current (CI builds before
+ * it tests), else its sources (tsx, `@vetted/source` condition).
+ */
+export const VETTED: readonly [string, ...string[]] = buildsAreFresh(CLI_BUILDS)
+  ? [process.execPath, join(CLI_DIR, "dist", "bin.js")]
+  : [process.execPath, "--conditions=@vetted/source", "--import", TSX, BIN];
 
 /** What a finished `vetted` process left. */
 export interface Run {
