@@ -7,9 +7,9 @@ import { fileURLToPath } from "node:url";
 import { createClient } from "@libsql/client";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
+import { walCommits } from "../../../tools/wal-commits.js";
 import { type DatabaseOptions, type OpenDatabase, openDatabase } from "./database.js";
 import { runTransaction } from "./group-commit.js";
-import { walCommits } from "./tests/wal-commits.js";
 import { writeLockFor } from "./write-lock.js";
 
 const cleanups: Array<() => void> = [];

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { walCommits } from "../../../../tools/wal-commits.js";
 import type { Step } from "../domain/steps.js";
 import { openTestEngine, waitFor } from "./harness.js";
-import { walCommits } from "./wal-commits.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
