@@ -7,7 +7,8 @@
  *
  * Prints the errors and exits 1 when there are any. Usage: tsx tools/check-public-types.ts [--build]
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,9 +36,10 @@ close();
 `;
 
 /** The errors of one consumer configuration (tsc's output), empty when it type-checks. */
-function check(dir: string, options: Record<string, string>): string {
+async function check(dir: string, name: string, options: Record<string, string>): Promise<string> {
+  const config = join(dir, `tsconfig.${name}.json`);
   writeFileSync(
-    join(dir, "tsconfig.json"),
+    config,
     JSON.stringify({
       compilerOptions: {
         target: "es2022",
@@ -51,12 +53,24 @@ function check(dir: string, options: Record<string, string>): string {
     }),
   );
   const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
-  const run = spawnSync(process.execPath, [tsc, "-p", dir], { encoding: "utf8" });
-  return run.status === 0 ? "" : `${run.stdout}${run.stderr}`;
+  const child = spawn(process.execPath, [tsc, "-p", config], { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+  });
+  const [code] = (await once(child, "close")) as [number | null];
+  return code === 0 ? "" : output || `tsc exited with ${code}`;
 }
 
-/** Checks every configuration; answers the errors per configuration (none: all type-check). */
-export function checkPublicTypes(): Record<string, string> {
+/**
+ * Checks every configuration (at once: two tsc processes); answers the errors per configuration (none: all
+ * type-check). Both keep TypeScript's default libs: playwright-core's declarations, which the browser
+ * steps' types name, need the DOM ones.
+ */
+export async function checkPublicTypes(): Promise<Record<string, string>> {
   const dir = mkdtempSync(join(tmpdir(), "vetted-types-consumer-"));
   try {
     mkdirSync(join(dir, "node_modules", "@vetted"), { recursive: true });
@@ -70,10 +84,11 @@ export function checkPublicTypes(): Record<string, string> {
     );
     writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", private: true }));
     writeFileSync(join(dir, "index.ts"), CONSUMER);
-    return {
-      nodenext: check(dir, { module: "nodenext", moduleResolution: "nodenext" }),
-      bundler: check(dir, { module: "esnext", moduleResolution: "bundler" }),
-    };
+    const [nodenext, bundler] = await Promise.all([
+      check(dir, "nodenext", { module: "nodenext", moduleResolution: "nodenext" }),
+      check(dir, "bundler", { module: "esnext", moduleResolution: "bundler" }),
+    ]);
+    return { nodenext, bundler };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -88,7 +103,7 @@ if (process.argv[1] === import.meta.filename) {
       stdio: "inherit",
     });
   }
-  const results = checkPublicTypes();
+  const results = await checkPublicTypes();
   let failed = false;
   for (const [name, errors] of Object.entries(results)) {
     const count = (errors.match(/error TS/g) ?? []).length;
