@@ -13,6 +13,15 @@ export const WEBHOOK_EVENT_TYPES = ["run.waiting", "run.finished", "task.finishe
 /** A webhook event type. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/** The event of a test delivery (`POST /api/webhooks/{id}/test`): sent to one webhook, never subscribed to. */
+export const WEBHOOK_TEST_EVENT = "webhook.test";
+
+/** The event types a delivery may carry: the subscribable ones and the test event. */
+export const DELIVERY_EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT] as const;
+
+/** The event type of a delivery. */
+export type DeliveryEventType = (typeof DELIVERY_EVENT_TYPES)[number];
+
 /**
  * Delivery statuses: `pending` (due at `next_attempt_at`, or being sent under a lease), `delivered` (a 2xx
  * answer), `failed` (every attempt failed until the retry window closed).
@@ -117,7 +126,7 @@ export const WebhookDelivery = z
     id: z.string().meta({ description: "Sent as X-Vetted-Delivery" }),
     webhook_id: z.string(),
     event_id: z.string(),
-    event_type: z.enum(WEBHOOK_EVENT_TYPES),
+    event_type: z.enum(DELIVERY_EVENT_TYPES),
     status: z.enum(DELIVERY_STATUSES),
     attempts: z.number().int(),
     next_attempt_at: z.string().nullable(),
@@ -136,7 +145,7 @@ export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 /** The body of every delivery: the event's id, type, time and data. */
 export interface WebhookPayload {
   id: string;
-  type: WebhookEventType;
+  type: DeliveryEventType;
   created_at: string;
   data: Record<string, unknown>;
 }
@@ -144,7 +153,7 @@ export interface WebhookPayload {
 /** The JSON body of a delivery of `event`. */
 export function payloadBody(event: {
   id: string;
-  type: WebhookEventType;
+  type: DeliveryEventType;
   createdAt: number;
   data: Record<string, unknown>;
 }): string {
