@@ -138,7 +138,7 @@ test.describe("the notifications page", () => {
     await page.getByLabel(/job\.finished/).check();
     await page.getByRole("button", { name: "Add webhook" }).click();
     const hook = page.getByTestId("webhook").filter({ hasText: `${receiver.url}/vetted` });
-    await expect(hook).toContainText("run.waiting, run.finished, job.finished");
+    await expect(hook).toContainText("run.waiting, run.failed, job.finished");
     await expect(hook).toContainText("No deliveries yet.");
     await hook.getByRole("button", { name: "Send test delivery" }).click();
     const delivery = hook.getByTestId("delivery");

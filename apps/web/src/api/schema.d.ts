@@ -10247,7 +10247,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("run.waiting" | "run.finished" | "task.finished" | "job.finished")[];
+            events: ("run.waiting" | "run.finished" | "run.failed" | "task.finished" | "job.finished")[];
             description: string | null;
             created_at: string;
         };
@@ -10255,7 +10255,7 @@ export interface components {
             /** @description Where deliveries are POSTed; checked against the outbound policy */
             url: string;
             /** @description The event types this webhook receives */
-            events: ("run.waiting" | "run.finished" | "task.finished" | "job.finished")[];
+            events: ("run.waiting" | "run.finished" | "run.failed" | "task.finished" | "job.finished")[];
             /** @description The HMAC-SHA256 key of X-Vetted-Signature; stored encrypted, never returned */
             secret: string;
             description?: string;
@@ -10274,7 +10274,7 @@ export interface components {
             webhook_id: string;
             event_id: string;
             /** @enum {string} */
-            event_type: "run.waiting" | "run.finished" | "task.finished" | "job.finished" | "webhook.test";
+            event_type: "run.waiting" | "run.finished" | "run.failed" | "task.finished" | "job.finished" | "webhook.test";
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             attempts: number;

@@ -8,7 +8,13 @@ import { matchProtectedDomain } from "./providers.js";
  */
 
 /** The events a webhook may subscribe to. */
-export const WEBHOOK_EVENT_TYPES = ["run.waiting", "run.finished", "task.finished", "job.finished"] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  "run.waiting",
+  "run.finished",
+  "run.failed",
+  "task.finished",
+  "job.finished",
+] as const;
 
 /** A webhook event type. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -12,14 +12,14 @@ function newSecret(): string {
 }
 
 /**
- * Subscribes a URL to events: where, which events (`run.waiting` and `run.finished` ticked first) and the
+ * Subscribes a URL to events: where, which events (`run.waiting` and `run.failed` ticked first) and the
  * signing secret (suggested, shown once: the server never returns it). The server's refusals show at their
  * field.
  */
 export function WebhookForm() {
   const create = useCreateWebhook();
   const [url, setUrl] = useState("");
-  const [events, setEvents] = useState<WebhookEvent[]>(["run.waiting", "run.finished"]);
+  const [events, setEvents] = useState<WebhookEvent[]>(["run.waiting", "run.failed"]);
   const [secret, setSecret] = useState(newSecret);
   const [description, setDescription] = useState("");
   const errors =

@@ -10,6 +10,7 @@ export type WebhookEvent = WebhookInput["events"][number];
 /** The events a person may subscribe to, with what each means. */
 export const EVENT_CHOICES: ReadonlyArray<{ type: WebhookEvent; label: string }> = [
   { type: "run.waiting", label: "run.waiting — a run waits at a gate" },
+  { type: "run.failed", label: "run.failed — a run failed" },
   { type: "run.finished", label: "run.finished — a run ended (succeeded, failed or was cancelled)" },
   { type: "job.finished", label: "job.finished — a file job (analyze, apply) ended" },
   { type: "task.finished", label: "task.finished — an automation task ended" },
