@@ -210,6 +210,38 @@ describe("signed webhooks over HTTP", { timeout: 90_000 }, () => {
     receiver.answer((path) => (path.startsWith("/fail") ? 500 : 200));
   });
 
+  it("sends a signed webhook.test to one webhook alone on request, listed among its deliveries", async () => {
+    const hookId = await subscribe("/test-me", ["run.finished"]);
+    const other = await subscribe("/test-other", ["run.finished"]);
+    const sent = await api.post(`/api/webhooks/${hookId}/test`);
+    expect(sent.status).toBe(202);
+    const delivery = sent.json as WebhookDelivery;
+    expect(delivery).toMatchObject({ webhook_id: hookId, event_type: "webhook.test", status: "pending" });
+    const got = await until(
+      () => receiver.received.filter((r) => r.headers["x-vetted-delivery"] === delivery.id),
+      (l) => l.length > 0,
+    );
+    expect(got[0]?.path).toBe("/test-me");
+    expect(expectSigned(got[0], SECRET)).toMatchObject({
+      id: delivery.event_id,
+      type: "webhook.test",
+      data: { webhook_id: hookId },
+    });
+    const [listed] = await until(
+      async () =>
+        ((await api.get(`/api/webhooks/${hookId}/deliveries`)).json as { items: WebhookDelivery[] }).items,
+      (items) => items[0]?.status === "delivered",
+    );
+    expect(listed).toMatchObject({ id: delivery.id, event_type: "webhook.test", last_status_code: 200 });
+    const others = await api.get(`/api/webhooks/${other}/deliveries`);
+    expect((others.json as { items: WebhookDelivery[] }).items).toEqual([]);
+    expect(receiver.received.filter((r) => r.path === "/test-other")).toEqual([]);
+    const missing = await api.post("/api/webhooks/whk_nope/test");
+    expect([missing.status, missing.code]).toEqual([404, "WEBHOOK_NOT_FOUND"]);
+    for (const id of [hookId, other])
+      expect((await api.call("DELETE", `/api/webhooks/${id}`)).status).toBe(204);
+  });
+
   it("refuses metadata addresses, payment providers, its own port on any loopback, credentials, bad events and unknown webhooks with stable codes", async () => {
     const metadata = await api.post("/api/webhooks", {
       url: "http://169.254.169.254/latest/meta-data",

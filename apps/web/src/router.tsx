@@ -1,6 +1,7 @@
 import { createRootRoute, createRoute, createRouter, Navigate } from "@tanstack/react-router";
 import { comparisonRoutes } from "./features/comparison/routes.js";
 import { fileorgRoutes } from "./features/fileorg/routes.js";
+import { notifyRoutes } from "./features/notify/routes.js";
 import { runsRoutes } from "./features/runs/routes.js";
 import { Layout } from "./ui/Layout.js";
 import { EmptyState } from "./ui/states.js";
@@ -26,6 +27,7 @@ const routeTree = rootRoute.addChildren([
   ...runsRoutes(rootRoute),
   ...comparisonRoutes(rootRoute),
   ...fileorgRoutes(rootRoute),
+  ...notifyRoutes(rootRoute),
 ]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent" });

@@ -58,8 +58,16 @@ const redeliver = createRoute({
   request: { params: DeliveryParams },
   responses: { 202: jsonResponse("The new delivery", WebhookDelivery), ...errorResponses(404) },
 });
+const test = createRoute({
+  method: "post",
+  path: "/api/webhooks/{webhook_id}/test",
+  tags: TAGS,
+  summary: "Send a signed `webhook.test` event to this webhook alone (a new delivery, due now)",
+  request: { params: WebhookParams },
+  responses: { 202: jsonResponse("The test delivery", WebhookDelivery), ...errorResponses(400, 404) },
+});
 
-/** `/api/webhooks`: subscriptions, their deliveries, and redelivery. */
+/** `/api/webhooks`: subscriptions, their deliveries, redelivery and test deliveries. */
 export function createWebhookRoutes(deps: { webhooks: WebhooksEngine }) {
   const { webhooks } = deps;
   return new OpenAPIHono<AppEnv>()
@@ -76,5 +84,6 @@ export function createWebhookRoutes(deps: { webhooks: WebhooksEngine }) {
     .openapi(redeliver, async (c) => {
       const { webhook_id, delivery_id } = c.req.valid("param");
       return c.json(await webhooks.redeliver(webhook_id, delivery_id), 202);
-    });
+    })
+    .openapi(test, async (c) => c.json(await webhooks.sendTest(c.req.valid("param").webhook_id), 202));
 }

@@ -19,6 +19,7 @@ beforeAll(async () => {
   mkdirSync(join(dist, "assets"), { recursive: true });
   writeFileSync(join(dist, "index.html"), "<!doctype html><title>console</title>");
   writeFileSync(join(dist, "assets", "index-abc123.js"), "console.log(1)");
+  writeFileSync(join(dist, "sw.js"), "self.addEventListener('install', () => {});");
 });
 afterAll(async () => t?.close());
 
@@ -41,6 +42,11 @@ describe("serving the web console", () => {
     expect(((await api.json()) as { error: { code: string } }).error.code).toBe("NOT_FOUND");
     const notHtml = await app.request("/nope", { headers: LOCAL });
     expect(notHtml.status).toBe(404);
+    // The service worker at the root (scope `/`): a script, never cached, so an update is seen at once.
+    const worker = await app.request("/sw.js", { headers: LOCAL });
+    expect(worker.status).toBe(200);
+    expect(worker.headers.get("content-type")).toMatch(/^(text|application)\/javascript/);
+    expect(worker.headers.get("cache-control")).toBe("no-cache");
   });
 
   it("without a built console, / says how to build it", async () => {

@@ -7442,6 +7442,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a signed `webhook.test` event to this webhook alone (a new delivery, due now) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The test delivery */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/embeddings/batch": {
         parameters: {
             query?: never;
@@ -10191,7 +10247,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("run.waiting" | "run.finished" | "task.finished" | "job.finished")[];
+            events: ("run.waiting" | "run.finished" | "run.failed" | "task.finished" | "job.finished")[];
             description: string | null;
             created_at: string;
         };
@@ -10199,7 +10255,7 @@ export interface components {
             /** @description Where deliveries are POSTed; checked against the outbound policy */
             url: string;
             /** @description The event types this webhook receives */
-            events: ("run.waiting" | "run.finished" | "task.finished" | "job.finished")[];
+            events: ("run.waiting" | "run.finished" | "run.failed" | "task.finished" | "job.finished")[];
             /** @description The HMAC-SHA256 key of X-Vetted-Signature; stored encrypted, never returned */
             secret: string;
             description?: string;
@@ -10218,7 +10274,7 @@ export interface components {
             webhook_id: string;
             event_id: string;
             /** @enum {string} */
-            event_type: "run.waiting" | "run.finished" | "task.finished" | "job.finished";
+            event_type: "run.waiting" | "run.finished" | "run.failed" | "task.finished" | "job.finished" | "webhook.test";
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             attempts: number;

@@ -1,6 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { Link, Outlet } from "@tanstack/react-router";
 import { useEffect, useState } from "react";
+import { GateNotifier } from "../features/notify/GateNotifier.js";
 import { onUnauthorized } from "../queries.js";
 import { TokenPrompt } from "./TokenPrompt.js";
 import { type ThemeChoice, useTheme } from "./theme.js";
@@ -30,6 +31,9 @@ export function Layout() {
           <Link to="/comparison" activeProps={{ "aria-current": "page" }}>
             Comparison
           </Link>
+          <Link to="/notifications" activeProps={{ "aria-current": "page" }}>
+            Notifications
+          </Link>
           <a href="/api/docs">API docs</a>
         </nav>
         <label className="theme">
@@ -42,6 +46,7 @@ export function Layout() {
         </label>
       </header>
       <main id="main">
+        <GateNotifier />
         <Outlet />
       </main>
       {askToken ? (

@@ -8,10 +8,25 @@ import { matchProtectedDomain } from "./providers.js";
  */
 
 /** The events a webhook may subscribe to. */
-export const WEBHOOK_EVENT_TYPES = ["run.waiting", "run.finished", "task.finished", "job.finished"] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  "run.waiting",
+  "run.finished",
+  "run.failed",
+  "task.finished",
+  "job.finished",
+] as const;
 
 /** A webhook event type. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The event of a test delivery (`POST /api/webhooks/{id}/test`): sent to one webhook, never subscribed to. */
+export const WEBHOOK_TEST_EVENT = "webhook.test";
+
+/** The event types a delivery may carry: the subscribable ones and the test event. */
+export const DELIVERY_EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT] as const;
+
+/** The event type of a delivery. */
+export type DeliveryEventType = (typeof DELIVERY_EVENT_TYPES)[number];
 
 /**
  * Delivery statuses: `pending` (due at `next_attempt_at`, or being sent under a lease), `delivered` (a 2xx
@@ -117,7 +132,7 @@ export const WebhookDelivery = z
     id: z.string().meta({ description: "Sent as X-Vetted-Delivery" }),
     webhook_id: z.string(),
     event_id: z.string(),
-    event_type: z.enum(WEBHOOK_EVENT_TYPES),
+    event_type: z.enum(DELIVERY_EVENT_TYPES),
     status: z.enum(DELIVERY_STATUSES),
     attempts: z.number().int(),
     next_attempt_at: z.string().nullable(),
@@ -136,7 +151,7 @@ export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 /** The body of every delivery: the event's id, type, time and data. */
 export interface WebhookPayload {
   id: string;
-  type: WebhookEventType;
+  type: DeliveryEventType;
   created_at: string;
   data: Record<string, unknown>;
 }
@@ -144,7 +159,7 @@ export interface WebhookPayload {
 /** The JSON body of a delivery of `event`. */
 export function payloadBody(event: {
   id: string;
-  type: WebhookEventType;
+  type: DeliveryEventType;
   createdAt: number;
   data: Record<string, unknown>;
 }): string {

@@ -1,9 +1,10 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import {
+  DELIVERY_EVENT_TYPES,
   DELIVERY_STATUSES,
   type DeliveryAttempt,
+  type DeliveryEventType,
   type DeliveryStatus,
-  WEBHOOK_EVENT_TYPES,
   type WebhookEventType,
 } from "../domain/webhooks.js";
 
@@ -30,7 +31,7 @@ export const webhooks = sqliteTable(
 /** The outbox: one row per event some webhook subscribed to, written with the transition it reports. */
 export const webhookEvents = sqliteTable("runs_webhook_events", {
   id: text("id").primaryKey(),
-  type: text("type", { enum: WEBHOOK_EVENT_TYPES }).$type<WebhookEventType>().notNull(),
+  type: text("type", { enum: DELIVERY_EVENT_TYPES }).$type<DeliveryEventType>().notNull(),
   /** The run, job or task the event is about. */
   subject: text("subject").notNull(),
   data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
@@ -44,7 +45,7 @@ export const webhookDeliveries = sqliteTable(
     id: text("id").primaryKey(),
     webhookId: text("webhook_id").notNull(),
     eventId: text("event_id").notNull(),
-    eventType: text("event_type", { enum: WEBHOOK_EVENT_TYPES }).$type<WebhookEventType>().notNull(),
+    eventType: text("event_type", { enum: DELIVERY_EVENT_TYPES }).$type<DeliveryEventType>().notNull(),
     status: text("status", { enum: DELIVERY_STATUSES }).$type<DeliveryStatus>().notNull(),
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: integer("next_attempt_at"),

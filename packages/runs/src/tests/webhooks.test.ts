@@ -71,6 +71,45 @@ describe("webhook outbox and dispatcher", { timeout: 160_000 }, () => {
     expect(JSON.parse(got?.body ?? "{}")).toMatchObject({ type: "run.waiting", data: { run_id: run.id } });
   });
 
+  it("queues run.failed besides run.finished for a failed run, and only run.finished for a cancelled one", async () => {
+    const { t, hooks, receiver } = await setup();
+    const failedOnly = await hooks.createWebhook({
+      url: `${receiver.url}/f`,
+      events: ["run.failed"],
+      secret: SECRET,
+    });
+    const both = await hooks.createWebhook({
+      url: `${receiver.url}/b`,
+      events: ["run.finished", "run.failed"],
+      secret: SECRET,
+    });
+    const failing = await t.engine.createFlow({
+      name: "denied",
+      steps: [{ id: "meta", type: "http", method: "GET", url: "http://169.254.169.254/latest" }],
+    });
+    const otp = await t.engine.createFlow(OTP_FLOW);
+    const failed = await t.engine.createRun({ flow_id: failing.id, params: {} });
+    const waiting = await t.engine.createRun({ flow_id: otp.id, params: {} });
+    t.engine.start();
+    await waitFor(
+      () => t.engine.getRun(failed.id),
+      (r) => r.status === "failed",
+    );
+    await waitFor(
+      () => t.engine.getRun(waiting.id),
+      (r) => r.status === "waiting_otp",
+    );
+    await t.engine.cancelRun(waiting.id);
+    const rows = await t.db.select().from(webhookDeliveries);
+    const of = (hookId: string) =>
+      rows
+        .filter((d) => d.webhookId === hookId)
+        .map((d) => d.eventType)
+        .sort();
+    expect(of(failedOnly.id)).toEqual(["run.failed"]);
+    expect(of(both.id)).toEqual(["run.failed", "run.finished", "run.finished"]);
+  });
+
   it("refuses a webhook URL on a cloud metadata or link-local address", async () => {
     const { hooks } = await setup();
     for (const url of [

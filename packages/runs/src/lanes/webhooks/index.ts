@@ -3,8 +3,10 @@
 
 export {
   DEFAULT_RETRY_POLICY,
+  DELIVERY_EVENT_TYPES,
   DELIVERY_STATUSES,
   type DeliveryAttempt,
+  type DeliveryEventType,
   type DeliveryStatus,
   decideAfterAttempt as decideWebhookAfterAttempt,
   parseSignatureHeader,
@@ -14,6 +16,7 @@ export {
   verifySignature,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_HEADERS,
+  WEBHOOK_TEST_EVENT,
   Webhook,
   WebhookDelivery,
   type WebhookEventType,

@@ -65,7 +65,7 @@ export interface RunTransitionFacts {
 
 /**
  * The webhook event of a run's status transition: `run.waiting` when it starts waiting at a gate (or
- * waits again at another), `run.finished` when it ends; none for other moves.
+ * waits again at another), `run.finished` when it ends; none for other moves (see {@link runTransitionEvents}).
  */
 export function runTransitionEvent(f: RunTransitionFacts, at: number): OutboxEvent | undefined {
   const base = { run_id: f.runId, flow_id: f.flowId, template_id: f.templateId, status: f.to };
@@ -90,6 +90,17 @@ export function runTransitionEvent(f: RunTransitionFacts, at: number): OutboxEve
     };
   }
   return undefined;
+}
+
+/**
+ * The webhook events of a run's transition: {@link runTransitionEvent}'s, and `run.failed` besides
+ * `run.finished` when the run ends failed (a receiver that only wants failures subscribes to that alone).
+ */
+export function runTransitionEvents(f: RunTransitionFacts, at: number): OutboxEvent[] {
+  const event = runTransitionEvent(f, at);
+  if (event === undefined) return [];
+  if (event.type === "run.finished" && f.to === "failed") return [event, { ...event, type: "run.failed" }];
+  return [event];
 }
 
 /** Task statuses that end a task (the automation lane's `success | failed | cancelled`). */
@@ -148,7 +159,7 @@ export async function queueRunWebhook(
   at: number,
   newId: IdGenerator,
 ): Promise<void> {
-  const event = runTransitionEvent(
+  const events = runTransitionEvents(
     {
       runId: before.id,
       flowId: before.flowId,
@@ -163,5 +174,5 @@ export async function queueRunWebhook(
     },
     at,
   );
-  if (event !== undefined) await enqueueWebhookEvent(tx, event, at, newId);
+  for (const event of events) await enqueueWebhookEvent(tx, event, at, newId);
 }

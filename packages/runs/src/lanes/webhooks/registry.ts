@@ -2,7 +2,13 @@ import { decodeCursor, encodeCursor, type KeysetPage, toKeysetPage } from "@vett
 import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
 import { type ListQuery, pageLimit } from "../../core/lists.js";
 import { parseInput } from "../../core/persist.js";
-import { shownWebhookUrl, type Webhook, type WebhookDelivery, WebhookInput } from "../../domain/webhooks.js";
+import {
+  shownWebhookUrl,
+  WEBHOOK_TEST_EVENT,
+  type Webhook,
+  type WebhookDelivery,
+  WebhookInput,
+} from "../../domain/webhooks.js";
 import { webhookDeliveries, webhookEvents, webhooks } from "../../store/schema.js";
 import { type HookResources, secretContext } from "./resources.js";
 import { judgeWebhookUrl } from "./url-guard.js";
@@ -147,24 +153,62 @@ export async function redeliver(
       .where(eq(webhookEvents.id, original.eventId));
     if (event === undefined)
       throw new WebhookNotFoundError("WEBHOOK_DELIVERY_NOT_FOUND", deliveryId, webhookId);
-    const at = r.now();
     const row: DeliveryRow = {
-      id: r.newId("whd"),
-      webhookId,
-      eventId: original.eventId,
-      eventType: original.eventType,
-      status: "pending",
-      attempts: 0,
-      nextAttemptAt: at,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-      lastStatusCode: null,
-      lastError: null,
-      attemptLog: [],
+      ...pendingDelivery(r, webhookId, original.eventId, original.eventType, r.now()),
       redeliveryOf: original.id,
-      createdAt: at,
-      deliveredAt: null,
     };
+    await tx.insert(webhookDeliveries).values(row);
+    return toDelivery(row);
+  });
+}
+
+/** A pending delivery row of `eventId` to `webhookId`, due at `at`. */
+function pendingDelivery(
+  r: HookResources,
+  webhookId: string,
+  eventId: string,
+  eventType: DeliveryRow["eventType"],
+  at: number,
+): DeliveryRow {
+  return {
+    id: r.newId("whd"),
+    webhookId,
+    eventId,
+    eventType,
+    status: "pending",
+    attempts: 0,
+    nextAttemptAt: at,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    lastStatusCode: null,
+    lastError: null,
+    attemptLog: [],
+    redeliveryOf: null,
+    createdAt: at,
+    deliveredAt: null,
+  };
+}
+
+/**
+ * Queues a `webhook.test` event for this one webhook (whatever it subscribed to): a delivery due now,
+ * signed and retried like any other, so the receiver and its signature check can be tried out.
+ * @throws WebhookNotFoundError
+ */
+export async function sendTestDelivery(r: HookResources, webhookId: string): Promise<WebhookDelivery> {
+  return r.write(async (tx) => {
+    const [hook] = await tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.id, webhookId));
+    if (hook === undefined) throw new WebhookNotFoundError("WEBHOOK_NOT_FOUND", webhookId);
+    const at = r.now();
+    const eventId = r.newId("whe");
+    const data = {
+      webhook_id: webhookId,
+      message: "A test delivery from Vetted",
+      at: new Date(at).toISOString(),
+    };
+    await tx
+      .insert(webhookEvents)
+      .values({ id: eventId, type: WEBHOOK_TEST_EVENT, subject: webhookId, data, createdAt: at });
+    const row = pendingDelivery(r, webhookId, eventId, WEBHOOK_TEST_EVENT, at);
     await tx.insert(webhookDeliveries).values(row);
     return toDelivery(row);
   });

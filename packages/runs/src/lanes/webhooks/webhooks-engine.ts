@@ -10,6 +10,7 @@ import {
   listDeliveries,
   listWebhooks,
   redeliver,
+  sendTestDelivery,
 } from "./registry.js";
 import { createHookResources, type HookResources, type WebhooksEngineOptions } from "./resources.js";
 
@@ -113,6 +114,12 @@ export function createWebhooksEngine(options: WebhooksEngineOptions) {
     /** Queues a new delivery of the same event, due now. */
     redeliver: async (webhookId: string, deliveryId: string) => {
       const delivery = await redeliver(r, webhookId, deliveryId);
+      dispatcher.kick();
+      return delivery;
+    },
+    /** Queues a `webhook.test` delivery to this one webhook, due now. */
+    sendTest: async (webhookId: string) => {
+      const delivery = await sendTestDelivery(r, webhookId);
       dispatcher.kick();
       return delivery;
     },
