@@ -5,9 +5,15 @@ import { CategoryName } from "./manifest.js";
 import { PathInput } from "./path-input.js";
 import { basenameOf, extensionOf, ReviewBucketEnum, type ReviewRowFacts } from "./review-row.js";
 import { checkNamingTemplate } from "./template-check.js";
+import { UNIT_KINDS } from "./units.js";
 
-const DateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
-/** One test on a row. `extension`, `mime` and `category` match any of the listed values. */
+/** A date bound of a date condition: an ISO date (a whole UTC day) or a date-time with an offset. */
+export const DateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
+/**
+ * One test on a row. `extension`, `mime`, `category`, `bucket` and `reason` match any of the listed values;
+ * `date` tests the modification time, `content_date` the file's best date (EXIF, PDF, Office, file name);
+ * `unit` whether the row belongs to a folder kept whole (of one of the listed kinds).
+ */
 export const RuleCondition = z
   .discriminatedUnion("field", [
     z.object({ field: z.literal("extension"), in: z.array(z.string().min(1)).min(1) }),
@@ -29,6 +35,21 @@ export const RuleCondition = z
       max: z.number().int().nonnegative().optional(),
     }),
     z.object({ field: z.literal("date"), from: DateBound.optional(), to: DateBound.optional() }),
+    z.object({
+      field: z.literal("content_date"),
+      from: DateBound.optional(),
+      to: DateBound.optional(),
+    }),
+    z.object({ field: z.literal("reason"), in: z.array(z.string().min(1)).min(1) }),
+    z.object({
+      field: z.literal("unit"),
+      in: z
+        .array(z.enum(UNIT_KINDS))
+        .min(1)
+        .optional()
+        .meta({ description: "The unit kinds that match; absent: any unit" }),
+      value: z.boolean().default(true).meta({ description: "false: the row belongs to no unit" }),
+    }),
     z.object({
       field: z.literal("confidence"),
       min: z.number().min(0).max(1).optional(),
@@ -192,6 +213,22 @@ function compileCondition(c: RuleCondition): Test {
       const from = c.from === undefined ? undefined : dateBoundMs(c.from, false);
       const to = c.to === undefined ? undefined : dateBoundMs(c.to, true);
       return (row) => (from === undefined || row.mtime >= from) && (to === undefined || row.mtime < to);
+    }
+    case "content_date": {
+      const from = c.from === undefined ? undefined : dateBoundMs(c.from, false);
+      const to = c.to === undefined ? undefined : dateBoundMs(c.to, true);
+      return (row) => (from === undefined || row.date >= from) && (to === undefined || row.date < to);
+    }
+    case "reason": {
+      const set = new Set(c.in.map((v) => v.toUpperCase()));
+      return (row) => row.reason_codes.some((code) => set.has(code.toUpperCase()));
+    }
+    case "unit": {
+      const kinds = c.in === undefined ? undefined : new Set<string>(c.in);
+      return (row) => {
+        const inUnit = row.unit !== null && (kinds === undefined || kinds.has(row.unit.kind));
+        return inUnit === c.value;
+      };
     }
     case "confidence":
       return (row) =>
