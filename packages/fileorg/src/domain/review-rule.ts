@@ -7,6 +7,9 @@ import { basenameOf, extensionOf, ReviewBucketEnum, type ReviewRowFacts } from "
 import { checkNamingTemplate } from "./template-check.js";
 import { UNIT_KINDS } from "./units.js";
 
+/** What a `duplicate` condition asks of a row's place among files with the same content. */
+export const DUPLICATE_ROLES = ["any", "original", "copy", "none"] as const;
+
 /** A date bound of a date condition: an ISO date (a whole UTC day) or a date-time with an offset. */
 export const DateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
 /**
@@ -57,6 +60,13 @@ export const RuleCondition = z
     }),
     z.object({ field: z.literal("bucket"), in: z.array(ReviewBucketEnum).min(1) }),
     z.object({ field: z.literal("has_conflict"), value: z.boolean() }),
+    z.object({
+      field: z.literal("duplicate"),
+      role: z.enum(DUPLICATE_ROLES).meta({
+        description:
+          "any: in a group of files with the same content; original / copy: that group's original or a copy of it; none: in no group",
+      }),
+    }),
   ])
   .superRefine((c, ctx) => {
     if (
@@ -239,6 +249,13 @@ function compileCondition(c: RuleCondition): Test {
     }
     case "has_conflict":
       return (row) => row.has_conflict === c.value;
+    case "duplicate":
+      return (row) =>
+        c.role === "any"
+          ? row.duplicate !== undefined
+          : c.role === "none"
+            ? row.duplicate === undefined
+            : row.duplicate === c.role;
   }
 }
 

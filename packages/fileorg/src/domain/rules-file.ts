@@ -57,6 +57,10 @@ const FILTER_FIELDS = {
   bucket: oneOrMany(ReviewBucketEnum).meta({ description: "Review bucket(s) of the row" }),
   reason: oneOrMany(ReasonCode).meta({ description: "Reason code(s) of the row; any of them matches" }),
   conflict: z.boolean().meta({ description: "Whether a conflict involving the row is open" }),
+  duplicate: z.union([z.boolean(), z.enum(["original", "copy"])]).meta({
+    description:
+      "true: one of several files with the same content; false: in no such group; original / copy: the group's original (by the job's detect_original_by policy or a person's choice) or a copy",
+  }),
   unit: z.union([z.boolean(), oneOrMany(z.enum(UNIT_KINDS))]).meta({
     description: "true: inside a folder kept whole; false: in none; kind(s): inside a unit of that kind",
   }),
@@ -159,6 +163,12 @@ function conditionOf(key: keyof RulesFileFilters, f: RulesFileFilters): RuleCond
       return f.reason === undefined ? undefined : { field: "reason", in: asList(f.reason) };
     case "conflict":
       return f.conflict === undefined ? undefined : { field: "has_conflict", value: f.conflict };
+    case "duplicate":
+      if (f.duplicate === undefined) return undefined;
+      return {
+        field: "duplicate",
+        role: f.duplicate === true ? "any" : f.duplicate === false ? "none" : f.duplicate,
+      };
     case "unit":
       if (f.unit === undefined) return undefined;
       return typeof f.unit === "boolean"

@@ -79,6 +79,7 @@ function conditionSql(c: RuleCondition): SQL | undefined {
     }
     case "reason":
     case "unit":
+    case "duplicate":
       return undefined;
     case "confidence":
       return and(

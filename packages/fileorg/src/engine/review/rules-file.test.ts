@@ -25,6 +25,9 @@ rules:
   - name: Keep the notes
     filters: { extension: txt, name: "notes*" }
     actions: { skip: true }
+  - name: Copies stay where they are
+    filters: { duplicate: copy }
+    actions: { skip: true }
   - name: Approve conflicts too
     filters: { bucket: conflict }
     actions: { approve: true }
@@ -97,9 +100,14 @@ describe("a rules file over a job's manifest", () => {
     expect(after.get("scan-001.dat")?.target_path).toBe(join(h?.dir ?? "", "out", "scans", "scan-001.dat"));
     expect(after.get("notes.txt")?.action).toBe("skip");
     expect(after.get("mystery.bin")?.review_bucket).toBe("auto_safe");
-    // A rule approves only rows that need review: conflicting rows stay in conflict.
-    expect(after.get("readme.txt")?.review_bucket).toBe("conflict");
-    expect(after.get("copy/readme.txt")?.review_bucket).toBe("conflict");
+    // The duplicate group's original (the name without a copy marker, then the shortest path) moves, its copy stays.
+    expect(after.get("copy/readme.txt")?.action).toBe("skip");
+    expect(after.get("readme.txt")?.action).toBe("move");
+    // Skipping the copy closes the group's conflict, so the original is safe again — but not approved: a rule
+    // approves only rows that need review, and it was in conflict when the rules ran.
+    expect(after.get("readme.txt")?.review_bucket).toBe("auto_safe");
+    expect(after.get("readme.txt")?.reason_codes).not.toContain("APPROVED");
+    expect(after.get("mystery.bin")?.reason_codes).toContain("APPROVED");
     // Rules change the plan only.
     expect(snapshotTree(src)).toEqual(files);
   });

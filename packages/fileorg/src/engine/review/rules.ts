@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { asc, eq, or, type SQL } from "drizzle-orm";
+import { and, asc, eq, or, type SQL } from "drizzle-orm";
 import { categoriesOfRule } from "../../domain/categories.js";
 import { renderedFileName } from "../../domain/content-check.js";
 import type { Actor } from "../../domain/job.js";
@@ -12,7 +12,7 @@ import { type ParsedTemplate, parseTemplate, renderTemplate } from "../../domain
 import { FileorgError, NotFoundError } from "../../errors.js";
 import { ReviewError } from "../../review-errors.js";
 import { rulePrefilter } from "../../store/review-queries.js";
-import { rows } from "../../store/schema.js";
+import { conflicts, rows } from "../../store/schema.js";
 import { assertKnownCategories, categoryTemplates } from "../categories.js";
 import {
   type InternalPatch,
@@ -29,6 +29,21 @@ import { assertExpectedRevision, type RevisionOptions } from "./revision-guard.j
 /** A planned row change, and whether it approves the row. */
 export type PlannedRow = RowChanges & { approve: boolean };
 
+/** Each row of a job's duplicate groups (open or resolved) and its place: the group's original or a copy. */
+async function duplicateRoles(
+  res: ReviewResources,
+  jobId: string,
+): Promise<Map<string, "original" | "copy">> {
+  const groups = await res.db
+    .select({ rowIds: conflicts.rowIds, original: conflicts.original })
+    .from(conflicts)
+    .where(and(eq(conflicts.jobId, jobId), eq(conflicts.kind, "duplicate_content")));
+  const roles = new Map<string, "original" | "copy">();
+  for (const g of groups)
+    for (const id of g.rowIds) roles.set(id, id === g.original?.row_id ? "original" : "copy");
+  return roles;
+}
+
 /** Loads rows of a job as rule facts; `where` narrows them (it must include the job). */
 async function loadFacts(
   res: ReviewResources,
@@ -36,7 +51,12 @@ async function loadFacts(
   where: SQL | undefined = eq(rows.jobId, jobId),
 ): Promise<{ facts: ReviewRowFacts[]; records: Map<string, RowRecord> }> {
   const all = await res.db.select().from(rows).where(where).orderBy(asc(rows.seq));
-  return { facts: all.map(toFacts), records: new Map(all.map((r) => [r.id, r])) };
+  const roles = await duplicateRoles(res, jobId);
+  const facts = all.map((r) => {
+    const role = roles.get(r.id);
+    return role === undefined ? toFacts(r) : { ...toFacts(r), duplicate: role };
+  });
+  return { facts, records: new Map(all.map((r) => [r.id, r])) };
 }
 
 async function resolveRule(res: ReviewResources, request: RuleRequest): Promise<ReviewRule> {
