@@ -33,9 +33,14 @@ function readRulesFile(ctx: CommandContext, file: string): string {
  * Reads and checks a rules file: its rules, or every problem on stderr (`file:line:column: rule "…" field:
  * message`) and exit 1 with the first problem's code.
  */
-function checkedRules(ctx: CommandContext, file: string, json: boolean): ReviewRule[] {
-  const checked = checkRulesFile(readRulesFile(ctx, file));
-  if (checked.ok) return checked.rules;
+function checkedRules(
+  ctx: CommandContext,
+  file: string,
+  json: boolean,
+): { text: string; rules: ReviewRule[] } {
+  const text = readRulesFile(ctx, file);
+  const checked = checkRulesFile(text);
+  if (checked.ok) return { text, rules: checked.rules };
   const shown = relative(ctx.io.cwd, resolve(ctx.io.cwd, file)) || file;
   if (json) say(ctx.io, JSON.stringify({ ok: false, issues: checked.issues }, null, 2));
   for (const issue of checked.issues) ctx.io.stderr.write(`${formatRulesFileIssue(issue, shown)}\n`);
@@ -45,7 +50,7 @@ function checkedRules(ctx: CommandContext, file: string, json: boolean): ReviewR
 
 /** `vetted rules check <file>`: exit 0 when the file is valid, 1 with every problem otherwise. */
 function check(ctx: CommandContext, file: string, options: RulesOptions): ExitCode {
-  const rules = checkedRules(ctx, file, options.json === true);
+  const { rules } = checkedRules(ctx, file, options.json === true);
   if (options.json === true) say(ctx.io, JSON.stringify({ ok: true, rules }, null, 2));
   else say(ctx.io, `${ctx.c.green("ok")} ${file}: ${plural(rules.length, "rule")}`);
   return EXIT.ok;
@@ -81,8 +86,7 @@ function jobOf(options: RulesOptions): string {
 /** `vetted rules sim <file> --job <id>`: what each rule would change in the plan; writes nothing. */
 async function sim(ctx: CommandContext, file: string, options: RulesOptions): Promise<ExitCode> {
   const jobId = jobOf(options);
-  checkedRules(ctx, file, options.json === true);
-  const text = readRulesFile(ctx, file);
+  const { text } = checkedRules(ctx, file, options.json === true);
   return ctx.withBackend(async (backend) => {
     const outcome = await backend.simulateRulesFile(jobId, text);
     say(ctx.io, options.json === true ? JSON.stringify(outcome, null, 2) : renderOutcome(ctx, outcome));
@@ -97,8 +101,7 @@ async function sim(ctx: CommandContext, file: string, options: RulesOptions): Pr
  */
 async function run(ctx: CommandContext, file: string, options: RulesOptions): Promise<ExitCode> {
   const jobId = jobOf(options);
-  checkedRules(ctx, file, options.json === true);
-  const text = readRulesFile(ctx, file);
+  const { text } = checkedRules(ctx, file, options.json === true);
   return ctx.withBackend(async (backend) => {
     if (options.yes !== true) {
       const preview = await backend.simulateRulesFile(jobId, text);
