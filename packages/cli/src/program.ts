@@ -5,6 +5,7 @@ import { registerDoctor } from "./commands/doctor.js";
 import { registerJobs } from "./commands/jobs.js";
 import { registerOrganize } from "./commands/organize.js";
 import { registerReview } from "./commands/review.js";
+import { registerRules } from "./commands/rules.js";
 import { registerServe } from "./commands/serve.js";
 import { registerShow } from "./commands/show.js";
 import { registerUndo } from "./commands/undo.js";
@@ -21,6 +22,7 @@ export type Registrar = (program: Command, ctx: CommandContext, done: (code: Exi
 const REGISTRARS: Registrar[] = [
   registerOrganize,
   registerReview,
+  registerRules,
   registerApply,
   registerUndo,
   registerJobs,

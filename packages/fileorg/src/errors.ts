@@ -31,6 +31,8 @@ export const FILEORG_ERROR_CODES = [
   "UNIT_NOT_FOUND",
   "NOT_IN_DUPLICATE_GROUP",
   "CONFLICT_NOT_OPEN",
+  "RULES_FILE_SYNTAX",
+  "RULES_FILE_INVALID",
 ] as const;
 
 /** A stable SCREAMING_SNAKE error code of `@vetted/fileorg`. */
@@ -74,6 +76,20 @@ export class IllegalTransitionError extends FileorgError {
       "ILLEGAL_TRANSITION",
       `A ${machine}${subject === undefined ? "" : ` (${subject})`} cannot move from ${from} to ${to}.`,
       { machine, from, to, ...(subject === undefined ? {} : { subject }) },
+    );
+  }
+}
+
+/** A rules file that cannot be read (`RULES_FILE_SYNTAX`) or is not a valid rules file (`RULES_FILE_INVALID`). */
+export class RulesFileError extends FileorgError {
+  override readonly name = "RulesFileError";
+  constructor(issues: ReadonlyArray<{ code: "RULES_FILE_SYNTAX" | "RULES_FILE_INVALID"; message: string }>) {
+    const first = issues[0];
+    const code = first?.code ?? "RULES_FILE_INVALID";
+    super(
+      code,
+      `The rules file is not valid (${issues.length} problem${issues.length === 1 ? "" : "s"}): ${first?.message ?? ""}`,
+      { issues },
     );
   }
 }

@@ -223,6 +223,26 @@ export {
 } from "./domain/row-filter.js";
 export type { DraftRule } from "./domain/rule-inference.js";
 export { draftRuleFromExamples } from "./domain/rule-inference.js";
+export {
+  RULES_FILE_VERSION,
+  RulesFile,
+  RulesFileActions,
+  RulesFileFilters,
+  RulesFileRule,
+  rulesFileJsonSchema,
+} from "./domain/rules-file.js";
+export {
+  checkRulesFile,
+  formatRulesFileIssue,
+  loadRulesFile,
+  type RulesFileCheck,
+  type RulesFileIssue,
+} from "./domain/rules-file-check.js";
+export type {
+  RulesFileExample,
+  RulesFileOutcome,
+  RulesFileRuleOutcome,
+} from "./domain/rules-file-outcome.js";
 export type { StrategyPack } from "./domain/strategy-packs.js";
 export { DEFAULT_STRATEGY_PACK_ID, findStrategyPack, STRATEGY_PACKS } from "./domain/strategy-packs.js";
 export {
@@ -345,6 +365,7 @@ export {
   JobStateError,
   NotFoundError,
   PathOutsideRootError,
+  RulesFileError,
 } from "./errors.js";
 export type { FieldIssue, ReviewErrorCode } from "./review-errors.js";
 export {

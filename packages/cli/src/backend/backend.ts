@@ -19,6 +19,7 @@ import type {
   ReviewRuleInput,
   RollbackRequest,
   RuleOutcome,
+  RulesFileOutcome,
   StrategyPackView,
   WatchSourceItem,
 } from "@vetted/fileorg";
@@ -61,6 +62,10 @@ export interface Backend {
   draftRule(jobId: string, rowIds: string[]): Promise<DraftRule>;
   previewRule(jobId: string, rule: ReviewRuleInput): Promise<RuleOutcome>;
   saveRule(rule: ReviewRuleInput): Promise<Saved<ReviewRuleInput>>;
+  /** What the rules of a rules file (YAML text) would change in a job's plan; writes nothing. */
+  simulateRulesFile(jobId: string, text: string): Promise<RulesFileOutcome>;
+  /** Applies the rules of a rules file to a job's plan as one revision; nothing moves. */
+  runRulesFile(jobId: string, text: string): Promise<RulesFileOutcome>;
   listStrategyPacks(): Promise<StrategyPackView[]>;
   listWatchSources(): Promise<Array<Saved<WatchSourceItem>>>;
   saveWatchSource(item: WatchSourceItem): Promise<Saved<WatchSourceItem>>;

@@ -110,6 +110,8 @@ export async function createLocalBackend(settings: CliSettings): Promise<Backend
     draftRule: (jobId, rowIds) => review.draftFromExamples(jobId, rowIds),
     previewRule: (jobId, rule) =>
       review.previewRule(jobId, { rule } as Parameters<typeof review.previewRule>[1]),
+    simulateRulesFile: (jobId, text) => review.simulateRulesFile(jobId, text),
+    runRulesFile: (jobId, text) => review.runRulesFile(jobId, text, ACTOR),
     saveRule: async (rule) => (await preferences.save("review-rules", rule, ACTOR)) as Saved<typeof rule>,
     listStrategyPacks: async () => (await preferences.listStrategyPacks()).items,
     listWatchSources: async () => {

@@ -21,6 +21,12 @@ export type ReviewRow = Omit<
 export interface ReviewRowContext {
   /** Whether any conflict involving the row is still open. */
   has_conflict: boolean;
+  /**
+   * The row's place in a group of files with the same content (a `duplicate_content` conflict, open or
+   * resolved): the group's `original` or a `copy`; absent when it is in none (or where groups are not known
+   * yet: rules at analyze).
+   */
+  duplicate?: "original" | "copy" | undefined;
 }
 
 /** A row together with its context: what conditions are evaluated against. */

@@ -5,9 +5,18 @@ import { CategoryName } from "./manifest.js";
 import { PathInput } from "./path-input.js";
 import { basenameOf, extensionOf, ReviewBucketEnum, type ReviewRowFacts } from "./review-row.js";
 import { checkNamingTemplate } from "./template-check.js";
+import { UNIT_KINDS } from "./units.js";
 
-const DateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
-/** One test on a row. `extension`, `mime` and `category` match any of the listed values. */
+/** What a `duplicate` condition asks of a row's place among files with the same content. */
+export const DUPLICATE_ROLES = ["any", "original", "copy", "none"] as const;
+
+/** A date bound of a date condition: an ISO date (a whole UTC day) or a date-time with an offset. */
+export const DateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
+/**
+ * One test on a row. `extension`, `mime`, `category`, `bucket` and `reason` match any of the listed values;
+ * `date` tests the modification time, `content_date` the file's best date (EXIF, PDF, Office, file name);
+ * `unit` whether the row belongs to a folder kept whole (of one of the listed kinds).
+ */
 export const RuleCondition = z
   .discriminatedUnion("field", [
     z.object({ field: z.literal("extension"), in: z.array(z.string().min(1)).min(1) }),
@@ -30,12 +39,34 @@ export const RuleCondition = z
     }),
     z.object({ field: z.literal("date"), from: DateBound.optional(), to: DateBound.optional() }),
     z.object({
+      field: z.literal("content_date"),
+      from: DateBound.optional(),
+      to: DateBound.optional(),
+    }),
+    z.object({ field: z.literal("reason"), in: z.array(z.string().min(1)).min(1) }),
+    z.object({
+      field: z.literal("unit"),
+      in: z
+        .array(z.enum(UNIT_KINDS))
+        .min(1)
+        .optional()
+        .meta({ description: "The unit kinds that match; absent: any unit" }),
+      value: z.boolean().default(true).meta({ description: "false: the row belongs to no unit" }),
+    }),
+    z.object({
       field: z.literal("confidence"),
       min: z.number().min(0).max(1).optional(),
       max: z.number().min(0).max(1).optional(),
     }),
     z.object({ field: z.literal("bucket"), in: z.array(ReviewBucketEnum).min(1) }),
     z.object({ field: z.literal("has_conflict"), value: z.boolean() }),
+    z.object({
+      field: z.literal("duplicate"),
+      role: z.enum(DUPLICATE_ROLES).meta({
+        description:
+          "any: in a group of files with the same content; original / copy: that group's original or a copy of it; none: in no group",
+      }),
+    }),
   ])
   .superRefine((c, ctx) => {
     if (
@@ -193,6 +224,22 @@ function compileCondition(c: RuleCondition): Test {
       const to = c.to === undefined ? undefined : dateBoundMs(c.to, true);
       return (row) => (from === undefined || row.mtime >= from) && (to === undefined || row.mtime < to);
     }
+    case "content_date": {
+      const from = c.from === undefined ? undefined : dateBoundMs(c.from, false);
+      const to = c.to === undefined ? undefined : dateBoundMs(c.to, true);
+      return (row) => (from === undefined || row.date >= from) && (to === undefined || row.date < to);
+    }
+    case "reason": {
+      const set = new Set(c.in.map((v) => v.toUpperCase()));
+      return (row) => row.reason_codes.some((code) => set.has(code.toUpperCase()));
+    }
+    case "unit": {
+      const kinds = c.in === undefined ? undefined : new Set<string>(c.in);
+      return (row) => {
+        const inUnit = row.unit !== null && (kinds === undefined || kinds.has(row.unit.kind));
+        return inUnit === c.value;
+      };
+    }
     case "confidence":
       return (row) =>
         (c.min === undefined || row.confidence >= c.min) && (c.max === undefined || row.confidence <= c.max);
@@ -202,6 +249,13 @@ function compileCondition(c: RuleCondition): Test {
     }
     case "has_conflict":
       return (row) => row.has_conflict === c.value;
+    case "duplicate":
+      return (row) =>
+        c.role === "any"
+          ? row.duplicate !== undefined
+          : c.role === "none"
+            ? row.duplicate === undefined
+            : row.duplicate === c.role;
   }
 }
 

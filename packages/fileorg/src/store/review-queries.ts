@@ -69,6 +69,18 @@ function conditionSql(c: RuleCondition): SQL | undefined {
         c.from === undefined ? undefined : gte(rows.mtime, dateBoundMs(c.from, false)),
         c.to === undefined ? undefined : lt(rows.mtime, dateBoundMs(c.to, true)),
       );
+    case "content_date": {
+      // Rows analyzed before dates were kept answer their mtime.
+      const date = sql`coalesce(${rows.date}, ${rows.mtime})`;
+      return and(
+        c.from === undefined ? undefined : gte(date, dateBoundMs(c.from, false)),
+        c.to === undefined ? undefined : lt(date, dateBoundMs(c.to, true)),
+      );
+    }
+    case "reason":
+    case "unit":
+    case "duplicate":
+      return undefined;
     case "confidence":
       return and(
         c.min === undefined ? undefined : gte(rows.confidence, c.min),

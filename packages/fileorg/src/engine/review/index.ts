@@ -15,6 +15,7 @@ import { queuePage, summaryOf } from "./queue.js";
 import { createReviewShared, type ReviewEngineOptions, type ReviewResources } from "./resources.js";
 import type { RevisionOptions } from "./revision-guard.js";
 import { applyRule, draftFromExamples, previewRule } from "./rules.js";
+import { runRulesFile, simulateRulesFile } from "./rules-file.js";
 import { type ManifestViewQuery, manifestPage, viewQueuePage } from "./saved-views.js";
 import { batchTriage } from "./triage.js";
 
@@ -63,6 +64,17 @@ export function reviewVerbs(res: ReviewResources) {
     /** Applies a rule to the manifest as one atomic, audited revision; answers what changed. */
     applyRule: (jobId: string, request: RuleRequest, actor: Actor, options: RevisionOptions = {}) =>
       applyRule(res, jobId, request, actor, options),
+    /**
+     * What the rules of a rules file (YAML text) would change in a job's manifest, rule by rule; writes
+     * nothing. A bad file is RULES_FILE_SYNTAX / RULES_FILE_INVALID with every issue in `details.issues`.
+     */
+    simulateRulesFile: (jobId: string, text: string) => simulateRulesFile(res, jobId, text),
+    /**
+     * Applies the rules of a rules file to a job's manifest as one atomic, audited revision, through the
+     * same path as `applyRule`; nothing moves until the plan is applied.
+     */
+    runRulesFile: (jobId: string, text: string, actor: Actor, options: RevisionOptions = {}) =>
+      runRulesFile(res, jobId, text, actor, options),
     /** Drafts a rule from two or more example rows of a job; the draft is not saved. */
     draftFromExamples: (jobId: string, rowIds: readonly string[]) => draftFromExamples(res, jobId, rowIds),
     /** Learned signal → outcome pairs, strongest first, one page at a time. */

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { asc, eq, type SQL } from "drizzle-orm";
+import { and, asc, eq, or, type SQL } from "drizzle-orm";
 import { categoriesOfRule } from "../../domain/categories.js";
 import { renderedFileName } from "../../domain/content-check.js";
 import type { Actor } from "../../domain/job.js";
@@ -12,7 +12,7 @@ import { type ParsedTemplate, parseTemplate, renderTemplate } from "../../domain
 import { FileorgError, NotFoundError } from "../../errors.js";
 import { ReviewError } from "../../review-errors.js";
 import { rulePrefilter } from "../../store/review-queries.js";
-import { rows } from "../../store/schema.js";
+import { conflicts, rows } from "../../store/schema.js";
 import { assertKnownCategories, categoryTemplates } from "../categories.js";
 import {
   type InternalPatch,
@@ -26,7 +26,23 @@ import type { JobRecord } from "../records.js";
 import { type ReviewResources, toFacts } from "./resources.js";
 import { assertExpectedRevision, type RevisionOptions } from "./revision-guard.js";
 
-type PlannedRow = RowChanges & { approve: boolean };
+/** A planned row change, and whether it approves the row. */
+export type PlannedRow = RowChanges & { approve: boolean };
+
+/** Each row of a job's duplicate groups (open or resolved) and its place: the group's original or a copy. */
+async function duplicateRoles(
+  res: ReviewResources,
+  jobId: string,
+): Promise<Map<string, "original" | "copy">> {
+  const groups = await res.db
+    .select({ rowIds: conflicts.rowIds, original: conflicts.original })
+    .from(conflicts)
+    .where(and(eq(conflicts.jobId, jobId), eq(conflicts.kind, "duplicate_content")));
+  const roles = new Map<string, "original" | "copy">();
+  for (const g of groups)
+    for (const id of g.rowIds) roles.set(id, id === g.original?.row_id ? "original" : "copy");
+  return roles;
+}
 
 /** Loads rows of a job as rule facts; `where` narrows them (it must include the job). */
 async function loadFacts(
@@ -35,7 +51,12 @@ async function loadFacts(
   where: SQL | undefined = eq(rows.jobId, jobId),
 ): Promise<{ facts: ReviewRowFacts[]; records: Map<string, RowRecord> }> {
   const all = await res.db.select().from(rows).where(where).orderBy(asc(rows.seq));
-  return { facts: all.map(toFacts), records: new Map(all.map((r) => [r.id, r])) };
+  const roles = await duplicateRoles(res, jobId);
+  const facts = all.map((r) => {
+    const role = roles.get(r.id);
+    return role === undefined ? toFacts(r) : { ...toFacts(r), duplicate: role };
+  });
+  return { facts, records: new Map(all.map((r) => [r.id, r])) };
 }
 
 async function resolveRule(res: ReviewResources, request: RuleRequest): Promise<ReviewRule> {
@@ -111,8 +132,11 @@ function predictBucket(p: RowChanges, r: RowRecord, threshold: number): PlannedR
   return { ...p, changes, approve };
 }
 
-/** Plans a rule over a job: the changed rows, their exact field changes, and which ones it approves. */
-async function planRule(res: ReviewResources, jobId: string, request: RuleRequest) {
+/**
+ * Plans rules over a job: the matched rows, their exact field changes (all rules together, as
+ * {@link planRules} combines them), which rules matched each row, and which rows they approve.
+ */
+export async function planRuleSet(res: ReviewResources, jobId: string, ruleSet: readonly ReviewRule[]) {
   const job = await requireManifestJob(res.db, jobId);
   if (job.status !== "succeeded") {
     throw new FileorgError("JOB_NOT_READY", `The manifest of ${jobId} is not ready (job is ${job.status}).`, {
@@ -120,18 +144,24 @@ async function planRule(res: ReviewResources, jobId: string, request: RuleReques
       status: job.status,
     });
   }
-  const rule = await resolveRule(res, request);
-  // SQL narrows the rows the rule can match; the rule itself is then evaluated exactly.
-  const { facts, records } = await loadFacts(res, jobId, rulePrefilter(jobId, rule.conditions));
+  // SQL narrows the rows the rules can match; the rules themselves are then evaluated exactly.
+  const filters = ruleSet.map((r) => rulePrefilter(jobId, r.conditions));
+  const { facts, records } = await loadFacts(res, jobId, filters.length === 1 ? filters[0] : or(...filters));
   const renderers = renderersOf(job, records, await categoryTemplates(res.db));
-  const planned = planRules(facts, [rule], { ...renderers, includeUnchanged: true });
+  const planned = planRules(facts, ruleSet, { ...renderers, includeUnchanged: true });
   const threshold = thresholdOf(job);
   const out: PlannedRow[] = [];
   for (const p of planned) {
     const r = records.get(p.row_id);
     if (r !== undefined) out.push(predictBucket(p, r, threshold));
   }
-  return { job, rule, planned: out };
+  return { job, planned: out, records };
+}
+
+/** Plans one rule (saved, by id, or inline) over a job. */
+async function planRule(res: ReviewResources, jobId: string, request: RuleRequest) {
+  const rule = await resolveRule(res, request);
+  return { rule, ...(await planRuleSet(res, jobId, [rule])) };
 }
 
 /** The rows a rule (saved, by id, or inline) matches and the exact change per row; saves nothing. */
@@ -169,6 +199,38 @@ export async function applyRule(
   options: RevisionOptions = {},
 ): Promise<RuleOutcome> {
   const { job, rule, planned } = await planRule(res, jobId, request);
+  const outcome = await applyPlanned(res, job, planned, actor, options, {
+    action: "review.rule_apply",
+    subject: rule.id ?? rule.name,
+    after: { rule },
+  });
+  return {
+    matched_count: outcome.matched_count,
+    matches: outcome.matches.map(({ row_id, changes }) => ({ row_id, changes })),
+    revision: outcome.revision,
+  };
+}
+
+/** What applying planned rules did: each matched row, its changes and the rules that matched it. */
+export interface AppliedRuleSet {
+  matched_count: number;
+  matches: Array<{ row_id: string; changes: RowChanges["changes"]; rule_ids: string[] }>;
+  revision: number;
+}
+
+/**
+ * Writes planned rule changes as one atomic, audited patch batch — the one path every rule application
+ * takes (a rule of the API, the rules of a rules file). A rule's changes are not a person's edits.
+ */
+export async function applyPlanned(
+  res: ReviewResources,
+  job: JobRecord,
+  planned: readonly PlannedRow[],
+  actor: Actor,
+  options: RevisionOptions,
+  audit: { action: string; subject: string; after: Record<string, unknown> },
+): Promise<AppliedRuleSet> {
+  const jobId = job.id;
   const ops = planned
     .map((p) => ({ row_id: p.row_id, patch: patchOf(p) }))
     .filter((op) => Object.keys(op.patch).length > 0);
@@ -176,7 +238,7 @@ export async function applyRule(
     assertExpectedRevision(job, options.expectedRevision);
     return {
       matched_count: planned.length,
-      matches: planned.map((p) => ({ row_id: p.row_id, changes: {} })),
+      matches: planned.map((p) => ({ row_id: p.row_id, changes: {}, rule_ids: p.rule_ids })),
       revision: job.revision ?? 0,
     };
   }
@@ -191,10 +253,10 @@ export async function applyRule(
         jobId,
         actor: actor.actor,
         requestId: actor.requestId ?? null,
-        action: "review.rule_apply",
-        subject: rule.id ?? rule.name,
+        action: audit.action,
+        subject: audit.subject,
         before: null,
-        after: { rule, rows: ops.length },
+        after: { ...audit.after, rows: ops.length },
       },
     ],
   });
@@ -211,7 +273,7 @@ export async function applyRule(
     const bucket = after.get(p.row_id)?.review_bucket ?? records.get(p.row_id)?.reviewBucket;
     if (changes.review_bucket !== undefined && bucket !== undefined)
       changes.review_bucket = { ...changes.review_bucket, to: bucket };
-    return { row_id: p.row_id, changes };
+    return { row_id: p.row_id, changes, rule_ids: p.rule_ids };
   });
   return { matched_count: planned.length, matches, revision: result.revision };
 }
