@@ -9308,6 +9308,25 @@ export interface components {
             to?: string;
         } | {
             /** @enum {string} */
+            field: "content_date";
+            from?: string;
+            to?: string;
+        } | {
+            /** @enum {string} */
+            field: "reason";
+            in: string[];
+        } | {
+            /** @enum {string} */
+            field: "unit";
+            /** @description The unit kinds that match; absent: any unit */
+            in?: ("software_project" | "document_project" | "bundle" | "music_album" | "photo_event")[];
+            /**
+             * @description false: the row belongs to no unit
+             * @default true
+             */
+            value: boolean;
+        } | {
+            /** @enum {string} */
             field: "confidence";
             min?: number;
             max?: number;
@@ -9319,6 +9338,14 @@ export interface components {
             /** @enum {string} */
             field: "has_conflict";
             value: boolean;
+        } | {
+            /** @enum {string} */
+            field: "duplicate";
+            /**
+             * @description any: in a group of files with the same content; original / copy: that group's original or a copy of it; none: in no group
+             * @enum {string}
+             */
+            role: "any" | "original" | "copy" | "none";
         };
         RuleAction: {
             /** @enum {string} */
