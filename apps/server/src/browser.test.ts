@@ -76,7 +76,7 @@ describe("the browser through the server", { timeout: 120_000 }, () => {
       VETTED_PROTECTED_PROVIDER_DOMAINS: site.payHost,
       VETTED_RUNS_POLL_MS: "50",
     };
-    const first = await startServerProcess(env, 40_000);
+    const first = await startServerProcess(env, 60_000);
     servers.push(first);
     const api1 = apiClient(first.url);
     const health = await api1.get("/api/health");
@@ -92,7 +92,7 @@ describe("the browser through the server", { timeout: 120_000 }, () => {
     expect(paused.status, paused.error ?? "").toBe("waiting_otp");
     await first.kill();
 
-    const second = await startServerProcess(env, 40_000);
+    const second = await startServerProcess(env, 60_000);
     servers.push(second);
     const api2 = apiClient(second.url);
     const resumed = await api2.post(`/api/runs/${created.run.id}/resume`, {

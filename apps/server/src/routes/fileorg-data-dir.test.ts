@@ -57,7 +57,7 @@ describe.each(LAYOUTS)("the server's own data, $name", ({ database }) => {
       database === undefined
         ? [dataDir]
         : [dataDir, ...["", "-shm", "-wal"].map((suffix) => join(home, `${database}${suffix}`))];
-    server = await startServerProcess(env, 40_000);
+    server = await startServerProcess(env, 60_000);
     let api = apiClient(server.url);
     const analyze = await api.post("/api/jobs/analyze", { source_dir: home, include_hidden: true });
     expect(analyze.status).toBe(202);
@@ -86,7 +86,7 @@ describe.each(LAYOUTS)("the server's own data, $name", ({ database }) => {
 
     await server.stop();
     expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(["fileorg-journal.key", "runs-secrets.key"]));
-    server = await startServerProcess(env, 40_000);
+    server = await startServerProcess(env, 60_000);
     api = apiClient(server.url);
     // The same database after the restart: the jobs are still there.
     expect((await api.get(`/api/jobs/${jobId}`)).json).toMatchObject({ job_id: jobId, status: "succeeded" });

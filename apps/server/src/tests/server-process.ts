@@ -38,7 +38,7 @@ export function serverCommand(): string[] {
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  timeoutMs = 20_000,
+  timeoutMs = 60_000,
   as: { uid?: number; gid?: number } = {},
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, serverCommand(), {
