@@ -50,7 +50,6 @@ export function commandName(io: CliIo): string {
 
 /** Codes that mean the command was given something wrong (or the environment is): exit 2. */
 const USAGE_CODES = new Set([
-  "NOT_SUPPORTED_BY_SERVER",
   "VALIDATION_FAILED",
   "INVALID_JSON",
   "BAD_REQUEST",

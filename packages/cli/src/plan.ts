@@ -1,4 +1,4 @@
-import type { Conflict, ManifestFolder, ManifestRow, ManifestView } from "@vetted/fileorg";
+import type { Conflict, ManifestFolder, ManifestRow, ManifestView, RulesFileOutcome } from "@vetted/fileorg";
 import type { z } from "zod";
 import type { Backend } from "./backend/backend.js";
 
@@ -11,6 +11,8 @@ export interface PlanJson {
   conflicts: Conflict[];
   /** Set when `--apply` ran. */
   apply_job_id?: string;
+  /** Set when `--rules` ran: what each rule of the file changed. */
+  rules?: RulesFileOutcome;
 }
 
 /** The plan's totals. */

@@ -238,9 +238,16 @@ export {
   type RulesFileCheck,
   type RulesFileIssue,
 } from "./domain/rules-file-check.js";
-export type {
+export {
+  exportRulesFile,
+  type RulesFileExport,
+  type RulesFileLeftOut,
+} from "./domain/rules-file-export.js";
+export {
+  MAX_RULES_FILE_CHARS,
   RulesFileExample,
   RulesFileOutcome,
+  RulesFileRequest,
   RulesFileRuleOutcome,
 } from "./domain/rules-file-outcome.js";
 export type { StrategyPack } from "./domain/strategy-packs.js";

@@ -22,6 +22,7 @@ import {
   PageQuery,
 } from "./common.js";
 import { IfMatch, parseIfMatch } from "./manifest.js";
+import { createRulesFileRoutes } from "./rules-file.js";
 
 const JobParam = z.object({ job_id: idParam("job_id", "An analyze job") });
 const ok = <T extends z.ZodType>(description: string, schema: T) => ({
@@ -30,7 +31,7 @@ const ok = <T extends z.ZodType>(description: string, schema: T) => ({
 
 /**
  * Review of an analyze job's manifest: the prioritized queue, batch triage, review rules (preview, apply,
- * draft from examples), and the learned rules in preferences.
+ * draft from examples), rules files (simulate, run), and the learned rules in preferences.
  */
 export function createReviewRoutes(deps: Pick<AppDeps, "review">) {
   const { review } = deps;
@@ -110,6 +111,7 @@ export function createReviewRoutes(deps: Pick<AppDeps, "review">) {
       async (c) =>
         c.json(await review.draftFromExamples(c.req.valid("param").job_id, c.req.valid("json").row_ids), 200),
     )
+    .route("/", createRulesFileRoutes(deps))
     .route("/", createLearnedRuleRoutes(deps));
 }
 

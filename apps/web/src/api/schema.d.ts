@@ -4873,6 +4873,200 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/jobs/{job_id}/rules-file/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What each rule of a rules file would change in the plan, with example rows; saves nothing
+         * @description 400 RULES_FILE_SYNTAX (the YAML cannot be read) or RULES_FILE_INVALID (not a rules file), every problem in details.issues: {code, rule?, rule_index?, field, line?, column?, message}
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description An analyze job */
+                    job_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RulesFileRequest"];
+                };
+            };
+            responses: {
+                /** @description What the rules would do (applied: false) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RulesFileOutcome"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{job_id}/rules-file/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Applies a rules file to the plan as one audited revision (all rules or none); honours If-Match. Nothing moves
+         * @description 400 RULES_FILE_SYNTAX (the YAML cannot be read) or RULES_FILE_INVALID (not a rules file), every problem in details.issues: {code, rule?, rule_index?, field, line?, column?, message}
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The manifest revision the edit is based on; 412 when stale */
+                    "if-match"?: string;
+                };
+                path: {
+                    /** @description An analyze job */
+                    job_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RulesFileRequest"];
+                };
+            };
+            responses: {
+                /** @description What the rules did (applied: true) and the new revision */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RulesFileOutcome"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/preferences/review-rules/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The saved review rules as a rules file (YAML), in the order they apply; rules a file cannot say are left out and named in its header comment */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A rules file (version: 1), ready for `vetted rules check` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/preferences/learned-rules": {
         parameters: {
             query?: never;
@@ -9680,6 +9874,55 @@ export interface components {
         };
         FromExamplesRequest: {
             row_ids: string[];
+        };
+        RulesFileOutcome: {
+            job_id: string;
+            /** @description false: a simulation, nothing written; true: one revision written */
+            applied: boolean;
+            /** @description Rows at least one rule matches */
+            matched_count: number;
+            /** @description Rows whose plan changes */
+            changed_count: number;
+            /** @description The manifest revision after the run (unchanged by a simulation) */
+            revision: number;
+            /** @description Every rule of the file, in the file's order (disabled ones match nothing) */
+            rules: components["schemas"]["RulesFileRuleOutcome"][];
+        };
+        RulesFileRuleOutcome: {
+            name: string;
+            /** @description Rows the rule matches (pending or failed rows only: finished rows never change) */
+            matched: number;
+            /** @description Of those, the rows whose plan changes (by this rule or an earlier one with continue: true) */
+            changed: number;
+            /** @description The first few changed rows (matched rows when none changes), in analyze order */
+            examples: components["schemas"]["RulesFileExample"][];
+        };
+        RulesFileExample: {
+            row_id: string;
+            source_path: string;
+            /** @description Each field the rules change: from → to (empty: the row matches, nothing changes) */
+            changes: {
+                category?: {
+                    from: string;
+                    to: string;
+                };
+                target_path?: {
+                    from: string;
+                    to: string;
+                };
+                action?: {
+                    from: string;
+                    to: string;
+                };
+                review_bucket?: {
+                    from: string;
+                    to: string;
+                };
+            };
+        };
+        RulesFileRequest: {
+            /** @description The rules file's YAML text (version: 1, rules: [...]) */
+            text: string;
         };
         LearnedRule: {
             id: string;

@@ -22,14 +22,6 @@ function pageQuery(query: PageQuery & { bucket?: string | undefined; status?: st
   return { cursor: query.cursor, limit: query.limit, bucket: query.bucket, status: query.status };
 }
 
-/** The server has no rules-file endpoint yet: `rules sim` and `rules run` work standalone only. */
-function rulesFileNotServed(): BackendError {
-  return new BackendError(
-    "NOT_SUPPORTED_BY_SERVER",
-    "rules sim and rules run work standalone for now (without --server): the server has no rules-file endpoint yet",
-  );
-}
-
 /** Reads the server's error envelope `{error: {code, message, details?}}` into a BackendError. */
 async function errorOf(response: Response): Promise<BackendError> {
   const text = await response.text();
@@ -94,8 +86,8 @@ export function createHttpBackend(options: HttpBackendOptions): Backend {
     batchTriage: (id, request) => call("POST", `${job(id)}/review-queue/batch-triage`, request),
     draftRule: (id, rowIds) => call("POST", `${job(id)}/review-rules/from-examples`, { row_ids: rowIds }),
     previewRule: (id, rule) => call("POST", `${job(id)}/review-rules/preview`, { rule }),
-    simulateRulesFile: () => Promise.reject(rulesFileNotServed()),
-    runRulesFile: () => Promise.reject(rulesFileNotServed()),
+    simulateRulesFile: (id, text) => call("POST", `${job(id)}/rules-file/simulate`, { text }),
+    runRulesFile: (id, text) => call("POST", `${job(id)}/rules-file/run`, { text }),
     saveRule: (rule) => call("POST", "/api/preferences/review-rules", rule),
     listStrategyPacks: async () =>
       (await call<{ items: StrategyPackView[] }>("GET", "/api/preferences/strategy-packs")).items,

@@ -8,6 +8,7 @@ import { loadPlan, type PlanJson } from "../plan.js";
 import { renderPlan } from "../render/plan-text.js";
 import { formatBytes, plural } from "../render/style.js";
 import { confirmOrRefuse } from "./confirm.js";
+import { checkedRules, renderRulesApplied } from "./rules.js";
 import { resultNumber, runToEnd } from "./run-job.js";
 
 interface OrganizeOptions {
@@ -18,6 +19,7 @@ interface OrganizeOptions {
   yes?: boolean;
   json?: boolean;
   hidden?: boolean;
+  rules?: string;
 }
 
 /** The naming template of `--template`, else of `--pack` (refused when the pack is unknown). */
@@ -69,8 +71,14 @@ async function applySafeRows(
   return { jobId: done.job_id, code: failed > 0 ? EXIT.findings : EXIT.ok };
 }
 
-/** `vetted organize <dir>`: analyze with progress, print the plan, optionally apply its auto_safe rows. */
+/**
+ * `vetted organize <dir>`: analyze with progress, apply the rules file of `--rules` to the plan (one audited
+ * revision through the rule engine), print the plan, optionally apply its auto_safe rows. A bad rules file
+ * fails (exit 1, every problem) before anything is analyzed.
+ */
 async function organize(ctx: CommandContext, dir: string, options: OrganizeOptions): Promise<ExitCode> {
+  const rulesText =
+    options.rules === undefined ? undefined : checkedRules(ctx, options.rules, options.json === true).text;
   return ctx.withBackend(async (backend) => {
     const template = await templateOf(backend, options);
     const queued = await backend.analyze({
@@ -86,8 +94,15 @@ async function organize(ctx: CommandContext, dir: string, options: OrganizeOptio
       "Analyzing",
       options.json === true && !ctx.io.stderr.isTTY,
     );
-    const plan = await loadPlan(backend, analyzed.job_id);
-    if (options.json !== true) say(ctx.io, renderPlan(plan, ctx.c, ctx.command));
+    const rules =
+      rulesText === undefined ? undefined : await backend.runRulesFile(analyzed.job_id, rulesText);
+    const loaded = await loadPlan(backend, analyzed.job_id);
+    const plan: PlanJson = rules === undefined ? loaded : { ...loaded, rules };
+    if (options.json !== true) {
+      say(ctx.io, renderPlan(plan, ctx.c, ctx.command));
+      if (rules !== undefined && options.rules !== undefined)
+        say(ctx.io, `\n${renderRulesApplied(ctx, options.rules, rules)}`);
+    }
     let code: ExitCode = EXIT.ok;
     let applyJobId: string | undefined;
     if (options.apply === true) {
@@ -128,8 +143,15 @@ export function registerOrganize(
     )
     .option("--template <t>", "a naming template, e.g. '{category}/{yyyy}/{name}{ext}'")
     .option("--hidden", "include hidden files and folders")
+    .option(
+      "--rules <file>",
+      "apply a rules file (YAML, see `rules check`) to the plan right after analyzing, as one revision",
+    )
     .option("--apply", "apply the auto_safe rows after a confirmation")
     .option("-y, --yes", "with --apply: do not ask")
-    .option("--json", "print the plan as JSON: {job_id, summary, tree, rows, conflicts[, apply_job_id]}")
+    .option(
+      "--json",
+      "print the plan as JSON: {job_id, summary, tree, rows, conflicts[, rules][, apply_job_id]}",
+    )
     .action(async (dir: string, options: OrganizeOptions) => done(await organize(ctx, dir, options)));
 }

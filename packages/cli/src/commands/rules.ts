@@ -33,7 +33,7 @@ function readRulesFile(ctx: CommandContext, file: string): string {
  * Reads and checks a rules file: its rules, or every problem on stderr (`file:line:column: rule "…" field:
  * message`) and exit 1 with the first problem's code.
  */
-function checkedRules(
+export function checkedRules(
   ctx: CommandContext,
   file: string,
   json: boolean,
@@ -57,8 +57,20 @@ function check(ctx: CommandContext, file: string, options: RulesOptions): ExitCo
 }
 
 function describeChanges(changes: RulesFileOutcome["rules"][number]["examples"][number]["changes"]): string {
-  const parts = Object.entries(changes).map(([field, c]) => `${field} ${c.from} → ${c.to}`);
+  const parts = Object.entries(changes).flatMap(([field, c]) =>
+    c === undefined ? [] : [`${field} ${c.from} → ${c.to}`],
+  );
   return parts.length === 0 ? "no change" : parts.join("; ");
+}
+
+/** One line per rule: how many rows of the plan it changed (organize --rules). */
+export function renderRulesApplied(ctx: CommandContext, file: string, outcome: RulesFileOutcome): string {
+  const lines = [
+    `${ctx.c.bold("Rules")} from ${file} changed ${plural(outcome.changed_count, "row")} (plan revision ${outcome.revision}):`,
+  ];
+  for (const rule of outcome.rules)
+    lines.push(`  ${rule.name}: changed ${plural(rule.changed, "row")} (matched ${rule.matched})`);
+  return lines.join("\n");
 }
 
 /** Per-rule counts and a few example rows, for people. */

@@ -128,4 +128,21 @@ describe("vetted rules check | sim | run, on a rules file on disk", () => {
     expect(outcome.rules[0]).toMatchObject({ name: "Scans are documents", changed: 3 });
     expect(hashTree(mess)).toEqual(before);
   });
+
+  it("organize --rules applies the file to the plan after analyzing and says what each rule changed; a bad file fails first", async () => {
+    const bad = await runVetted(["organize", mess, "--rules", "bad.yaml"], box.env, undefined, box.root);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('bad.yaml:6:20: rule "Scans are documents" filters.size.min');
+    expect(bad.stdout).toBe("");
+    const run = await runVetted(
+      ["organize", mess, "--out", join(box.root, "out"), "--rules", "rules.yaml"],
+      box.env,
+      undefined,
+      box.root,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Rules from rules\.yaml changed \d+ rows \(plan revision \d+\):/);
+    expect(run.stdout).toContain("  Scans are documents: changed 3 rows (matched 3)");
+    expect(run.stdout).toContain("  Keep notes where they are: changed 1 row (matched 1)");
+  });
 });

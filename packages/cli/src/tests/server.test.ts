@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { cpSync, existsSync, mkdirSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { ManifestRow } from "@vetted/fileorg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,6 +60,7 @@ describe("vetted against a server (--server), started with vetted serve", () => 
   let box: Sandbox;
   let server: { url: string; child: ChildProcess };
   const dirs = { local: "", remote: "", api: "" };
+  let apiJobId = "";
 
   beforeAll(async () => {
     box = createSandbox();
@@ -127,6 +128,7 @@ describe("vetted against a server (--server), started with vetted serve", () => 
         body: JSON.stringify({ source_dir: dirs.api, output_dir: join(dirs.api, "..", "out") }),
       })
     ).json()) as { job_id: string };
+    apiJobId = queued.job_id;
     let status = "queued";
     while (status !== "succeeded") {
       const job = (await (await fetch(`${server.url}/api/jobs/${queued.job_id}`, { headers })).json()) as {
@@ -170,6 +172,27 @@ describe("vetted against a server (--server), started with vetted serve", () => 
     expect(undo.code).toBe(0);
     expect(undo.stdout).toContain("4 files back where they were");
     expect(hashTree(dirs.remote)).toEqual(original);
+  });
+
+  it("runs a rules file on a plan through the server's rules-file endpoint", async () => {
+    const file = join(box.root, "rules.yaml");
+    writeFileSync(
+      file,
+      'version: 1\nrules:\n  - name: Scans\n    filters: { name: "scan-*.dat" }\n    actions: { category: documents }\n',
+    );
+    const run = await runVetted(
+      ["--server", server.url, "rules", "run", file, "--job", apiJobId, "--yes", "--json"],
+      {
+        VETTED_API_TOKEN: TOKEN,
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const outcome = JSON.parse(run.stdout) as {
+      applied: boolean;
+      rules: Array<{ name: string; changed: number }>;
+    };
+    expect(outcome.applied).toBe(true);
+    expect(outcome.rules).toEqual([expect.objectContaining({ name: "Scans", changed: 3 })]);
   });
 
   it("exits 2 without the server's token, and when no server answers", async () => {

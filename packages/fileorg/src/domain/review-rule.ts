@@ -273,16 +273,19 @@ export function matchesRule(rule: Pick<ReviewRule, "conditions">, row: ReviewRow
   return compileConditions(rule.conditions)(row);
 }
 
+/** The order rules apply in: higher priority first, then by name and id for stability. */
+export function compareRules(
+  a: Pick<ReviewRule, "priority" | "name" | "id">,
+  b: Pick<ReviewRule, "priority" | "name" | "id">,
+): number {
+  return b.priority - a.priority || a.name.localeCompare(b.name) || (a.id ?? "").localeCompare(b.id ?? "");
+}
+
 /** Orders rules as they apply: enabled only, higher priority first, then by name and id for stability. */
 export function orderRules<R extends Pick<ReviewRule, "enabled" | "priority" | "name" | "id">>(
   rules: readonly R[],
 ): R[] {
-  return rules
-    .filter((r) => r.enabled)
-    .sort(
-      (a, b) =>
-        b.priority - a.priority || a.name.localeCompare(b.name) || (a.id ?? "").localeCompare(b.id ?? ""),
-    );
+  return rules.filter((r) => r.enabled).sort(compareRules);
 }
 
 /** Turns a `set_target` template into the row's new target path, or an error message. */

@@ -169,18 +169,16 @@ function ruleShapes(ctx: Ctx, data: unknown) {
   return { issues, rules };
 }
 
-/**
- * Reads and validates a rules file. Answers its rules (as the engine's {@link ReviewRule}s, in the file's
- * order, ready for the rule engine) or every issue found — YAML syntax first (then nothing else is checked),
- * then the file's shape, then what the engine's rule schema refuses (a bad template, a bad regex, min above
- * max, a rule without filters).
- */
-export function checkRulesFile(text: string): RulesFileCheck {
+/** The YAML document of a rules file and its data, or its syntax problems. */
+function readYaml(text: string): Ctx | { issues: RulesFileIssue[] } {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true });
-  if (doc.errors.length > 0) {
+  try {
+    const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true });
+    if (doc.errors.length === 0) {
+      // Aliases that expand past the limit (a "billion laughs" file) throw here.
+      return { doc, lines, data: doc.toJS({ maxAliasCount: 100 }) };
+    }
     return {
-      ok: false,
       issues: doc.errors.map((e) => {
         const pos = e.linePos?.[0];
         return {
@@ -191,9 +189,23 @@ export function checkRulesFile(text: string): RulesFileCheck {
         };
       }),
     };
+  } catch (err) {
+    // A file nested too deep for the parser, or the alias limit above.
+    const message = err instanceof Error ? err.message : String(err);
+    return { issues: [{ code: "RULES_FILE_SYNTAX", field: "file", message }] };
   }
-  const data: unknown = doc.toJS();
-  const ctx = { doc, lines, data };
+}
+
+/**
+ * Reads and validates a rules file. Answers its rules (as the engine's {@link ReviewRule}s, in the file's
+ * order, ready for the rule engine) or every issue found — YAML syntax first (then nothing else is checked),
+ * then the file's shape, then what the engine's rule schema refuses (a bad template, a bad regex, min above
+ * max, a rule without filters).
+ */
+export function checkRulesFile(text: string): RulesFileCheck {
+  const ctx = readYaml(text);
+  if ("issues" in ctx) return { ok: false, issues: ctx.issues };
+  const { data } = ctx;
   if (data === null || data === undefined) {
     return { ok: false, issues: [issueAt(ctx, [], "the file is empty: it needs `version: 1` and `rules:`")] };
   }

@@ -1,40 +1,88 @@
+import { z } from "zod";
 import type { ReviewRule, RowChanges } from "./review-rule.js";
 
 /**
  * What the rules of a rules file do (simulation) or did (run) to a manifest, rule by rule. Pure.
  */
 
+const FieldChange = z.object({ from: z.string(), to: z.string() });
+
 /** One row a rule matched, as shown for an example. */
-export interface RulesFileExample {
-  row_id: string;
-  source_path: string;
-  changes: RowChanges["changes"];
-}
+export const RulesFileExample = z
+  .object({
+    row_id: z.string(),
+    source_path: z.string(),
+    changes: z
+      .object({
+        category: FieldChange.optional(),
+        target_path: FieldChange.optional(),
+        action: FieldChange.optional(),
+        review_bucket: FieldChange.optional(),
+      })
+      .meta({
+        description: "Each field the rules change: from → to (empty: the row matches, nothing changes)",
+      }),
+  })
+  .meta({ id: "RulesFileExample" });
+/** One row a rule matched, as shown for an example. */
+export type RulesFileExample = z.infer<typeof RulesFileExample>;
 
 /** What one rule of the file does: the rows it matches, how many of them change, a few examples. */
-export interface RulesFileRuleOutcome {
-  name: string;
-  /** Rows the rule matches (pending or failed rows only: finished rows are never changed). */
-  matched: number;
-  /** Of those, the rows whose plan changes (by this rule or by an earlier one with `continue: true`). */
-  changed: number;
-  /** The first few changed rows (matched rows when none changes), in analyze order. */
-  examples: RulesFileExample[];
-}
+export const RulesFileRuleOutcome = z
+  .object({
+    name: z.string(),
+    matched: z.number().int().meta({
+      description: "Rows the rule matches (pending or failed rows only: finished rows never change)",
+    }),
+    changed: z.number().int().meta({
+      description:
+        "Of those, the rows whose plan changes (by this rule or an earlier one with continue: true)",
+    }),
+    examples: z
+      .array(RulesFileExample)
+      .meta({ description: "The first few changed rows (matched rows when none changes), in analyze order" }),
+  })
+  .meta({ id: "RulesFileRuleOutcome" });
+/** What one rule of the file does. */
+export type RulesFileRuleOutcome = z.infer<typeof RulesFileRuleOutcome>;
 
 /** What a rules file does (`applied: false`) or did (`applied: true`) to a manifest. */
-export interface RulesFileOutcome {
-  job_id: string;
-  applied: boolean;
-  /** Rows at least one rule matches. */
-  matched_count: number;
-  /** Rows whose plan changes. */
-  changed_count: number;
-  /** The manifest revision after the run (unchanged by a simulation). */
-  revision: number;
-  /** Every rule of the file, in the file's order (disabled ones match nothing). */
-  rules: RulesFileRuleOutcome[];
-}
+export const RulesFileOutcome = z
+  .object({
+    job_id: z.string(),
+    applied: z
+      .boolean()
+      .meta({ description: "false: a simulation, nothing written; true: one revision written" }),
+    matched_count: z.number().int().meta({ description: "Rows at least one rule matches" }),
+    changed_count: z.number().int().meta({ description: "Rows whose plan changes" }),
+    revision: z
+      .number()
+      .int()
+      .meta({ description: "The manifest revision after the run (unchanged by a simulation)" }),
+    rules: z
+      .array(RulesFileRuleOutcome)
+      .meta({ description: "Every rule of the file, in the file's order (disabled ones match nothing)" }),
+  })
+  .meta({ id: "RulesFileOutcome" });
+/** What a rules file does or did to a manifest. */
+export type RulesFileOutcome = z.infer<typeof RulesFileOutcome>;
+
+/** The largest rules file, in characters, that a request may carry. */
+export const MAX_RULES_FILE_CHARS = 256 * 1024;
+
+/** `POST /api/jobs/{job_id}/rules-file/simulate | run`: the rules file's YAML text. */
+export const RulesFileRequest = z
+  .object({
+    text: z
+      .string()
+      .min(1)
+      .max(MAX_RULES_FILE_CHARS)
+      .meta({ description: "The rules file's YAML text (version: 1, rules: [...])" }),
+  })
+  .strict()
+  .meta({ id: "RulesFileRequest" });
+/** A rules file sent to the server. */
+export type RulesFileRequest = z.infer<typeof RulesFileRequest>;
 
 /** Sums up matched rows per rule, in the file's order, with up to `examples` rows each. */
 export function summarizeRulesFile(

@@ -10,6 +10,11 @@ import type { ReviewShared } from "./resources.js";
 
 /** Every enabled saved review rule, in the order they apply (higher priority first). */
 export async function savedRules(res: ReviewShared): Promise<ReviewRule[]> {
+  return orderRules(await storedRules(res));
+}
+
+/** Every saved review rule, enabled or not, in no particular order. */
+export async function storedRules(res: ReviewShared): Promise<ReviewRule[]> {
   const stored = await res.db
     .select({ id: preferences.id, data: preferences.data })
     .from(preferences)
@@ -19,7 +24,7 @@ export async function savedRules(res: ReviewShared): Promise<ReviewRule[]> {
     const parsed = ReviewRule.safeParse({ ...s.data, id: s.id });
     if (parsed.success) rules.push(parsed.data);
   }
-  return orderRules(rules);
+  return rules;
 }
 
 /** The pack an analyze job was started with (its `strategy_pack_id`), else the active one. */

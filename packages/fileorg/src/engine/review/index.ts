@@ -8,7 +8,9 @@ import type {
   ReviewQueueQuery,
   RuleRequest,
 } from "../../domain/review-api.js";
+import { exportRulesFile, type RulesFileExport } from "../../domain/rules-file-export.js";
 import type { Stored } from "../preferences/index.js";
+import { storedRules } from "./analyze-rules.js";
 import { analyzeInboxFiles } from "./hooks.js";
 import { clearLearned, type LearnedPageQuery, listLearned } from "./learning.js";
 import { queuePage, summaryOf } from "./queue.js";
@@ -75,6 +77,11 @@ export function reviewVerbs(res: ReviewResources) {
      */
     runRulesFile: (jobId: string, text: string, actor: Actor, options: RevisionOptions = {}) =>
       runRulesFile(res, jobId, text, actor, options),
+    /**
+     * The saved review rules (enabled or not) as a rules file, in the order they apply; rules a file cannot
+     * express are left out and named.
+     */
+    exportRulesFile: async (): Promise<RulesFileExport> => exportRulesFile(await storedRules(res)),
     /** Drafts a rule from two or more example rows of a job; the draft is not saved. */
     draftFromExamples: (jobId: string, rowIds: readonly string[]) => draftFromExamples(res, jobId, rowIds),
     /** Learned signal → outcome pairs, strongest first, one page at a time. */
