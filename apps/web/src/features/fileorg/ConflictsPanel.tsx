@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../../api/client.js";
 import { ErrorState } from "../../ui/states.js";
 import type { Conflict } from "./types.js";
@@ -18,10 +18,9 @@ function strategiesOf(kind: Conflict["kind"]): Strategy[] {
     : ["rename", "skip", "keep_both"];
 }
 
-/** The open conflicts of a manifest, each with its resolutions. */
-export function ConflictsPanel({ jobId, revision }: { jobId: string; revision: number }) {
-  const client = useQueryClient();
-  const conflicts = useQuery({
+/** The open conflicts of a manifest (one query shared by the summary and the panel). */
+export function openConflictsOptions(jobId: string) {
+  return queryOptions({
     queryKey: ["fileorg", "manifest", jobId, "conflicts"],
     queryFn: () =>
       unwrap(
@@ -30,6 +29,15 @@ export function ConflictsPanel({ jobId, revision }: { jobId: string; revision: n
         }),
       ),
   });
+}
+
+/** The id of the conflicts panel: the summary's "Resolve N conflicts" focuses it. */
+export const CONFLICTS_ID = "conflicts";
+
+/** The open conflicts of a manifest, each with its resolutions. */
+export function ConflictsPanel({ jobId, revision }: { jobId: string; revision: number }) {
+  const client = useQueryClient();
+  const conflicts = useQuery(openConflictsOptions(jobId));
   const resolve = useMutation({
     mutationFn: (r: { conflict_id: string; strategy: Strategy }) =>
       unwrap(
@@ -42,7 +50,7 @@ export function ConflictsPanel({ jobId, revision }: { jobId: string; revision: n
   });
   const items = conflicts.data?.items ?? [];
   return (
-    <section className="conflicts card" aria-label="Conflicts">
+    <section className="conflicts card" aria-label="Conflicts" id={CONFLICTS_ID} tabIndex={-1}>
       <h2>Conflicts ({items.length} open)</h2>
       {conflicts.isError ? <ErrorState error={conflicts.error} /> : null}
       {resolve.isError ? <ErrorState error={resolve.error} title="The resolution was refused" /> : null}

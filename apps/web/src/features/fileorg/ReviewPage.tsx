@@ -1,19 +1,67 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, unwrap } from "../../api/client.js";
 import { ErrorState, Loading } from "../../ui/states.js";
-import { ConflictsPanel } from "./ConflictsPanel.js";
-import { FolderTree } from "./FolderTree.js";
-import { isTableKey, reviewKey, selectRange } from "./model/review-keys.js";
-import { BUCKETS, type ReviewSearch, SORT_FIELDS } from "./model/review-search.js";
+import { CONFLICTS_ID, ConflictsPanel, openConflictsOptions } from "./ConflictsPanel.js";
+import { FolderPanel } from "./FolderTree.js";
+import { cursorIndex, isTableKey, reviewKey, selectRange } from "./model/review-keys.js";
+import type { ReviewSearch } from "./model/review-search.js";
 import { LearnedSuggestions, SavedViews } from "./ReviewExtras.js";
-import { RowTable } from "./RowTable.js";
+import { Filters } from "./ReviewFilters.js";
+import { ReviewSummary } from "./ReviewSummary.js";
+import { RowTable, rowOnScreen } from "./RowTable.js";
 import { RuleDraft } from "./RuleDraft.js";
 import { reviewRowsOptions } from "./review-rows.js";
 import { SidePanel } from "./SidePanel.js";
 
-/** The review workbench of one analyze job: folder tree, virtual table, side panel, triage, conflicts. */
+type TriageBody = { action: "approve" | "skip" | "set_category"; row_ids: string[]; value?: string };
+
+/** What a triage did, for the live region: `Skipped report.txt`, `Approved 3 rows`. */
+function triageWords(body: TriageBody, names: ReadonlyMap<string, string>): string {
+  const verb =
+    body.action === "approve" ? "Approved" : body.action === "skip" ? "Skipped" : "Set the category of";
+  const [only] = body.row_ids;
+  const what =
+    body.row_ids.length === 1 && only !== undefined
+      ? (names.get(only) ?? "1 row")
+      : `${body.row_ids.length} rows`;
+  return `${verb} ${what}`;
+}
+
+/** The summary, the job (its folders) and the grouped view: each its own query, none waits for the rows. */
+function useReviewFacts(jobId: string) {
+  const view = useQuery({
+    queryKey: ["fileorg", "manifest", jobId, "view"],
+    queryFn: () =>
+      unwrap(api.GET("/api/jobs/{job_id}/manifest/view", { params: { path: { job_id: jobId } } })),
+  });
+  // The review queue's summary covers the whole manifest whatever the page size: one row is enough.
+  const summary = useQuery({
+    queryKey: ["fileorg", "manifest", jobId, "summary"],
+    queryFn: async () =>
+      (
+        await unwrap(
+          api.GET("/api/jobs/{job_id}/review-queue", {
+            params: { path: { job_id: jobId }, query: { limit: 1 } as never },
+          }),
+        )
+      ).summary,
+  });
+  const job = useQuery({
+    queryKey: ["fileorg", "job", jobId],
+    queryFn: () => unwrap(api.GET("/api/jobs/{job_id}", { params: { path: { job_id: jobId } } })),
+  });
+  const conflicts = useQuery(openConflictsOptions(jobId));
+  const params = (job.data?.params ?? {}) as Record<string, unknown>;
+  const sourceDir = typeof params.source_dir === "string" ? params.source_dir : undefined;
+  return { view, summary, conflicts, sourceDir };
+}
+
+/**
+ * The review workbench of one analyze job: the summary first, then the rows (folder tree folded beside
+ * them), the side panel of the row under the cursor, triage by keys or buttons, conflicts.
+ */
 export function ReviewPage({ jobId, search }: { jobId: string; search: ReviewSearch }) {
   const client = useQueryClient();
   const navigate = useNavigate();
@@ -28,61 +76,112 @@ export function ReviewPage({ jobId, search }: { jobId: string; search: ReviewSea
     [navigate, jobId, search],
   );
   // The rows first (the page's one essential call; its first page may already be on its way, asked for by
-  // the route's loader), then the folder tree beside them: neither waits for the other.
+  // the route's loader), then the summary and the folder tree: none waits for another.
   const pages = useInfiniteQuery(reviewRowsOptions(jobId, search));
-  const view = useQuery({
-    queryKey: ["fileorg", "manifest", jobId, "view"],
-    queryFn: () =>
-      unwrap(api.GET("/api/jobs/{job_id}/manifest/view", { params: { path: { job_id: jobId } } })),
-  });
+  const { view, summary, conflicts, sourceDir } = useReviewFacts(jobId);
   const rows = useMemo(() => pages.data?.pages.flatMap((p) => p.items) ?? [], [pages.data]);
   const revision = pages.data?.pages[0]?.revision ?? 0;
-  const [cursor, setCursor] = useState(-1);
+  const rowIds = useMemo(() => rows.map((r) => r.row_id), [rows]);
+  // The cursor is a row id (it stays on its file when the list changes) and the index it was last at.
+  const [cursorAt, setCursorAt] = useState<{ id: string | undefined; hint: number }>({
+    id: undefined,
+    hint: -1,
+  });
+  const cursor = cursorIndex(rowIds, cursorAt.id, cursorAt.hint);
+  const setCursor = useCallback((i: number) => setCursorAt({ id: rowIds[i], hint: i }), [rowIds]);
   const [anchor, setAnchor] = useState(-1);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [reveal, setReveal] = useState(0);
+  const [said, setSaid] = useState("");
+  const box = useRef<HTMLDivElement>(null);
   const triage = useMutation({
-    mutationFn: (body: { action: "approve" | "skip" | "set_category"; row_ids: string[]; value?: string }) =>
+    mutationFn: (body: TriageBody) =>
       unwrap(
         api.POST("/api/jobs/{job_id}/review-queue/batch-triage", {
           params: { path: { job_id: jobId }, header: { "if-match": String(revision) } },
           body,
         }),
       ),
-    onSuccess: async () => {
+    onSuccess: async (_result, body) => {
+      const names = new Map(
+        rows.map((r) => [r.row_id, r.source_path.slice(r.source_path.lastIndexOf("/") + 1)]),
+      );
+      setSaid(triageWords(body, names));
       setSelected(new Set());
       await client.invalidateQueries({ queryKey: ["fileorg", "manifest", jobId] });
     },
   });
-  const rowIds = useMemo(() => rows.map((r) => r.row_id), [rows]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!isTableKey(e)) return;
-      const out = reviewKey(e.key, { cursor, rowIds, selected });
+      const visible = rowOnScreen(box.current, rowIds[Math.max(0, cursor)]);
+      const out = reviewKey(e.key, { cursor, rowIds, selected, visible });
       if (out.kind === "move") {
         e.preventDefault();
         setCursor(out.cursor);
+      } else if (out.kind === "reveal") {
+        e.preventDefault();
+        setCursor(out.cursor);
+        setReveal((n) => n + 1);
+        setSaid("The row under the cursor was off-screen: scrolled to it, nothing done");
       } else if (out.kind === "select") setSelected(out.selected);
       else if (out.kind === "triage") triage.mutate({ action: out.action, row_ids: out.rowIds });
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [cursor, rowIds, selected, triage]);
+  }, [cursor, rowIds, selected, triage, setCursor]);
   const current = rows[cursor];
   const outputDir = view.data?.output_dir ?? "";
   return (
     <section className="review">
-      <h1>Review {jobId}</h1>
-      <nav className="subnav" aria-label="Job">
-        <Link to="/files">Jobs</Link> ·{" "}
-        <Link to="/files/jobs/$jobId/apply" params={{ jobId }}>
-          Apply and report
-        </Link>
-      </nav>
-      <Filters search={search} setSearch={setSearch} categories={Object.keys(view.data?.by_category ?? {})} />
+      <header className="review-head">
+        <h1>Review {jobId}</h1>
+        <nav className="subnav" aria-label="Job">
+          <Link to="/files">Jobs</Link> ·{" "}
+          <Link to="/files/jobs/$jobId/apply" params={{ jobId }}>
+            Apply and report
+          </Link>
+          {sourceDir !== undefined ? (
+            <span className="muted">
+              {" "}
+              · {sourceDir} → {outputDir}
+            </span>
+          ) : null}
+        </nav>
+      </header>
+      <ReviewSummary
+        jobId={jobId}
+        counts={summary.data}
+        error={summary.error}
+        openConflicts={conflicts.data?.items.length}
+        search={search}
+        setSearch={setSearch}
+        onResolveConflicts={() => {
+          // After the navigation (which scrolls to the top): the panel in view, focused.
+          void setSearch({ bucket: "conflict", reason: undefined }).then(() => {
+            const panel = document.getElementById(CONFLICTS_ID);
+            panel?.focus({ preventScroll: true });
+            panel?.scrollIntoView({ block: "start" });
+          });
+        }}
+        onReview={() => {
+          void setSearch({ bucket: "needs_review", reason: undefined }).then(() =>
+            box.current?.scrollIntoView({ block: "nearest" }),
+          );
+        }}
+      />
+      <Filters
+        search={search}
+        setSearch={setSearch}
+        categories={Object.keys(view.data?.by_category ?? {})}
+        counts={summary.data}
+      />
       <SavedViews search={search} setSearch={setSearch} />
-      <div className="selection-bar" aria-live="polite">
-        {selected.size} selected · {rows.length} rows loaded{pages.hasNextPage ? " (more on scroll)" : ""} ·
-        keys: j/k move, x select, a approve, s skip
+      <div className="selection-bar">
+        <span aria-live="polite">
+          {selected.size} selected · {rows.length} rows loaded{pages.hasNextPage ? " (more on scroll)" : ""}
+        </span>{" "}
+        · keys: j/k move, x select, a approve, s skip
         <button
           type="button"
           disabled={selected.size === 0}
@@ -97,16 +196,17 @@ export function ReviewPage({ jobId, search }: { jobId: string; search: ReviewSea
         >
           Skip selected
         </button>
+        <span className="triage-said" role="status">
+          {said}
+        </span>
       </div>
       {triage.isError ? <ErrorState error={triage.error} title="The triage was refused" /> : null}
       <div className="workbench">
-        {view.data !== undefined ? (
-          <FolderTree view={view.data} onPick={(text) => setSearch({ q: text })} />
-        ) : view.isError ? (
-          <ErrorState error={view.error} />
-        ) : (
-          <Loading what="the folder tree" />
-        )}
+        <FolderPanel
+          view={view.data}
+          status={view.isError ? <ErrorState error={view.error} /> : <Loading what="the folder tree" />}
+          onPick={(text) => setSearch({ q: text })}
+        />
         <div className="table-area">
           {pages.isError ? <ErrorState error={pages.error} /> : null}
           {pages.isPending ? <Loading what="rows" /> : null}
@@ -114,9 +214,12 @@ export function ReviewPage({ jobId, search }: { jobId: string; search: ReviewSea
             <p className="state state-empty">No rows match these filters.</p>
           ) : null}
           <RowTable
+            box={box}
             rows={rows}
             outputDir={outputDir}
+            sourceDir={sourceDir}
             cursor={cursor}
+            reveal={reveal}
             selected={selected}
             hasMore={pages.hasNextPage}
             onLoadMore={() => {
@@ -149,91 +252,5 @@ export function ReviewPage({ jobId, search }: { jobId: string; search: ReviewSea
       <RuleDraft jobId={jobId} rowIds={[...selected]} revision={revision} />
       <ConflictsPanel jobId={jobId} revision={revision} />
     </section>
-  );
-}
-
-function Filters(props: {
-  search: ReviewSearch;
-  setSearch: (patch: Partial<ReviewSearch>) => void;
-  categories: string[];
-}) {
-  const { search, setSearch } = props;
-  const [text, setText] = useState(search.q ?? "");
-  return (
-    <form
-      className="filters"
-      aria-label="Filters"
-      onSubmit={(e) => {
-        e.preventDefault();
-        setSearch({ q: text.trim() === "" ? undefined : text.trim() });
-      }}
-    >
-      <label>
-        Bucket
-        <select
-          name="bucket"
-          value={search.bucket ?? ""}
-          onChange={(e) =>
-            setSearch({
-              bucket: e.target.value === "" ? undefined : (e.target.value as ReviewSearch["bucket"]),
-            })
-          }
-        >
-          <option value="">All</option>
-          {BUCKETS.map((b) => (
-            <option key={b} value={b}>
-              {b}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Category
-        <select
-          name="category"
-          value={search.category ?? ""}
-          onChange={(e) => setSearch({ category: e.target.value || undefined })}
-        >
-          <option value="">All</option>
-          {props.categories.map((c) => (
-            <option key={c} value={c}>
-              {c}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Reason
-        <input
-          name="reason"
-          defaultValue={search.reason ?? ""}
-          placeholder="LOW_CONFIDENCE"
-          onBlur={(e) => setSearch({ reason: e.target.value.trim() || undefined })}
-        />
-      </label>
-      <label>
-        Sort
-        <select
-          name="sort"
-          value={search.sort ?? ""}
-          onChange={(e) => setSearch({ sort: e.target.value || undefined })}
-        >
-          <option value="">Analyze order</option>
-          {SORT_FIELDS.flatMap((f) => [
-            <option key={f} value={f}>
-              {f} ↑
-            </option>,
-            <option key={`-${f}`} value={`-${f}`}>
-              {f} ↓
-            </option>,
-          ])}
-        </select>
-      </label>
-      <label>
-        Text
-        <input name="q" value={text} onChange={(e) => setText(e.target.value)} />
-      </label>
-      <button type="submit">Filter</button>
-    </form>
   );
 }

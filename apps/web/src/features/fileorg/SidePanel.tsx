@@ -4,6 +4,7 @@ import { useState } from "react";
 import { api, unwrap } from "../../api/client.js";
 import { ErrorState, Loading } from "../../ui/states.js";
 import { formatBytes } from "./model/format-bytes.js";
+import { contentDate, dateSourceLabel, unitLabel } from "./model/row-facts.js";
 import type { ManifestRow } from "./types.js";
 
 /** One row: its preview (text lines, image size, PDF pages), its reasons in words, inline edits. */
@@ -31,6 +32,7 @@ export function SidePanel({ jobId, row, revision }: { jobId: string; row: Manife
     onSuccess: () => client.invalidateQueries({ queryKey: ["fileorg", "manifest", jobId] }),
   });
   const p = preview.data;
+  const unit = unitLabel(row.unit);
   return (
     <aside className="side-panel card" aria-label="Row details">
       <h2>{row.source_path.slice(row.source_path.lastIndexOf("/") + 1)}</h2>
@@ -38,6 +40,11 @@ export function SidePanel({ jobId, row, revision }: { jobId: string; row: Manife
         {formatBytes(row.size)} · {row.mime ?? "unknown type"} · confidence {Math.round(row.confidence * 100)}
         %
       </p>
+      <p>
+        Dated {contentDate(row.date)} (from {dateSourceLabel(row.date_source)})
+        {unit !== undefined ? ` · moves with its unit: ${unit} (${row.unit?.reason ?? ""})` : ""}
+      </p>
+      <p className="muted">From {row.source_path}</p>
       <p>{BUCKET_LABELS[row.review_bucket] ?? row.review_bucket}</p>
       <h3>Why</h3>
       <ul className="reasons">

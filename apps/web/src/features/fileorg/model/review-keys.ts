@@ -1,6 +1,8 @@
 /**
  * Keyboard handling of the review table, pure: j/k move the cursor, x toggles the row's selection,
  * a/s approve/skip the selected rows (or the row under the cursor when none is selected), Escape clears.
+ * A key acts only on a row the person can see: while the row under the cursor (row 0 before any move) is
+ * off-screen, the first key only brings it into view.
  */
 
 /** What the table knows when a key is pressed. */
@@ -10,6 +12,8 @@ export interface KeyState {
   /** Rows loaded so far. */
   rowIds: readonly string[];
   selected: ReadonlySet<string>;
+  /** Whether the row under the cursor (row 0 when none) is on screen, inside the table's scroll box. */
+  visible: boolean;
 }
 
 /** What a key does. */
@@ -17,7 +21,12 @@ export type KeyOutcome =
   | { kind: "move"; cursor: number }
   | { kind: "select"; selected: Set<string> }
   | { kind: "triage"; action: "approve" | "skip"; rowIds: string[] }
+  /** The row under the cursor is off-screen: put the cursor on it (row 0 when none) and scroll it into view. */
+  | { kind: "reveal"; cursor: number }
   | { kind: "none" };
+
+/** Keys that act on or from the row under the cursor (Escape only clears the selection). */
+const ROW_KEYS = new Set(["j", "k", "ArrowDown", "ArrowUp", "x", "a", "s"]);
 
 function clamp(i: number, length: number): number {
   return Math.max(0, Math.min(length - 1, i));
@@ -27,6 +36,7 @@ function clamp(i: number, length: number): number {
 export function reviewKey(key: string, state: KeyState): KeyOutcome {
   const { cursor, rowIds, selected } = state;
   if (rowIds.length === 0) return { kind: "none" };
+  if (!state.visible && ROW_KEYS.has(key)) return { kind: "reveal", cursor: clamp(cursor, rowIds.length) };
   switch (key) {
     case "j":
     case "ArrowDown":
@@ -83,4 +93,33 @@ export function selectRange(
     if (id !== undefined) next.add(id);
   }
   return next;
+}
+
+/** A box's vertical extent on screen (a `DOMRect`'s top and bottom). */
+export interface Extent {
+  top: number;
+  bottom: number;
+}
+
+/**
+ * Whether a row's box is on screen: at least half of it inside every clip (the window's viewport and the
+ * table's scroll box below its sticky header). A row not rendered (virtualised away) is `undefined`.
+ */
+export function isRowVisible(row: Extent | undefined, clips: readonly Extent[]): boolean {
+  if (row === undefined || row.bottom <= row.top) return false;
+  const top = Math.max(row.top, ...clips.map((c) => c.top));
+  const bottom = Math.min(row.bottom, ...clips.map((c) => c.bottom));
+  return bottom - top >= (row.bottom - row.top) / 2;
+}
+
+/**
+ * The cursor's index in the rows now loaded: the row with the id it was on, wherever the list moved it;
+ * when that row left the list (approved out of a filter), the row that took its place (`hint`, its last
+ * index, clamped); -1 without a cursor.
+ */
+export function cursorIndex(rowIds: readonly string[], cursorId: string | undefined, hint: number): number {
+  if (cursorId === undefined || rowIds.length === 0) return -1;
+  const at = rowIds.indexOf(cursorId);
+  if (at >= 0) return at;
+  return hint < 0 ? -1 : clamp(hint, rowIds.length);
 }
