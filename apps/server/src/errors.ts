@@ -114,6 +114,7 @@ const STATUS_FOR_CODE: { readonly [C in ErrorCode]: ContentfulStatusCode } = {
   VERSION_CONFLICT: 409,
   RUN_NOT_WAITING: 409,
   RUN_FINISHED: 409,
+  RUN_NOT_RETRYABLE: 409,
   WRONG_JOB_KIND: 409,
   JOB_NOT_READY: 409,
   JOB_BUSY: 409,

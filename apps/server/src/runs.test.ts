@@ -141,6 +141,37 @@ describe("a checkout run over HTTP", { timeout: 30_000 }, () => {
     expect(failed).toMatchObject({ reason: "otp_attempts_exhausted", otp_attempts: 2, wait_context: null });
   });
 
+  it("retries a failed run once from the step it stopped at, asking for the code again", async () => {
+    const run = await startRun(await createTemplate(checkoutSteps(), { otp: { max_attempts: 1 } }));
+    await api.waitForRun(run.id, isWaitingOtp);
+    await api.post(`/api/runs/${run.id}/resume`, { kind: "otp", otp_code: "111111" });
+    const failed = await api.waitForRun(run.id, (r) => r.status === "failed");
+    const first = await api.post(`/api/runs/${run.id}/retry`, {});
+    expect(first.status).toBe(201);
+    const retry = first.json as Run;
+    expect(retry.vars).toEqual(failed.vars);
+    await api.waitForRun(retry.id, isWaitingOtp);
+    await api.post(`/api/runs/${retry.id}/otp`, { otp_code: GOOD_OTP });
+    await api.waitForRun(retry.id, (r) => r.status === "success");
+    expect(shop.count(retry.id, "cart")).toBe(0);
+    expect(shop.count(retry.id, "pay")).toBe(1);
+    const again = await api.post(`/api/runs/${run.id}/retry`, {});
+    expect(again).toMatchObject({ status: 200, json: { id: retry.id } });
+    const events = (await api.get(`/api/runs/${retry.id}/events`)).json as {
+      items: { type: string; data: unknown }[];
+    };
+    expect(events.items[0]).toMatchObject({ type: "run_created", data: { retry_of: run.id, by: "local" } });
+    expect(await api.post(`/api/runs/${retry.id}/retry`, {})).toMatchObject({
+      status: 409,
+      code: "RUN_NOT_RETRYABLE",
+    });
+    expect(await api.post("/api/runs/run_nope/retry", {})).toMatchObject({
+      status: 404,
+      code: "RUN_NOT_FOUND",
+    });
+    expect(await api.post(`/api/runs/${run.id}/retry`, { secrets: "no" })).toMatchObject({ status: 400 });
+  });
+
   it("pauses before a protected payment provider and continues once approved", async () => {
     const steps = [
       { id: "charge", type: "http", method: "POST", url: `${shop.providerUrl}/charge`, body: { amount: 5 } },

@@ -70,6 +70,17 @@ test.describe("runs in the console", () => {
     await expect(page.getByTestId("run-status")).toHaveText("cancelled");
     await expect(page.getByRole("button", { name: "Cancel run" })).toHaveCount(0);
     await expect(page.getByTestId("step").nth(3)).toHaveAttribute("data-state", "not run");
+
+    // Retry the cancelled run from where it stopped: a new run with its vars, at the same gate, the cart
+    // not made again; it names the run it retries.
+    const cancelledId = page.url().split("/").pop() ?? "";
+    await page.getByRole("button", { name: "Retry from step ok" }).click();
+    await expect(page).not.toHaveURL(new RegExp(`${cancelledId}$`));
+    await expect(page.getByTestId("run-status")).toHaveText("waiting_user");
+    await expect(page.getByTestId("values-vars")).toContainText("cart_id");
+    await expect(page.getByRole("link", { name: cancelledId })).toBeVisible();
+    expect(shop.count(page.url().split("/").pop() ?? "", "cart")).toBe(0);
+    await expectAccessible(page);
   });
 
   test("a template run shows its secret masked; its re-run asks for the secret again", async ({
@@ -102,6 +113,15 @@ test.describe("runs in the console", () => {
       "href",
       `/templates/${tpl.id}`,
     );
+
+    // Its retry asks for the secret again (an ended run keeps none).
+    await server.api("POST", `/api/runs/${run.id}/cancel`);
+    await page.reload();
+    await page.getByLabel("card").fill("4111111111111111");
+    await page.getByRole("button", { name: "Retry from step ok" }).click();
+    await expect(page).not.toHaveURL(new RegExp(`${run.id}$`));
+    await expect(page.getByTestId("run-status")).toHaveText("waiting_user");
+    await expect(page.locator("body")).not.toContainText("4111111111111111");
   });
 
   test("filter the runs list by flow and time, then cancel the selected runs together", async ({

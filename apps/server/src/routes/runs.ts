@@ -4,6 +4,7 @@ import {
   CreateRunInput,
   isTerminal,
   ResumeRequest,
+  RetryRunRequest,
   RUN_STATUSES,
   Run,
   RunEvent,
@@ -100,6 +101,25 @@ const cancel = createRoute({
     409: errorResponse("RUN_FINISHED, or VERSION_CONFLICT: expected_version is stale"),
   },
 });
+const retry = createRoute({
+  method: "post",
+  path: "/api/runs/{run_id}/retry",
+  tags: ["runs"],
+  summary: "Retry a failed or cancelled run from the step it stopped at, as a new run (once per run)",
+  description:
+    "A new run of the same flow snapshot, template, policies and params, with the vars the earlier steps set, starting at the step the run stopped at (its run_created event names retry_of and the skipped steps). Approvals do not carry over. A run is retried at most once: a second retry answers 200 with the first retry's run.",
+  request: { params: RunParams, body: jsonBody(RetryRunRequest) },
+  responses: {
+    201: jsonResponse("The retry, queued", Run),
+    200: jsonResponse("The run was already retried: the retry it has", Run),
+    404: errorResponse("No such run"),
+    409: errorResponse(
+      "RUN_NOT_RETRYABLE: the run did not fail or get cancelled, or stopped after its last step",
+    ),
+    422: errorResponse("PARAMS_INVALID: a secret param of the template is missing or unknown"),
+    503: errorResponse("BROWSER_UNAVAILABLE: the steps to retry need a browser and none is installed"),
+  },
+});
 const events = createRoute({
   method: "get",
   path: "/api/runs/{run_id}/events",
@@ -165,6 +185,12 @@ export function createRunRoutes(deps: AppDeps) {
     .openapi(cancel, async (c) =>
       c.json(await runs.cancelRun(c.req.valid("param").run_id, c.req.valid("query")), 200),
     )
+    .openapi(retry, async (c) => {
+      const { run, created } = await runs.retryRun(c.req.valid("param").run_id, c.req.valid("json"), {
+        by: c.get("actor"),
+      });
+      return created ? c.json(run, 201) : c.json(run, 200);
+    })
     .openapi(events, async (c) => {
       const q = c.req.valid("query");
       return c.json(await runs.listEvents(c.req.valid("param").run_id, q), 200);

@@ -1482,6 +1482,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed or cancelled run from the step it stopped at, as a new run (once per run)
+         * @description A new run of the same flow snapshot, template, policies and params, with the vars the earlier steps set, starting at the step the run stopped at (its run_created event names retry_of and the skipped steps). Approvals do not carry over. A run is retried at most once: a second retry answers 200 with the first retry's run.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RetryRunRequest"];
+                };
+            };
+            responses: {
+                /** @description The run was already retried: the retry it has */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Run"];
+                    };
+                };
+                /** @description The retry, queued */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Run"];
+                    };
+                };
+                /** @description No such run */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description RUN_NOT_RETRYABLE: the run did not fail or get cancelled, or stopped after its last step */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description PARAMS_INVALID: a secret param of the template is missing or unknown */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description BROWSER_UNAVAILABLE: the steps to retry need a browser and none is installed */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/events": {
         parameters: {
             query?: never;
@@ -8907,6 +8997,15 @@ export interface components {
             otp_code?: string;
             /** @description Refuse (409) unless the run is still at this version */
             expected_version?: number;
+        };
+        RetryRunRequest: {
+            /**
+             * @description The template's secret params, entered again: a run forgets its secrets when it ends, so a retry of a template run with secret params needs them
+             * @default {}
+             */
+            secrets: {
+                [key: string]: string;
+            };
         };
         RunEventPage: {
             items: components["schemas"]["RunEvent"][];

@@ -53,6 +53,7 @@ export {
   RecoveryAction,
   SAFETY_LEVELS,
 } from "../domain/recover-plan.js";
+export { planRetry, type RetryPlan, RetryRunRequest, type RetrySource } from "../domain/retry.js";
 export {
   CancelRunRequest,
   CreateRunInput,
@@ -193,6 +194,7 @@ export {
   type OtpRequest,
   type OtpSource,
 } from "./otp-source.js";
+export type { RetryOptions, RetryResult } from "./run-retry.js";
 export type {
   EventListQuery,
   EvidenceQuery,

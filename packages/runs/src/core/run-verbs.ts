@@ -29,7 +29,7 @@ import { stepTypeOf } from "./steps/registry.js";
 import { type RunRow, stateOf, toRun } from "./views.js";
 
 /** What a run is made of before its row exists: the flow, the policies, the params split from secrets. */
-interface RunSource {
+export interface RunSource {
   flowId: string;
   flowVersion: number | null;
   templateId: string | null;
@@ -76,7 +76,7 @@ async function sourceOf(tx: Tx, body: z.output<typeof CreateRunInput>): Promise<
 }
 
 /** A queued run's first row. */
-function queuedRow(
+export function queuedRow(
   id: string,
   src: RunSource,
   flow: { version: number; steps: RunRow["steps"] },
@@ -142,7 +142,13 @@ function rangeOf(
  * A template run whose policy requires a one-time code, and whose flow has no `otp_gate` of its own, waits
  * for the code before its first step: the new row moves `queued` → `waiting_otp` in the creating transaction.
  */
-async function gateStart(r: RunsResources, tx: Tx, src: RunSource, row: RunRow, at: number): Promise<RunRow> {
+export async function gateStart(
+  r: RunsResources,
+  tx: Tx,
+  src: RunSource,
+  row: RunRow,
+  at: number,
+): Promise<RunRow> {
   if (src.templateId === null || !needsStartCode(row.steps, src.policies)) return row;
   const updated = await persist(r, tx, row, openStartGate(stateOf(row), row.steps, src.policies, at), at);
   // Unreachable: the row was inserted by this transaction, so its version cannot have moved.

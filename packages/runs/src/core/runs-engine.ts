@@ -3,6 +3,7 @@ import { createFlow, getFlow, listFlows, updateFlow } from "./flows.js";
 import { recoverPlan } from "./recover-plan.js";
 import type { RunsResources } from "./resources.js";
 import { countRunsByStatus, getRun, listEvents, listRuns } from "./run-queries.js";
+import { retryRun } from "./run-retry.js";
 import { cancel, createRun, resumeRun, submitOtp } from "./run-verbs.js";
 import { Scheduler } from "./scheduler.js";
 import { createTemplateLifecycle } from "./template-lifecycle.js";
@@ -44,6 +45,8 @@ export function createRunsCore(r: RunsResources, chores: ReadonlyArray<() => Pro
     resumeRun: bind(resumeRun),
     submitOtp: bind(submitOtp),
     cancelRun: bind(cancel),
+    /** Retries a failed or cancelled run from the step it stopped at, as a new run (at most once per run). */
+    retryRun: bind(retryRun),
     listEvents: bind(listEvents),
     countRunsByStatus: bind(countRunsByStatus),
     /** A run's browser-step evidence (timing, selectors, URLs, screenshots), oldest first; `step_id` narrows it. */

@@ -53,6 +53,7 @@ export const RUNS_ERROR_CODES = [
   "RUN_NOT_PROMOTABLE",
   "TEMPLATE_STATUS_CONFLICT",
   "RUN_NOT_RECOVERABLE",
+  "RUN_NOT_RETRYABLE",
   // Proof and review.
   "CAMPAIGN_NOT_FOUND",
   // Signed webhooks (see webhook-errors.ts).
@@ -142,7 +143,7 @@ export class InvalidInputError extends withCodes<
 export class VersionConflictError extends withCode("VERSION_CONFLICT") {}
 
 /** The run is not in a state the verb needs: not waiting (or another resume won), or already ended. */
-export class RunStateError extends withCodes<"RUN_NOT_WAITING" | "RUN_FINISHED">() {}
+export class RunStateError extends withCodes<"RUN_NOT_WAITING" | "RUN_FINISHED" | "RUN_NOT_RETRYABLE">() {}
 
 /** The run waits, but not for this kind of answer (or the typed input breaks the gate's constraints). */
 export class ResumeRefusedError extends withCodes<"RESUME_KIND_NOT_ALLOWED" | "INPUT_INVALID">() {}

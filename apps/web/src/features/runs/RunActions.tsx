@@ -4,6 +4,7 @@ import { api, unwrap } from "../../api/client.js";
 import type { components } from "../../api/schema.js";
 import { ErrorState } from "../../ui/states.js";
 import { rerunParams } from "./model/run-model.js";
+import { RetryRun } from "./RetryRun.js";
 import { useStartRun } from "./StartRunForm.js";
 
 type Run = components["schemas"]["Run"];
@@ -23,9 +24,9 @@ export function useCancelRun() {
 }
 
 /**
- * Cancel (while the run has not ended) and re-run with the same template or flow and params. The server
- * has no retry of a run in place: a re-run is a new run. Secrets (`secretKeys`, the template's) cannot be
- * sent again; a run that had them is re-run from its template's form instead.
+ * Cancel (while the run has not ended), retry a failed or cancelled run from where it stopped, and re-run
+ * from the start with the same template or flow and params. Secrets (`secretKeys`, the template's) are not
+ * kept: a retry asks for them, and a run that had them is re-run from its template's form instead.
  */
 export function RunActions({ run, secretKeys }: { run: Run; secretKeys: readonly string[] }) {
   const cancel = useCancelRun();
@@ -33,27 +34,30 @@ export function RunActions({ run, secretKeys }: { run: Run; secretKeys: readonly
   const again = rerunParams(run.params, secretKeys);
   const origin = run.template_id === null ? { flow_id: run.flow_id } : { template_id: run.template_id };
   return (
-    <fieldset className="toolbar" aria-label="Run actions">
-      {FINISHED.has(run.status) ? null : (
-        <button type="button" disabled={cancel.isPending} onClick={() => cancel.mutate(run.id)}>
-          Cancel run
-        </button>
-      )}
-      {again.masked.length > 0 && run.template_id !== null ? (
-        <Link to="/templates/$templateId" params={{ templateId: run.template_id }}>
-          Re-run (enter the secrets {again.masked.join(", ")} again)
-        </Link>
-      ) : (
-        <button
-          type="button"
-          disabled={start.isPending}
-          onClick={() => start.mutate({ ...origin, params: again.params })}
-        >
-          Re-run with the same params
-        </button>
-      )}
-      {cancel.isError ? <ErrorState error={cancel.error} title="The run was not cancelled" /> : null}
-      {start.isError ? <ErrorState error={start.error} title="The run was not started again" /> : null}
-    </fieldset>
+    <>
+      <RetryRun run={run} secretKeys={secretKeys} />
+      <fieldset className="toolbar" aria-label="Run actions">
+        {FINISHED.has(run.status) ? null : (
+          <button type="button" disabled={cancel.isPending} onClick={() => cancel.mutate(run.id)}>
+            Cancel run
+          </button>
+        )}
+        {again.masked.length > 0 && run.template_id !== null ? (
+          <Link to="/templates/$templateId" params={{ templateId: run.template_id }}>
+            Re-run (enter the secrets {again.masked.join(", ")} again)
+          </Link>
+        ) : (
+          <button
+            type="button"
+            disabled={start.isPending}
+            onClick={() => start.mutate({ ...origin, params: again.params })}
+          >
+            Re-run with the same params
+          </button>
+        )}
+        {cancel.isError ? <ErrorState error={cancel.error} title="The run was not cancelled" /> : null}
+        {start.isError ? <ErrorState error={start.error} title="The run was not started again" /> : null}
+      </fieldset>
+    </>
   );
 }

@@ -78,6 +78,7 @@ function RunView({ runId }: { runId: string }) {
   if (run.isError) return <ErrorState error={run.error} title="The run could not be loaded" />;
   const r = run.data;
   const ended = FINISHED.has(r.status);
+  const retryOf = events.find((e) => e.type === "run_created")?.data.retry_of;
   return (
     <section>
       <p>
@@ -98,6 +99,14 @@ function RunView({ runId }: { runId: string }) {
         {r.reason ? ` · reason ${r.reason}` : ""}
         {r.error ? ` · ${r.error}` : ""}
         {ended ? "" : " · live"}
+        {typeof retryOf === "string" ? (
+          <>
+            {" · retry of "}
+            <Link to="/runs/$runId" params={{ runId: retryOf }}>
+              <code>{retryOf}</code>
+            </Link>
+          </>
+        ) : null}
       </p>
       <RunActions run={r} secretKeys={secretKeys} />
       <GateForm run={r} />
