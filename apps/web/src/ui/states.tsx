@@ -33,3 +33,16 @@ export function Loading({ what }: { what: string }) {
     </p>
   );
 }
+
+/**
+ * A table's horizontal scroller: on a narrow screen the table scrolls inside it instead of widening the
+ * page. Focusable and named, so a keyboard user can scroll it too.
+ */
+export function TableScroll({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
+    <section className="table-scroll" aria-label={label} tabIndex={0}>
+      {children}
+    </section>
+  );
+}

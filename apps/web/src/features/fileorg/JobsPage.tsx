@@ -3,7 +3,7 @@ import { Link } from "@tanstack/react-router";
 import { useCallback, useMemo, useState } from "react";
 import { api, unwrap } from "../../api/client.js";
 import { useEventStream } from "../../api/sse.js";
-import { EmptyState, ErrorState, Loading } from "../../ui/states.js";
+import { EmptyState, ErrorState, Loading, TableScroll } from "../../ui/states.js";
 import { AnalyzeForm } from "./AnalyzeForm.js";
 import { foldJobFrame, isActive, jobsNewestFirst } from "./model/job-stream.js";
 import { summarizeJob } from "./model/job-summary.js";
@@ -50,29 +50,31 @@ export function JobsPage() {
         </EmptyState>
       ) : null}
       {rows.length > 0 ? (
-        <table className="jobs-table">
-          <thead>
-            <tr>
-              <th scope="col">Job</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Folders</th>
-              <th scope="col">Started</th>
-              <th scope="col">Files and moves</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((job) => (
-              <JobRow
-                key={job.job_id}
-                job={job}
-                analyses={analyses}
-                onVerb={(verb) => control.mutate({ id: job.job_id, verb })}
-              />
-            ))}
-          </tbody>
-        </table>
+        <TableScroll label="Jobs">
+          <table className="jobs-table">
+            <thead>
+              <tr>
+                <th scope="col">Job</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Folders</th>
+                <th scope="col">Started</th>
+                <th scope="col">Files and moves</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((job) => (
+                <JobRow
+                  key={job.job_id}
+                  job={job}
+                  analyses={analyses}
+                  onVerb={(verb) => control.mutate({ id: job.job_id, verb })}
+                />
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       ) : null}
     </section>
   );

@@ -1,4 +1,4 @@
-import { ErrorState, Loading } from "../../ui/states.js";
+import { ErrorState, Loading, TableScroll } from "../../ui/states.js";
 import {
   useDeleteWebhook,
   useDeliveries,
@@ -29,44 +29,46 @@ function Deliveries({ hook }: { hook: Webhook }) {
   if (deliveries.isError) return <ErrorState error={deliveries.error} />;
   if (deliveries.data.items.length === 0) return <p className="muted">No deliveries yet.</p>;
   return (
-    <table>
-      <caption className="muted">Recent deliveries, newest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">Event</th>
-          <th scope="col">Status</th>
-          <th scope="col">Attempts</th>
-          <th scope="col">Last answer</th>
-          <th scope="col">Queued</th>
-          <th scope="col">Action</th>
-        </tr>
-      </thead>
-      <tbody>
-        {deliveries.data.items.map((d) => (
-          <tr key={d.id} data-testid="delivery" data-status={d.status}>
-            <td>
-              <code>{d.event_type}</code>
-            </td>
-            <td>
-              <span className={`badge badge-delivery-${d.status}`}>{d.status}</span>
-            </td>
-            <td>{d.attempts}</td>
-            <td>{outcome(d)}</td>
-            <td>{when(d.created_at)}</td>
-            <td>
-              <button
-                type="button"
-                disabled={redeliver.isPending}
-                onClick={() => redeliver.mutate(d.id)}
-                aria-label={`Redeliver ${d.event_type} ${d.id}`}
-              >
-                Redeliver
-              </button>
-            </td>
+    <TableScroll label="Deliveries">
+      <table>
+        <caption className="muted">Recent deliveries, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last answer</th>
+            <th scope="col">Queued</th>
+            <th scope="col">Action</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {deliveries.data.items.map((d) => (
+            <tr key={d.id} data-testid="delivery" data-status={d.status}>
+              <td>
+                <code>{d.event_type}</code>
+              </td>
+              <td>
+                <span className={`badge badge-delivery-${d.status}`}>{d.status}</span>
+              </td>
+              <td>{d.attempts}</td>
+              <td>{outcome(d)}</td>
+              <td>{when(d.created_at)}</td>
+              <td>
+                <button
+                  type="button"
+                  disabled={redeliver.isPending}
+                  onClick={() => redeliver.mutate(d.id)}
+                  aria-label={`Redeliver ${d.event_type} ${d.id}`}
+                >
+                  Redeliver
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }
 

@@ -4,7 +4,7 @@ import { useCallback, useEffect, useRef } from "react";
 import { api, unwrap } from "../../api/client.js";
 import type { paths } from "../../api/schema.js";
 import { type SseMessage, useEventStream } from "../../api/sse.js";
-import { EmptyState, ErrorState, Loading } from "../../ui/states.js";
+import { EmptyState, ErrorState, Loading, TableScroll } from "../../ui/states.js";
 import { type RunsQuery, runsQuery } from "./model/runs-filter.js";
 import { RunsFilters } from "./RunsFilters.js";
 import { RunsTable } from "./RunsTable.js";
@@ -60,30 +60,34 @@ function WaitingRuns({ live }: { live: boolean }) {
   return (
     <section aria-labelledby="waiting-title">
       <h2 id="waiting-title">Waiting for you ({waiting.length})</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>Run</th>
-            <th>Gate</th>
-            <th>Waiting for</th>
-            <th>Gate expires</th>
-          </tr>
-        </thead>
-        <tbody>
-          {waiting.map((run) => (
-            <tr key={run.id} data-testid="waiting-run">
-              <td>
-                <Link to="/runs/$runId" params={{ runId: run.id }}>
-                  {run.id}
-                </Link>
-              </td>
-              <td>{run.wait_context?.prompt ?? run.status}</td>
-              <td>{run.wait_context ? humanDuration(now - Date.parse(run.wait_context.opened_at)) : "—"}</td>
-              <td>{run.wait_context ? relative(run.wait_context.expires_at, now) : "—"}</td>
+      <TableScroll label="Runs waiting for you">
+        <table>
+          <thead>
+            <tr>
+              <th>Run</th>
+              <th>Gate</th>
+              <th>Waiting for</th>
+              <th>Gate expires</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {waiting.map((run) => (
+              <tr key={run.id} data-testid="waiting-run">
+                <td>
+                  <Link to="/runs/$runId" params={{ runId: run.id }}>
+                    {run.id}
+                  </Link>
+                </td>
+                <td>{run.wait_context?.prompt ?? run.status}</td>
+                <td>
+                  {run.wait_context ? humanDuration(now - Date.parse(run.wait_context.opened_at)) : "—"}
+                </td>
+                <td>{run.wait_context ? relative(run.wait_context.expires_at, now) : "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
     </section>
   );
 }

@@ -3,6 +3,7 @@ import { Link } from "@tanstack/react-router";
 import { useState } from "react";
 import { api, unwrap } from "../../api/client.js";
 import type { components } from "../../api/schema.js";
+import { TableScroll } from "../../ui/states.js";
 import { type BulkOutcome, bulkOutcome } from "./model/runs-filter.js";
 import type { RunSource } from "./run-names.js";
 
@@ -70,53 +71,55 @@ export function RunsTable({ runs, sourceOf }: { runs: Run[]; sourceOf: (run: Run
           </span>
         )}
       </div>
-      <table>
-        <thead>
-          <tr>
-            <th>
-              <input
-                type="checkbox"
-                aria-label="Select every run that has not ended"
-                checked={allOn}
-                disabled={cancellable.length === 0}
-                onChange={(e) => setSelected(e.target.checked ? new Set(cancellable) : new Set())}
-              />
-            </th>
-            <th>Run</th>
-            <th>Status</th>
-            <th>Template / flow</th>
-            <th>Created</th>
-            <th>Reason</th>
-          </tr>
-        </thead>
-        <tbody>
-          {runs.map((run) => (
-            <tr key={run.id}>
-              <td>
-                {FINISHED.has(run.status) ? null : (
-                  <input
-                    type="checkbox"
-                    aria-label={`Select run ${run.id}`}
-                    checked={selected.has(run.id)}
-                    onChange={(e) => toggle(run.id, e.target.checked)}
-                  />
-                )}
-              </td>
-              <td>
-                <Link to="/runs/$runId" params={{ runId: run.id }}>
-                  {run.id}
-                </Link>
-              </td>
-              <td>
-                <span className={`badge badge-${run.status}`}>{run.status}</span>
-              </td>
-              <SourceCell source={sourceOf(run)} />
-              <td>{new Date(run.created_at).toLocaleString()}</td>
-              <td>{run.reason ?? ""}</td>
+      <TableScroll label="Runs">
+        <table>
+          <thead>
+            <tr>
+              <th>
+                <input
+                  type="checkbox"
+                  aria-label="Select every run that has not ended"
+                  checked={allOn}
+                  disabled={cancellable.length === 0}
+                  onChange={(e) => setSelected(e.target.checked ? new Set(cancellable) : new Set())}
+                />
+              </th>
+              <th>Run</th>
+              <th>Status</th>
+              <th>Template / flow</th>
+              <th>Created</th>
+              <th>Reason</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {runs.map((run) => (
+              <tr key={run.id}>
+                <td>
+                  {FINISHED.has(run.status) ? null : (
+                    <input
+                      type="checkbox"
+                      aria-label={`Select run ${run.id}`}
+                      checked={selected.has(run.id)}
+                      onChange={(e) => toggle(run.id, e.target.checked)}
+                    />
+                  )}
+                </td>
+                <td>
+                  <Link to="/runs/$runId" params={{ runId: run.id }}>
+                    {run.id}
+                  </Link>
+                </td>
+                <td>
+                  <span className={`badge badge-${run.status}`}>{run.status}</span>
+                </td>
+                <SourceCell source={sourceOf(run)} />
+                <td>{new Date(run.created_at).toLocaleString()}</td>
+                <td>{run.reason ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
     </>
   );
 }
