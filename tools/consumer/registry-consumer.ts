@@ -2,7 +2,7 @@
  * The consumer test (issue 30): what someone outside the workspace gets from a registry.
  *
  * Starts a throw-away verdaccio on loopback (installed on demand into a cache folder, see verdaccio.ts),
- * publishes every non-private package under packages/ to it with `pnpm publish`, then, in fresh folders
+ * publishes every non-private package under packages/ to it (`pnpm pack`, `npm publish`), then, in fresh folders
  * under the system temp directory and at once:
  * - per package: `npm install` exactly as its README's Install section says, then its README's first
  *   ```ts example verbatim (the repository's tsx, no source condition), checking it prints what its
@@ -21,8 +21,10 @@ import { join } from "node:path";
 import { buildsAreFresh } from "../fresh-dist.js";
 import {
   exec,
+  NPM_INSTALL_FLAGS,
   npmInstall,
   type PublishedPackage,
+  pack,
   publish,
   publishedPackages,
   ROOT,
@@ -101,14 +103,10 @@ async function globalCli(packages: readonly PublishedPackage[], work: string, re
   const prefix = join(work, "global");
   const args = await step(cli.name, "README global install command", async () => readmeInstall(cli, true));
   await step(cli.name, `npm install -g --prefix <tmp> ${args.join(" ")}`, () =>
-    exec(
-      "npm",
-      ["install", "-g", "--prefix", prefix, ...args, "--no-audit", "--no-fund", "--loglevel=error"],
-      {
-        cwd: work,
-        env: npmEnv({ npm_config_userconfig: registry.npmrc }),
-      },
-    ),
+    exec("npm", ["install", "-g", "--prefix", prefix, ...args, ...NPM_INSTALL_FLAGS], {
+      cwd: work,
+      env: npmEnv({ npm_config_userconfig: registry.npmrc }),
+    }),
   );
   const folder = join(work, "global-cli-folder");
   mkdirSync(folder);
@@ -138,17 +136,38 @@ async function main(): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), "vetted-consumer-"));
   let registry: Registry | undefined;
   try {
-    const { bin } = await step(
-      "verdaccio",
-      `${VERDACCIO_VERSION} from the cache (npm install once)`,
-      ensureVerdaccio,
+    // Packing needs no registry: it runs while verdaccio starts.
+    const tarballs = join(work, "tarballs");
+    const packing = Promise.allSettled(
+      packages.map((pkg) => step(pkg.name, "pnpm pack", () => pack(pkg, tarballs))),
     );
-    const started = await step("verdaccio", "start on 127.0.0.1", () =>
-      startRegistry(bin, join(work, "registry")),
-    );
-    registry = started;
+    const starting = (async () => {
+      const { bin } = await step(
+        "verdaccio",
+        `${VERDACCIO_VERSION} (npm install once, then cached)`,
+        ensureVerdaccio,
+      );
+      registry = await step("verdaccio", "start on 127.0.0.1", () =>
+        startRegistry(bin, join(work, "registry")),
+      );
+      return registry;
+    })();
+    // When verdaccio fails, the packs still end before the work folder goes.
+    const [packed, started] = await Promise.all([
+      packing,
+      starting.catch(async (error: unknown) => {
+        await packing;
+        throw error;
+      }),
+    ]);
     say(`registry at ${started.url}`);
-    await Promise.all(packages.map((pkg) => step(pkg.name, "pnpm publish", () => publish(pkg, started))));
+    await Promise.all(
+      packed.map((result, index) => {
+        if (result.status === "rejected") throw result.reason;
+        const name = packages[index]?.name ?? "?";
+        return step(name, "npm publish", () => publish(result.value, started));
+      }),
+    );
     const results = await Promise.allSettled([
       ...packages.map((pkg) => readmeConsumer(pkg, work, started)),
       globalCli(packages, work, started),
@@ -159,7 +178,9 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     await registry?.stop();
+    const since = Date.now();
     rmSync(work, { recursive: true, force: true });
+    say(`removed ${work} in ${seconds(since)}`);
   }
 }
 

@@ -4,7 +4,7 @@
  * undo with it, type-check an ESM consumer. Each step throws a {@link StepError} naming its package and step.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { delimiter, join, relative } from "node:path";
 import { typeCheckConsumer } from "../check-public-types.js";
 import { readReadmeExample } from "../readme-example.js";
@@ -44,6 +44,7 @@ export function exec(
         if (error === null) return resolve(stdout);
         const tail = (text: string) => text.trim().split("\n").slice(-30).join("\n");
         const shown = `${command} ${args.join(" ")}`;
+        if (error.killed) error.message = `timed out after ${(options.timeout ?? 240_000) / 1000} s`;
         reject(
           new Error(
             `\`${shown}\` failed (${error.message.split("\n")[0]})\n${tail(stdout)}\n${tail(stderr)}`,
@@ -74,10 +75,26 @@ export function publishedPackages(names: readonly string[]): PublishedPackage[] 
   });
 }
 
-/** `pnpm publish` of one package to the registry (pnpm turns `workspace:^` into real ranges). */
-export async function publish(pkg: PublishedPackage, registry: Registry): Promise<void> {
-  await exec("pnpm", ["publish", "--registry", registry.url, "--no-git-checks"], {
-    cwd: pkg.dir,
+/**
+ * Packs one package into `tarballs/<folder>/` with `pnpm pack` (pnpm turns `workspace:^` into real ranges:
+ * the tarball `pnpm publish` would upload) and answers the tarball's path.
+ */
+export async function pack(pkg: PublishedPackage, tarballs: string): Promise<string> {
+  const dest = join(tarballs, pkg.name.replace("@vetted/", ""));
+  mkdirSync(dest, { recursive: true });
+  await exec("pnpm", ["pack", "--pack-destination", dest], { cwd: pkg.dir });
+  const [tarball] = readdirSync(dest).filter((name) => name.endsWith(".tgz"));
+  if (tarball === undefined) throw new Error(`pnpm pack left no tarball in ${dest}`);
+  return join(dest, tarball);
+}
+
+/**
+ * `npm publish` of a packed tarball to the registry: what `pnpm publish` does after packing (pnpm 10 hands
+ * the tarball to npm), split so that packing runs while verdaccio starts.
+ */
+export async function publish(tarball: string, registry: Registry): Promise<void> {
+  await exec("npm", ["publish", tarball, "--registry", registry.url, "--loglevel=error"], {
+    cwd: join(tarball, ".."),
     env: npmEnv({ npm_config_userconfig: registry.npmrc }),
   });
 }
@@ -98,13 +115,19 @@ export function readmeInstall(pkg: PublishedPackage, global: boolean): string[] 
   throw new Error(`README.md shows no \`${shown} ${pkg.name}\` in a \`\`\`sh block`);
 }
 
+/**
+ * Quiet, and metadata from npm's cache when it has it (the `@vetted` scope is never cached: its registry's
+ * port is new each run).
+ */
+export const NPM_INSTALL_FLAGS = ["--no-audit", "--no-fund", "--loglevel=error", "--prefer-offline"];
+
 /** `npm install <args>` in `dir` (a fresh project) from the local registry. */
 export async function npmInstall(dir: string, args: readonly string[], registry: Registry): Promise<void> {
   if (!existsSync(join(dir, "package.json"))) {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "package.json"), '{ "name": "consumer", "private": true }\n');
   }
-  await exec("npm", ["install", ...args, "--no-audit", "--no-fund", "--loglevel=error"], {
+  await exec("npm", ["install", ...args, ...NPM_INSTALL_FLAGS], {
     cwd: dir,
     env: npmEnv({ npm_config_userconfig: registry.npmrc }),
   });
@@ -116,7 +139,7 @@ export async function runExample(pkg: PublishedPackage, dir: string): Promise<vo
   if (expected.length === 0) throw new Error("the README example promises no output (`// …` comments)");
   writeFileSync(join(dir, "example.mts"), code);
   const tsx = join(ROOT, "node_modules", ".bin", "tsx");
-  const printed = (await exec(tsx, ["example.mts"], { cwd: dir, timeout: 90_000 })).trim().split("\n");
+  const printed = (await exec(tsx, ["example.mts"], { cwd: dir, timeout: 240_000 })).trim().split("\n");
   if (JSON.stringify(printed) !== JSON.stringify(expected))
     throw new Error(
       `printed\n  ${printed.join("\n  ")}\nwhere the README promises\n  ${expected.join("\n  ")}`,
@@ -139,7 +162,7 @@ function vetted(prefix: string, cwd: string, args: readonly string[]): Promise<s
     VETTED_DATA_DIR: join(cwd, "data"),
     VETTED_ALLOWED_ROOTS: cwd,
   });
-  return exec("vetted", args, { cwd, env, timeout: 90_000 });
+  return exec("vetted", args, { cwd, env, timeout: 240_000 });
 }
 
 function assertPlaces(cwd: string, moves: readonly [string, string][], where: "source" | "target"): void {
