@@ -36,7 +36,7 @@ export function exec(
       {
         cwd: options.cwd,
         env: options.env ?? npmEnv(),
-        timeout: options.timeout ?? 240_000,
+        timeout: options.timeout ?? 480_000,
         maxBuffer: 64 * 1024 * 1024,
         encoding: "utf8",
       },
@@ -44,7 +44,7 @@ export function exec(
         if (error === null) return resolve(stdout);
         const tail = (text: string) => text.trim().split("\n").slice(-30).join("\n");
         const shown = `${command} ${args.join(" ")}`;
-        if (error.killed) error.message = `timed out after ${(options.timeout ?? 240_000) / 1000} s`;
+        if (error.killed) error.message = `timed out after ${(options.timeout ?? 480_000) / 1000} s`;
         reject(
           new Error(
             `\`${shown}\` failed (${error.message.split("\n")[0]})\n${tail(stdout)}\n${tail(stderr)}`,

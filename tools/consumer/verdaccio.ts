@@ -62,7 +62,7 @@ export async function ensureVerdaccio(): Promise<{ bin: string; installed: boole
       "--no-fund",
       "--loglevel=error",
     ],
-    { cwd: staging, env: npmEnv(), timeout: 300_000, maxBuffer: 64 * 1024 * 1024 },
+    { cwd: staging, env: npmEnv(), timeout: 480_000, maxBuffer: 64 * 1024 * 1024 },
   );
   rmSync(dir, { recursive: true, force: true });
   renameSync(staging, dir);
