@@ -1,6 +1,6 @@
 /**
- * Type-checks a tiny consumer of the built declarations of @vetted/store, @vetted/fileorg, @vetted/runs and
- * @vetted/cli as a project outside the workspace would: `skipLibCheck: false`, strict, once with
+ * Type-checks a tiny consumer of the built declarations of @vetted/store, @vetted/comparison,
+ * @vetted/fileorg, @vetted/runs and @vetted/cli as a project outside the workspace would: `skipLibCheck: false`, strict, once with
  * `module: nodenext` and once with `moduleResolution: bundler`. The packages are linked into a temp
  * `node_modules` (their own dependencies resolve from their folders, as after an install). Build first
  * (`pnpm --filter @vetted/cli... --filter @vetted/runs build`), or pass `--build` (builds unless current).
@@ -20,6 +20,7 @@ const PACKAGES = ["store", "comparison", "fileorg", "runs", "cli"];
 const DECLARATIONS = PACKAGES.map((name) => ({ dir: `packages/${name}`, entry: "dist/index.d.ts" }));
 
 const CONSUMER = `import { runVetted, type CliIo } from "@vetted/cli";
+import { validateText } from "@vetted/comparison";
 import * as fileorg from "@vetted/fileorg";
 import * as runs from "@vetted/runs";
 import { runTransaction } from "@vetted/store";
@@ -31,7 +32,8 @@ await fileorg.migrate(db);
 const answer: number = await runTransaction(db, async () => 42);
 const io: CliIo = { cwd: ".", env: {}, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
 const code: number = await runVetted(["--version"], io);
-console.log(answer, code);
+const checked: boolean = validateText("{}", "comparison.json").ok;
+console.log(answer, code, checked);
 close();
 `;
 
@@ -68,10 +70,22 @@ async function check(dir: string, name: string, options: Record<string, string>)
 }
 
 /**
- * Checks every configuration (at once: two tsc processes); answers the errors per configuration (none: all
- * type-check). Both keep TypeScript's default libs: playwright-core's declarations, which the browser
- * steps' types name, need the DOM ones.
+ * Writes the consumer (`index.ts`, an ES module) into `dir`, whose `node_modules` holds the packages and
+ * `@types/node`, and checks every configuration (at once: two tsc processes, the repository's TypeScript);
+ * answers the errors per configuration (none: all type-check). Both keep TypeScript's default libs:
+ * playwright-core's declarations, which the browser steps' types name, need the DOM ones.
  */
+export async function typeCheckConsumer(dir: string): Promise<Record<"nodenext" | "bundler", string>> {
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", private: true }));
+  writeFileSync(join(dir, "index.ts"), CONSUMER);
+  const [nodenext, bundler] = await Promise.all([
+    check(dir, "nodenext", { module: "nodenext", moduleResolution: "nodenext" }),
+    check(dir, "bundler", { module: "esnext", moduleResolution: "bundler" }),
+  ]);
+  return { nodenext, bundler };
+}
+
+/** {@link typeCheckConsumer} over the workspace's packages, linked into a temp `node_modules`. */
 export async function checkPublicTypes(): Promise<Record<string, string>> {
   const dir = mkdtempSync(join(tmpdir(), "vetted-types-consumer-"));
   try {
@@ -84,13 +98,7 @@ export async function checkPublicTypes(): Promise<Record<string, string>> {
       join(dir, "node_modules", "@types", "node"),
       "dir",
     );
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", private: true }));
-    writeFileSync(join(dir, "index.ts"), CONSUMER);
-    const [nodenext, bundler] = await Promise.all([
-      check(dir, "nodenext", { module: "nodenext", moduleResolution: "nodenext" }),
-      check(dir, "bundler", { module: "esnext", moduleResolution: "bundler" }),
-    ]);
-    return { nodenext, bundler };
+    return await typeCheckConsumer(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
