@@ -152,6 +152,7 @@ export {
   type RunsErrorCode,
   SessionNotFoundError,
   StepNotFoundError,
+  TakeoverError,
   TemplateNotFoundError,
   TemplateStatusError,
   VersionConflictError,
