@@ -206,4 +206,12 @@ export type {
 export { DEFAULT_MAX_RESPONSE_BYTES } from "./steps/http-response.js";
 export { STEP_TYPES, stepTypeOf } from "./steps/registry.js";
 export type { StepContext, StepType } from "./steps/step-type.js";
+export type {
+  LiveFrame,
+  LiveInput,
+  LiveStatus,
+  LiveView,
+  Takeover,
+  TakeoverControl,
+} from "./takeover.js";
 export { isTemplateExport, type TemplateLifecycleHooks } from "./template-lifecycle.js";
