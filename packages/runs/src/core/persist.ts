@@ -4,7 +4,7 @@ import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { z } from "zod";
 import type { EventType } from "../domain/run.js";
 import { isTerminal, statusesReaching } from "../domain/status.js";
-import type { EventDraft, Transition } from "../domain/transitions.js";
+import type { Transition } from "../domain/transitions.js";
 import { InvalidInputError, RunNotFoundError } from "../kernel/errors.js";
 import { events, runs } from "../store/schema.js";
 import { noteEvents, type RunsResources } from "./resources.js";

@@ -39,7 +39,7 @@ async function eventsOf(engine: RunsEngine, runId: string) {
 /** Opens the live view and resolves with the first frame and how long it took. */
 async function firstFrame(engine: RunsEngine, runId: string) {
   const t0 = performance.now();
-  let close = () => undefined as void;
+  let close: () => void = () => {};
   const frame = await new Promise<LiveFrame>((resolve, reject) => {
     engine
       .openLiveView(runId, resolve)
