@@ -126,8 +126,8 @@ export function LiveView({ runId }: { runId: string }) {
         )}
       </div>
       {error === undefined ? null : <p role="alert">{error}</p>}
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the picture of the page takes keys while in control */}
       <div
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: the picture of the page takes keys while in control
         tabIndex={0}
         role="application"
         aria-label="Live page"
