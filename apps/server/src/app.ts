@@ -47,6 +47,7 @@ import { createRegisterRoutes } from "./routes/register.js";
 import { createReviewRoutes } from "./routes/review.js";
 import { createRunRecoveryRoutes } from "./routes/run-recovery.js";
 import { createRunRoutes } from "./routes/runs.js";
+import { createRunLiveRoutes } from "./routes/runs-live.js";
 import { createRunStreamRoutes } from "./routes/runs-stream.js";
 import { createSessionRoutes } from "./routes/sessions.js";
 import { createTemplateLifecycleRoutes } from "./routes/template-lifecycle.js";
@@ -205,6 +206,7 @@ export function createApp(deps: AppDeps) {
     .route("/", createRunRecoveryRoutes(deps))
     .route("/", createRunStreamRoutes(deps))
     .route("/", createRunRoutes(deps))
+    .route("/", createRunLiveRoutes(deps))
     .route("/", createEvidenceRoutes(deps))
     .route("/", createMetricsRoutes(deps))
     .route("/", createRegisterRoutes(deps))

@@ -1672,6 +1672,334 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/live/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether this server holds the waiting run's page, and who is in control */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Live status */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LiveStatus"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/live/control": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take control of the waiting run's page (recorded as takeover_started)
+         * @description 409: TAKEOVER_NOT_WAITING (the run is not waiting at a gate), TAKEOVER_NO_BROWSER (no page to take over), TAKEOVER_NOT_IN_CONTROL, TAKEOVER_IN_CONTROL_ELSEWHERE
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["LiveHolderRequest"];
+                };
+            };
+            responses: {
+                /** @description Now in control */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TakeoverControl"];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/live/input": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a click, scroll, key press or text to the taken-over page (recorded, typed text redacted)
+         * @description The page's outbound guard applies: a request to a protected payment provider is stopped and recorded as takeover_blocked. 409: TAKEOVER_NOT_WAITING (the run is not waiting at a gate), TAKEOVER_NO_BROWSER (no page to take over), TAKEOVER_NOT_IN_CONTROL, TAKEOVER_IN_CONTROL_ELSEWHERE
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["LiveInputRequest"];
+                };
+            };
+            responses: {
+                /** @description Sent to the page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/live/hand-back": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand the page back: its URL and storage are kept for the resume (recorded as takeover_ended)
+         * @description Answer the gate afterwards as usual (POST /api/runs/{run_id}/resume). 409: TAKEOVER_NOT_WAITING (the run is not waiting at a gate), TAKEOVER_NO_BROWSER (no page to take over), TAKEOVER_NOT_IN_CONTROL, TAKEOVER_IN_CONTROL_ELSEWHERE
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["LiveHolderRequest"];
+                };
+            };
+            responses: {
+                /** @description Handed back */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The live page of a run waiting at a gate, as server-sent events
+         * @description A `frame` event a few times a second while the page changes (the latest at once), its data `{ data, width, height, at }`: a base64 JPEG and the page viewport in CSS pixels (input coordinates are in that space). An `end` event when the page closes (the run resumed, ended or its page was taken back). A `: heartbeat` comment after 15 s of silence. 409: TAKEOVER_NOT_WAITING (the run is not waiting at a gate), TAKEOVER_NO_BROWSER (no page to take over), TAKEOVER_NOT_IN_CONTROL, TAKEOVER_IN_CONTROL_ELSEWHERE
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/event-stream of `frame` events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/evidence": {
         parameters: {
             query?: never;
@@ -9016,11 +9344,52 @@ export interface components {
             id: number;
             run_id: string;
             /** @enum {string} */
-            type: "run_created" | "status_changed" | "lease_expired" | "step_started" | "step_finished" | "gate_opened" | "gate_resolved" | "gate_expired" | "error";
+            type: "run_created" | "status_changed" | "lease_expired" | "step_started" | "step_finished" | "gate_opened" | "gate_resolved" | "gate_expired" | "error" | "takeover_started" | "takeover_input" | "takeover_blocked" | "takeover_ended";
             data: {
                 [key: string]: unknown;
             };
             at: string;
+        };
+        LiveStatus: {
+            live: boolean;
+            in_control: components["schemas"]["TakeoverControl"];
+        };
+        TakeoverControl: {
+            by: string;
+            since: number;
+        } | null;
+        LiveHolderRequest: {
+            /** @description Who holds control: an id the console makes per tab; recorded with the actor in the run's events */
+            holder: string;
+        };
+        LiveInputRequest: {
+            /** @description Who holds control: an id the console makes per tab; recorded with the actor in the run's events */
+            holder: string;
+            input: components["schemas"]["LiveInput"];
+        };
+        LiveInput: {
+            /** @enum {string} */
+            type: "click";
+            x: number;
+            y: number;
+            /** @enum {string} */
+            button?: "left" | "right" | "middle";
+        } | {
+            /** @enum {string} */
+            type: "scroll";
+            x: number;
+            y: number;
+            dx: number;
+            dy: number;
+        } | {
+            /** @enum {string} */
+            type: "key";
+            /** @description A key name as in KeyboardEvent.key (Enter, Tab, ArrowDown, a, …) */
+            key: string;
+        } | {
+            /** @enum {string} */
+            type: "type";
+            text: string;
         };
         StepEvidencePage: {
             items: components["schemas"]["StepEvidence"][];

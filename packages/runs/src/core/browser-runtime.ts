@@ -61,6 +61,8 @@ const STATE_SLOT = "browser_state";
  */
 export class BrowserRuntime {
   private readonly held = new Map<string, Held>();
+  /** The runs whose page is kept open at a gate (see park). */
+  private readonly kept = new Set<string>();
   private readonly evidence = new Map<string, EvidenceDraft[]>();
 
   /** Keeps a step's evidence until the commit that settles the step stores it. */
@@ -120,7 +122,9 @@ export class BrowserRuntime {
   async open(row: RunRow, signal: AbortSignal): Promise<Held> {
     const current = this.held.get(row.id);
     if (current !== undefined && !current.lease.signal.aborted) {
-      current.lease.touch();
+      // A page kept open at a gate (see park) is the run's again: no longer given up to other acquires.
+      current.lease.adopt();
+      this.kept.delete(row.id);
       return current;
     }
     const host = this.assertAvailable();
@@ -203,10 +207,67 @@ export class BrowserRuntime {
   async release(runId: string): Promise<void> {
     const held = this.held.get(runId);
     this.held.delete(runId);
+    this.kept.delete(runId);
     this.evidence.delete(runId);
     await this.flush(runId);
     this.writes.delete(runId);
     await held?.lease.release();
+  }
+
+  /**
+   * Keeps the page of a run that paused at a gate open (its state is saved as well), so a person can take
+   * it over and the resume goes on in the same page. The page is taken back where the run would reopen it
+   * (a stopped navigation to a protected provider left it on an error page), and its slot is lent: the
+   * next acquire that would wait for a context closes it, and the resume then reopens the saved state.
+   */
+  async park(runId: string): Promise<void> {
+    const held = this.held.get(runId);
+    if (held === undefined || held.lease.signal.aborted) return this.release(runId);
+    this.evidence.delete(runId);
+    await this.flush(runId);
+    this.writes.delete(runId);
+    const back = held.guard.resumeUrl;
+    try {
+      if (back !== undefined && held.lease.page.url() !== back) {
+        held.lease.outbound.approved = true; // going back where the run paused is not a new step
+        await held.lease.page.goto(back, { waitUntil: "load", timeout: 30_000 });
+        held.lease.outbound.approved = false;
+      }
+    } catch {
+      return this.release(runId);
+    }
+    Object.assign(held.lease.outbound, { approved: false, blockedProvider: undefined, denied: undefined });
+    held.lease.signal.addEventListener("abort", () => {
+      if (this.held.get(runId) !== held) return;
+      this.held.delete(runId);
+      this.kept.delete(runId);
+    });
+    held.lease.lend();
+    this.kept.add(runId);
+  }
+
+  /** The runs whose page is kept open at a gate. */
+  keptPages(): string[] {
+    return [...this.kept];
+  }
+
+  /** The run's page if this process holds it open (a waiting run's, kept by {@link park}). */
+  live(runId: string): Held | undefined {
+    const held = this.held.get(runId);
+    return held === undefined || held.lease.signal.aborted ? undefined : held;
+  }
+
+  /**
+   * Opens the page a waiting run saved at its gate (after a restart, or once its kept page was closed) and
+   * keeps it as {@link park} does; undefined when the run saved none.
+   */
+  async reopen(row: RunRow, signal: AbortSignal): Promise<Held | undefined> {
+    const current = this.live(row.id);
+    if (current !== undefined) return current;
+    if ((await this.loadState(row.id)) === undefined) return undefined;
+    await this.open(row, signal);
+    await this.park(row.id);
+    return this.live(row.id);
   }
 
   /** Closes every page of this process. */

@@ -40,6 +40,7 @@ export function createGates(r: RunsResources) {
       .from(runs)
       .where(and(inArray(runs.status, RUN_ACTIVE), lte(runs.deadlineAt, at)))
       .limit(SWEEP_BATCH);
+    await releaseGone();
     for (const { id } of expiring) {
       if (await fire(id, (s) => expireGate(s, r.now()))) r.observer.timedOut?.("wait_timeout");
     }
@@ -48,6 +49,23 @@ export function createGates(r: RunsResources) {
         r.observer.timedOut?.("run_timeout");
         r.controllers.get(id)?.abort(new LeaseLost("run timeout"));
       }
+    }
+  }
+
+  /**
+   * Closes the pages kept open at a gate whose run ended meanwhile (cancelled, expired). A page of a run
+   * resumed by another process is lent: closed when its slot is needed, or once idle.
+   */
+  async function releaseGone(): Promise<void> {
+    const kept = r.browserRuntime.keptPages().filter((id) => !r.controllers.has(id));
+    if (kept.length === 0) return;
+    const rows = await r.db
+      .select({ id: runs.id, status: runs.status })
+      .from(runs)
+      .where(inArray(runs.id, kept));
+    for (const row of rows) {
+      if (isTerminal(row.status) && !r.controllers.has(row.id))
+        await r.browserRuntime.release(row.id).catch(() => undefined);
     }
   }
 

@@ -153,6 +153,7 @@ export {
   type RunsErrorCode,
   SessionNotFoundError,
   StepNotFoundError,
+  TakeoverError,
   TemplateNotFoundError,
   TemplateStatusError,
   VersionConflictError,
@@ -207,4 +208,12 @@ export type {
 export { DEFAULT_MAX_RESPONSE_BYTES } from "./steps/http-response.js";
 export { STEP_TYPES, stepTypeOf } from "./steps/registry.js";
 export type { StepContext, StepType } from "./steps/step-type.js";
+export type {
+  LiveFrame,
+  LiveInput,
+  LiveStatus,
+  LiveView,
+  Takeover,
+  TakeoverControl,
+} from "./takeover.js";
 export { isTemplateExport, type TemplateLifecycleHooks } from "./template-lifecycle.js";

@@ -2,8 +2,9 @@ import type { Tx } from "@vetted/store";
 import { and, eq, inArray } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { z } from "zod";
+import type { EventType } from "../domain/run.js";
 import { isTerminal, statusesReaching } from "../domain/status.js";
-import type { EventDraft, Transition } from "../domain/transitions.js";
+import type { Transition } from "../domain/transitions.js";
 import { InvalidInputError, RunNotFoundError } from "../kernel/errors.js";
 import { events, runs } from "../store/schema.js";
 import { noteEvents, type RunsResources } from "./resources.js";
@@ -103,7 +104,7 @@ export async function appendEvents(
   tx: Tx,
   runId: string,
   afterSeq: number,
-  drafts: readonly EventDraft[],
+  drafts: ReadonlyArray<{ type: EventType; data: Record<string, unknown> }>,
   at: number,
 ): Promise<void> {
   if (drafts.length === 0) return;

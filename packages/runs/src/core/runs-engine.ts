@@ -6,6 +6,7 @@ import { countRunsByStatus, getRun, listEvents, listRuns } from "./run-queries.j
 import { retryRun } from "./run-retry.js";
 import { cancel, createRun, resumeRun, submitOtp } from "./run-verbs.js";
 import { Scheduler } from "./scheduler.js";
+import { createTakeover } from "./takeover.js";
 import { createTemplateLifecycle } from "./template-lifecycle.js";
 import { createTemplate, getTemplate, listTemplates, updateTemplate } from "./templates.js";
 
@@ -19,6 +20,7 @@ type Tail<F> = F extends (r: never, ...rest: infer A) => infer R ? (...rest: A) 
  */
 export function createRunsCore(r: RunsResources, chores: ReadonlyArray<() => Promise<unknown>> = []) {
   const scheduler = new Scheduler(r, chores);
+  const takeover = createTakeover(r);
   const bind =
     <F extends (res: typeof r, ...rest: never[]) => unknown>(verb: F) =>
     (...rest: Parameters<Tail<F>>) =>
@@ -67,6 +69,15 @@ export function createRunsCore(r: RunsResources, chores: ReadonlyArray<() => Pro
     listChanges: r.changes.since,
     /** The newest run-list position so far: a follower that wants only new changes starts after it. */
     changesHead: r.changes.head,
+    /**
+     * Taking over the page of a run paused at a gate: `liveStatus`, `openLiveView` (a JPEG screencast),
+     * `takeControl`, `sendInput` (click, scroll, key, type), `handBack` (see `createTakeover`).
+     */
+    liveStatus: takeover.liveStatus,
+    openLiveView: takeover.openLiveView,
+    takeControl: takeover.takeControl,
+    sendInput: takeover.sendInput,
+    handBack: takeover.handBack,
     /** Starts this process's worker: polls, claims, executes, expires gates. Idempotent. */
     start: () => scheduler.start(),
     /** Stops the worker, aborts running steps, hands their leases back, and ends every subscription. */
@@ -74,6 +85,7 @@ export function createRunsCore(r: RunsResources, chores: ReadonlyArray<() => Pro
       r.hub.close();
       r.changes.close();
       await scheduler.stop();
+      await takeover.close();
       await r.browserRuntime.releaseAll();
     },
   };

@@ -351,9 +351,12 @@ export async function execute(r: RunsResources, leases: Leases, claimed: RunRow)
     }
   } finally {
     clearInterval(heartbeat);
-    // Paused, ended or taken away: its page (if it had one) is closed; a gate saved what resume needs.
-    // Closed before the run may be claimed again here, so a quick resume never gets this claim's page.
-    await r.browserRuntime.release(claimed.id).catch(() => undefined);
+    // Ended or taken away: its page (if it had one) is closed. Paused at a gate: the gate saved what resume
+    // needs, and the page is kept open (lent to other acquires) for a person to take over and the resume to
+    // go on in. Settled before the run may be claimed again here.
+    const waits = row !== undefined && isWaiting(row.status) && !controller.signal.aborted;
+    const runtime = r.browserRuntime;
+    await (waits ? runtime.park(claimed.id) : runtime.release(claimed.id)).catch(() => undefined);
     if (r.controllers.get(claimed.id) === controller) r.controllers.delete(claimed.id);
   }
 }

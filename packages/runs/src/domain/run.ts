@@ -160,6 +160,10 @@ export const EVENT_TYPES = [
   "gate_resolved",
   "gate_expired",
   "error",
+  "takeover_started",
+  "takeover_input",
+  "takeover_blocked",
+  "takeover_ended",
 ] as const;
 /** A kind of run event. */
 export type EventType = (typeof EVENT_TYPES)[number];

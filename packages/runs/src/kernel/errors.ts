@@ -67,6 +67,11 @@ export const RUNS_ERROR_CODES = [
   "HAR_INVALID",
   "PREVIEW_NOT_FOUND",
   "PREVIEW_EXPIRED",
+  // Taking over a paused run's browser page (see core/takeover.ts).
+  "TAKEOVER_NOT_WAITING",
+  "TAKEOVER_NO_BROWSER",
+  "TAKEOVER_NOT_IN_CONTROL",
+  "TAKEOVER_IN_CONTROL_ELSEWHERE",
 ] as const;
 
 /** A code from {@link RUNS_ERROR_CODES}. */
@@ -144,6 +149,14 @@ export class VersionConflictError extends withCode("VERSION_CONFLICT") {}
 
 /** The run is not in a state the verb needs: not waiting (or another resume won), or already ended. */
 export class RunStateError extends withCodes<"RUN_NOT_WAITING" | "RUN_FINISHED" | "RUN_NOT_RETRYABLE">() {}
+
+/**
+ * A paused run's page cannot be taken over: the run is not waiting at a gate, it has no browser page (no
+ * browser step ran, or another process holds it), the caller is not the person in control, or someone else is.
+ */
+export class TakeoverError extends withCodes<
+  "TAKEOVER_NOT_WAITING" | "TAKEOVER_NO_BROWSER" | "TAKEOVER_NOT_IN_CONTROL" | "TAKEOVER_IN_CONTROL_ELSEWHERE"
+>() {}
 
 /** The run waits, but not for this kind of answer (or the typed input breaks the gate's constraints). */
 export class ResumeRefusedError extends withCodes<"RESUME_KIND_NOT_ALLOWED" | "INPUT_INVALID">() {}

@@ -164,3 +164,22 @@ export function revealPage(): string {
 <div id="echo"></div>`,
   );
 }
+
+/**
+ * A page for taking over a paused run: a large button at a fixed place (x 100–300, y 100–200 CSS px) that
+ * writes "Clicked by hand" into `#state` (page memory only: a reload or a reopened page loses it) and sets
+ * `localStorage.clicked`; a note field at y 250–290; and a link to the payment provider at y 320–360.
+ */
+export function takeoverPage(payUrl: string): string {
+  return page(
+    "Takeover",
+    `<style>body{margin:0}#press{position:absolute;left:100px;top:100px;width:200px;height:100px}
+#note{position:absolute;left:100px;top:250px;width:200px;height:40px}
+#pay{position:absolute;left:100px;top:320px;width:200px;height:40px;display:block}
+#state{position:absolute;left:400px;top:100px}</style>
+<button id="press" onclick="document.getElementById('state').textContent = 'Clicked by hand'; localStorage.setItem('clicked', 'yes')">Press me</button>
+<input id="note" aria-label="Note" oninput="document.getElementById('typed').textContent = String(this.value.length)">
+<a id="pay" href="${payUrl}/pay">Pay elsewhere</a>
+<div id="state">Not clicked</div><div id="typed" style="position:absolute;left:400px;top:250px">0</div>`,
+  );
+}

@@ -8,6 +8,7 @@ import {
   paymentPage,
   revealPage,
   stepsPage,
+  takeoverPage,
   wanderPage,
 } from "./test-site-pages.js";
 
@@ -142,6 +143,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       if (url.pathname === "/frames/note") return send(res, 200, pages.note());
       if (url.pathname === "/steps") return send(res, 200, stepsPage(payUrl));
       if (url.pathname === "/reveal") return send(res, 200, revealPage());
+      if (url.pathname === "/takeover") return send(res, 200, takeoverPage(payUrl));
       if (url.pathname === "/wander")
         return send(
           res,

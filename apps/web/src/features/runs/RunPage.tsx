@@ -6,6 +6,7 @@ import type { components } from "../../api/schema.js";
 import { type SseMessage, useEventStream } from "../../api/sse.js";
 import { ErrorState, Loading } from "../../ui/states.js";
 import { GateForm } from "./GateForm.js";
+import { LiveView } from "./LiveView.js";
 import { shownParams, stepRows } from "./model/run-model.js";
 import { RunActions } from "./RunActions.js";
 import { EventsList, StepsList, ValuesTable } from "./RunDetails.js";
@@ -109,6 +110,7 @@ function RunView({ runId }: { runId: string }) {
         ) : null}
       </p>
       <RunActions run={r} secretKeys={secretKeys} />
+      {r.status === "waiting_otp" || r.status === "waiting_user" ? <LiveView runId={r.id} /> : null}
       <GateForm run={r} />
       <h2>Steps</h2>
       {flow.isError ? <ErrorState error={flow.error} title="The flow's steps could not be loaded" /> : null}

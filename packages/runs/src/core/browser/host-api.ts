@@ -85,6 +85,11 @@ export interface BrowserLease {
   touch(): void;
   /** Makes a spare lease (see {@link AcquireOptions.spare}) an ordinary one, no longer given up to waiters. */
   adopt(): void;
+  /**
+   * Makes the lease a spare again (a run's page kept open while the run waits at a gate): its slot goes to
+   * the next acquire that would otherwise wait, until {@link adopt} takes it back.
+   */
+  lend(): void;
   /** Closes the context and frees its slot. Idempotent. */
   release(): Promise<void>;
 }

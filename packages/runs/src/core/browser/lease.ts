@@ -58,6 +58,10 @@ export function createLease(parts: LeaseParts): LeaseHandle {
       spare = false;
       lastUsed = Date.now();
     },
+    lend() {
+      spare = true;
+      lastUsed = Date.now();
+    },
     async release() {
       if (ended) return;
       // The slot is freed once the context is closed, so `maxContexts` bounds live contexts.
