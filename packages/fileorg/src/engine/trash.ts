@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, join, relative } from "node:path";
+import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import {
   formatDeletionDate,
   formatTrashInfo,
@@ -22,8 +22,8 @@ export interface TrashOptions {
 
 /** The default home trash: `$XDG_DATA_HOME/Trash` when that is an absolute path, else `~/.local/share/Trash`. */
 export function defaultHomeTrash(env: Record<string, string | undefined>): string {
-  const xdg = env.XDG_DATA_HOME;
-  const base = xdg !== undefined && xdg.startsWith("/") ? xdg : join(homedir(), ".local", "share");
+  const xdg = env.XDG_DATA_HOME ?? "";
+  const base = isAbsolute(xdg) ? xdg : join(homedir(), ".local", "share");
   return join(base, "Trash");
 }
 
