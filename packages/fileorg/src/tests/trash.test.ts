@@ -1,9 +1,11 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseTrashInfo } from "../domain/trash-info.js";
-import { createHarness, type Harness, snapshotTree, writeTree } from "./harness.js";
+import { createFileorg } from "../engine/fileorg.js";
+import { createHarness, type Harness, snapshotTree, TEST_KEY, writeTree } from "./harness.js";
 
 let h: Harness | undefined;
 const scratches: string[] = [];
@@ -145,5 +147,60 @@ describe("trash the copies of a duplicate group", () => {
     // The earlier entries stay; ours is gone.
     expect(readdirSync(join(home, "info")).sort()).toEqual(["photo.2.txt.trashinfo", "photo.txt.trashinfo"]);
     expect(readdirSync(join(home, "files"))).toEqual(["photo.txt"]);
+  });
+});
+
+const TRASH_RULES = `version: 1
+rules:
+  - name: Copies go to the trash
+    filters: { duplicate: copy }
+    actions: { trash: true }
+`;
+
+describe("a rules file with trash: true", () => {
+  it("marks the matching rows trash; apply trashes them and rollback restores them", async () => {
+    const home = join(scratch(), "Trash");
+    const base = await createHarness({ start: false });
+    const { fileorg, review } = createFileorg({
+      db: drizzle(base.db.$client),
+      allowedRoots: [base.dir],
+      journalKey: TEST_KEY,
+      trashDir: home,
+    });
+    await fileorg.start();
+    h = {
+      ...base,
+      engine: fileorg,
+      async close() {
+        await fileorg.stop();
+        await base.close();
+      },
+    };
+    const src = join(base.dir, "src");
+    const out = join(base.dir, "out");
+    writeTree(src, { "readme.txt": "same text", "Copy of readme.txt": "same text", "notes.md": "# notes\n" });
+    const before = snapshotTree(src);
+    const jobId = await analyze(h, src, out);
+    const run = await review.runRulesFile(jobId, TRASH_RULES, LOCAL);
+    expect(run.rules.map((r) => [r.name, r.matched, r.changed])).toEqual([["Copies go to the trash", 1, 1]]);
+    const rows = new Map(
+      (await fileorg.listRows(jobId)).items.map((r) => [r.source_path.slice(src.length + 1), r]),
+    );
+    expect(rows.get("Copy of readme.txt")?.action).toBe("trash");
+    expect(rows.get("readme.txt")?.action).toBe("move");
+    expect((await fileorg.listConflicts(jobId, { status: "open" })).items).toEqual([]);
+
+    const applied = await fileorg.waitForJob((await fileorg.apply({ job_id: jobId }, LOCAL)).job_id);
+    expect(applied.result).toMatchObject({ moved: 3, failed: 0 });
+    const entries = trashEntries(home);
+    expect(entries.files).toEqual(["Copy of readme.txt"]);
+    expect(entries.parsed[0]?.info?.path).toBe(join(src, "Copy of readme.txt"));
+
+    const rolled = await fileorg.waitForJob(
+      (await fileorg.rollback({ job_id: applied.job_id }, LOCAL)).job_id,
+    );
+    expect(rolled.result).toMatchObject({ moved_back: 3, failed: 0 });
+    expect(snapshotTree(src)).toEqual(before);
+    expect(trashEntries(home)).toMatchObject({ files: [], infos: [] });
   });
 });
