@@ -289,6 +289,15 @@ export {
   sourcesOf,
 } from "./domain/transitions.js";
 export {
+  decodeTrashPath,
+  encodeTrashPath,
+  formatDeletionDate,
+  formatTrashInfo,
+  parseTrashInfo,
+  TRASHINFO_EXTENSION,
+  trashNameCandidate,
+} from "./domain/trash-info.js";
+export {
   type FolderListing,
   type ListingEntry,
   type Recognition,

@@ -16,7 +16,14 @@ export const CONFLICT_KINDS = [
 export type ConflictKind = (typeof CONFLICT_KINDS)[number];
 
 /** How a conflict can be resolved. */
-export const RESOLUTION_STRATEGIES = ["rename", "skip", "keep_both", "manual", "move_to_duplicates"] as const;
+export const RESOLUTION_STRATEGIES = [
+  "rename",
+  "skip",
+  "keep_both",
+  "manual",
+  "move_to_duplicates",
+  "move_to_trash",
+] as const;
 /** How a conflict can be resolved. */
 export type ResolutionStrategy = (typeof RESOLUTION_STRATEGIES)[number];
 

@@ -5,8 +5,11 @@ import { ROW_STATUSES } from "./transitions.js";
 import { RowUnit } from "./units.js";
 
 /** What apply does with a row. */
-export const ROW_ACTIONS = ["move", "skip"] as const;
-/** What apply does with a row: `move` it to `target_path`, or `skip` it. */
+export const ROW_ACTIONS = ["move", "skip", "trash"] as const;
+/**
+ * What apply does with a row: `move` it to `target_path`, `skip` it, or `trash` it (moved to the system
+ * trash per the freedesktop.org Trash specification, with its `.trashinfo`; rollback restores it).
+ */
 export type RowAction = (typeof ROW_ACTIONS)[number];
 
 /** Review buckets, from most to least severe. */

@@ -119,6 +119,7 @@ export const RuleAction = z
       }),
     }),
     z.object({ type: z.literal("skip") }),
+    z.object({ type: z.literal("trash") }),
     z.object({ type: z.literal("approve") }),
   ])
   .meta({ id: "RuleAction" });
@@ -382,6 +383,9 @@ function applyAction(
     }
     case "skip":
       changes.action ??= { from: row.action, to: "skip" };
+      return;
+    case "trash":
+      changes.action ??= { from: row.action, to: "trash" };
       return;
     case "approve":
       // Blocked and conflicting rows cannot be approved past their problem.

@@ -72,7 +72,7 @@ describe("checkRulesFile", () => {
     expect(checked.issues.map((i) => formatRulesFileIssue(i, "rules.yaml"))).toMatchInlineSnapshot(`
       [
         "rules.yaml:6:18: rule "Invoices" filters.extension: expected string or array",
-        "rules.yaml:18:7: rule "Skip partial downloads" actions.move: unknown action field "move"; use category, target, skip, approve",
+        "rules.yaml:18:7: rule "Skip partial downloads" actions.move: unknown action field "move"; use category, target, skip, trash, approve",
         "rules.yaml:22:19: rule "Approve old photos" filters.date.to: expected a date (2024-05-31) or a date-time with an offset (2024-05-31T09:00:00+02:00)",
         "rules.yaml:25:36: rule "Approve old photos" exclude.reason.1: unknown reason "NOPE"; use one of ALREADY_IN_PLACE, APPROVED, BLOCKED, EDITED, EXTENSION_MISMATCH, FILE_TOO_LARGE, IGNORED, LEARNED_AGREES, LEARNED_DISAGREES, LOW_CONFIDENCE, MIME_FROM_EXTENSION, MIME_FROM_MAGIC, OPEN_CONFLICT, PACK_CATEGORY, PACK_RULE, PROTECTED_PATH, SAVED_RULE, SKIP_CHOSEN, SOURCE_CHANGED, SPECIAL_FILE, SYMLINK, UNIT_KEPT_WHOLE, UNKNOWN_TYPE, UNREADABLE",
       ]

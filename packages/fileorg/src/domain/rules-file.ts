@@ -84,6 +84,10 @@ export const RulesFileActions = strictFields(
         "A naming template for the new target, relative to the job's output folder: `{category}/{yyyy}/{name}`",
     }),
     skip: z.literal(true).optional().meta({ description: "The row is skipped (never moved)" }),
+    trash: z.literal(true).optional().meta({
+      description:
+        "The file is moved to the system trash at apply (freedesktop.org trash, with its .trashinfo; rollback restores it)",
+    }),
     approve: z.literal(true).optional().meta({
       description: "Approves rows that need review (blocked and conflicting rows stay as they are)",
     }),
@@ -217,6 +221,10 @@ export function reviewRuleOf(
   if (a.skip === true) {
     actions.push({ type: "skip" });
     actionSources.push(["actions", "skip"]);
+  }
+  if (a.trash === true) {
+    actions.push({ type: "trash" });
+    actionSources.push(["actions", "trash"]);
   }
   if (a.approve === true) {
     actions.push({ type: "approve" });

@@ -14,6 +14,7 @@ import type { RowsEdited } from "./manifest/index.js";
 import { createPathGuard, defaultAllowedRoots, type PathGuard } from "./path-guard.js";
 import { EventHub, type JobRecord } from "./records.js";
 import type { JobRun } from "./run.js";
+import { trashOptionsOf } from "./trash.js";
 
 /** What the engine is built from. */
 export interface FileorgEngineOptions {
@@ -53,6 +54,11 @@ export interface FileorgEngineOptions {
   forceCopy?: boolean;
   /** Rows per journal group commit during apply and rollback (default 500). */
   groupSize?: number;
+  /**
+   * The home trash `trash` rows go to when on its device (default `$XDG_DATA_HOME/Trash` from `env`, else
+   * `~/.local/share/Trash`); files on other devices go to their top directory's `.Trash-$uid`.
+   */
+  trashDir?: string;
   /**
    * How long a running job stays leased to this engine without a heartbeat (default 30 000 ms; renewed every
    * third of it). Several processes may share one database: each takes over only jobs whose lease expired
@@ -150,6 +156,7 @@ export function createFileorgResources(
       signer,
       forceCopy: options.forceCopy ?? false,
       groupSize: options.groupSize ?? GROUP_SIZE,
+      trash: trashOptionsOf(options.trashDir, options.env ?? process.env),
     },
     lease: { owner: createLeaseOwner(), leaseMs: options.leaseMs ?? 30_000 },
     concurrency: options.concurrency ?? 8,

@@ -1,9 +1,11 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { and, eq } from "drizzle-orm";
+import { parseTrashInfo } from "../domain/trash-info.js";
 import { journal } from "../store/schema.js";
 import { createHarness, type Harness, snapshotTree, writeTree } from "./harness.js";
 
@@ -37,6 +39,45 @@ async function bundleChild(): Promise<string> {
   });
   return join(outDir, "crash-child.js");
 }
+/** Marks every third row of the manifest `trash` (a person's edit: apply takes it by default). */
+async function markTrash(harness: Harness, manifestId: string): Promise<void> {
+  const rows = [];
+  let cursor: string | undefined;
+  do {
+    const page = await harness.engine.listRows(manifestId, { limit: 1000, cursor });
+    rows.push(...page.items);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor !== undefined);
+  const operations = rows
+    .filter((_, i) => i % 3 === 0)
+    .map((r) => ({ row_id: r.row_id, patch: { action: "trash" as const } }));
+  await harness.engine.applyPatches(manifestId, operations, { actor: "test" });
+}
+
+/**
+ * The trash after recovery: every entry in `files/` is a trashed row's with an info naming its source, and
+ * every info has its file (no orphan left by a kill between the info and the move).
+ */
+function trashProblems(trashDir: string, trashedTo: ReadonlyMap<string, string>): string[] {
+  const problems: string[] = [];
+  const list = (sub: string) => (existsSync(join(trashDir, sub)) ? readdirSync(join(trashDir, sub)) : []);
+  const files = list("files").filter((n) => !n.includes(".vetted-tmp-"));
+  const infos = list("info");
+  const expected = new Set([...trashedTo.values()].map((p) => p.slice(trashDir.length + "/files/".length)));
+  for (const name of files) {
+    if (!expected.has(name)) problems.push(`trash file ${name} is no journaled trash move`);
+    const info = join(trashDir, "info", `${name}.trashinfo`);
+    if (!existsSync(info) || parseTrashInfo(readFileSync(info, "utf8")) === undefined)
+      problems.push(`trash file ${name} has no valid .trashinfo`);
+  }
+  for (const info of infos) {
+    if (!files.includes(info.replace(/\.trashinfo$/, ""))) problems.push(`orphan trash info ${info}`);
+  }
+  if (files.length !== expected.size)
+    problems.push(`${expected.size} journaled trash moves, ${files.length} files`);
+  return problems;
+}
+
 const EXTS = ["txt", "md", "csv", "json", "py", "html", "log", "zzz"];
 
 /** A tree of `n` small, distinct files spread over a few folders and categories. */
@@ -76,8 +117,12 @@ function findTempFiles(dir: string): string[] {
 }
 
 /** Builds the bench: `files` files analyzed once; every trial applies them in a child, kills it, recovers, checks, rolls back. */
-export async function createCrashBench(files: number, forceCopy = false): Promise<CrashBench> {
-  const harness = await createHarness({ start: false, forceCopy });
+export async function createCrashBench(files: number, forceCopy = false, trash = false): Promise<CrashBench> {
+  // With `trash`, every third row is trashed (into a test trash, on the same device as the tree).
+  const trashDir = trash
+    ? join(realpathSync(mkdtempSync(join(tmpdir(), "fileorg-crash-trash-"))), "Trash")
+    : "";
+  const harness = await createHarness({ start: false, forceCopy, ...(trash ? { trashDir } : {}) });
   const src = join(harness.dir, "src");
   const out = join(harness.dir, "out");
   writeTree(src, crashTree(files));
@@ -86,6 +131,7 @@ export async function createCrashBench(files: number, forceCopy = false): Promis
   const analyze = await harness.engine.analyze({ source_dir: src, output_dir: out }, { actor: "test" });
   const analyzed = await harness.engine.waitForJob(analyze.job_id, 60_000);
   if (analyzed.status !== "succeeded") throw new Error(`analyze ${analyzed.status}`);
+  if (trash) await markTrash(harness, analyze.job_id);
   await harness.engine.stop();
   const manifestId = analyze.job_id;
   const childScript = await bundleChild();
@@ -96,7 +142,7 @@ export async function createCrashBench(files: number, forceCopy = false): Promis
     const problems: string[] = [];
     const child = spawn(
       process.execPath,
-      [childScript, harness.dbPath, harness.dir, manifestId, forceCopy ? "copy" : "link"],
+      [childScript, harness.dbPath, harness.dir, manifestId, forceCopy ? "copy" : "link", trashDir],
       {
         cwd: PACKAGE_DIR,
         stdio: ["ignore", "pipe", "pipe"],
@@ -130,33 +176,40 @@ export async function createCrashBench(files: number, forceCopy = false): Promis
     if (interrupted && job.status === "failed" && job.error?.code !== "INTERRUPTED") {
       problems.push(`unexpected error ${job.error?.code}`);
     }
-    const temps = findTempFiles(out);
+    const temps = [...findTempFiles(out), ...(trash ? findTempFiles(trashDir) : [])];
     if (temps.length > 0) problems.push(`temp files left: ${temps.join(", ")}`);
     const intents = await harness.db
       .select()
       .from(journal)
       .where(and(eq(journal.jobId, applyId), eq(journal.state, "intent")));
     if (intents.length > 0) problems.push(`${intents.length} journal intents left open`);
+    const doneRecords = await harness.db
+      .select({ rowId: journal.rowId, op: journal.op, toPath: journal.toPath })
+      .from(journal)
+      .where(and(eq(journal.jobId, applyId), eq(journal.state, "done")));
     const doneMoves = new Set(
-      (
-        await harness.db
-          .select({ rowId: journal.rowId, op: journal.op })
-          .from(journal)
-          .where(and(eq(journal.jobId, applyId), eq(journal.state, "done")))
-      ).flatMap((r) => (r.op === "move" && r.rowId !== null ? [r.rowId] : [])),
+      doneRecords.flatMap((r) =>
+        (r.op === "move" || r.op === "trash") && r.rowId !== null ? [r.rowId] : [],
+      ),
     );
+    // Where each trashed row's file went: its target is that trash entry.
+    const trashedTo = new Map(
+      doneRecords.flatMap((r) => (r.op === "trash" ? [[r.rowId ?? "", r.toPath]] : [])),
+    );
+    if (trash) problems.push(...trashProblems(trashDir, trashedTo));
     let applied = 0;
     let cursor: string | undefined;
     do {
       const page = await engine.listRows(manifestId, { limit: 1000, cursor });
       for (const row of page.items) {
+        const target = row.action === "trash" ? (trashedTo.get(row.row_id) ?? "") : row.target_path;
         const atSource = existsSync(row.source_path);
-        const atTarget = existsSync(row.target_path);
+        const atTarget = target !== "" && existsSync(target);
         if (atSource === atTarget) {
           problems.push(`${row.row_id}: at source ${atSource}, at target ${atTarget}`);
           continue;
         }
-        const where = atSource ? row.source_path : row.target_path;
+        const where = atSource ? row.source_path : target;
         if (sha(where) !== row.sha256) problems.push(`${row.row_id}: hash differs at ${where}`);
         const journaled = doneMoves.has(row.row_id);
         if (atTarget !== journaled)
@@ -180,6 +233,8 @@ export async function createCrashBench(files: number, forceCopy = false): Promis
     if (JSON.stringify(after) !== JSON.stringify(original))
       problems.push("the source tree differs after rollback");
     if (existsSync(out)) problems.push(`leftover output directory: ${JSON.stringify(snapshotTree(out))}`);
+    const trashLeft = trash && existsSync(trashDir) ? Object.keys(snapshotTree(trashDir).files) : [];
+    if (trashLeft.length > 0) problems.push(`leftover trash entries: ${trashLeft.join(", ")}`);
     // Aim the next kill: shrink the window when the apply had already finished, widen it when nothing moved.
     if (!interrupted || applied === files) windowMs = Math.max(20, windowMs * 0.7);
     else if (applied === 0) windowMs = Math.min(5000, windowMs * 1.4);
@@ -192,6 +247,7 @@ export async function createCrashBench(files: number, forceCopy = false): Promis
     async close() {
       await harness.close();
       rmSync(dirname(childScript), { recursive: true, force: true });
+      if (trash) rmSync(dirname(trashDir), { recursive: true, force: true });
     },
   };
 }

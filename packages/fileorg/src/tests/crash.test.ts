@@ -22,6 +22,18 @@ describe("crash safety", () => {
     expect(midway.length).toBeGreaterThanOrEqual(5);
   }, 240_000);
 
+  it("holds the same guarantees when a third of the rows go to the trash (6 SIGKILLs mid-trash-apply)", async () => {
+    const trashBench = await createCrashBench(FILES, false, true);
+    try {
+      const outcomes: TrialOutcome[] = [];
+      for (let i = 0; i < 6; i++) outcomes.push(await trashBench.trial());
+      expect(outcomes.flatMap((o, i) => o.problems.map((p) => `trash trial ${i}: ${p}`))).toEqual([]);
+      expect(outcomes.some((o) => o.appliedBeforeRecovery > 0 && o.appliedBeforeRecovery < FILES)).toBe(true);
+    } finally {
+      await trashBench.close();
+    }
+  }, 180_000);
+
   it("holds the same guarantees on the copy + fsync + verify path of cross-device moves (6 more SIGKILLs)", async () => {
     const copyBench = await createCrashBench(FILES, true);
     try {

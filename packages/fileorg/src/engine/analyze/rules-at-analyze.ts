@@ -134,7 +134,8 @@ async function applyGroup(
   if (changes.category !== undefined) row.category = changes.category.to;
   if (changes.target_path !== undefined) await settleTarget(row, changes.target_path.to, dirs);
   if (changes.action !== undefined) {
-    row.action = changes.action.to === "skip" ? "skip" : "move";
+    const to = changes.action.to;
+    row.action = to === "skip" || to === "trash" ? to : "move";
     if (row.action === "skip" && !row.reasonCodes.includes(REVIEW_MARKERS.skipChosen))
       row.reasonCodes.push(REVIEW_MARKERS.skipChosen);
   }

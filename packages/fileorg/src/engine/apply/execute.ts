@@ -14,6 +14,7 @@ import {
   type PlannedMove,
   type RecordOutcome,
 } from "./group.js";
+import { moveTrashOne } from "./trash-moves.js";
 
 /** What one executed group did. */
 export interface GroupOutcome {
@@ -84,7 +85,7 @@ export async function executeGroup(
   const drafts: JournalDraft[] = [
     ...planned.mkdirs.map((dir) => intentOf(job.id, at, "mkdir", dir)),
     ...planned.moves.map((m) =>
-      intentOf(job.id, at, "move", m.to, {
+      intentOf(job.id, at, m.trash?.op ?? "move", m.to, {
         rowId: m.row.id,
         fromPath: m.from,
         sha256: m.row.sha256,
@@ -112,6 +113,18 @@ export async function executeGroup(
           moveOne(record, identities.get(record.rowId ?? "") ?? null, scope, options.forceCopy),
         )
       : await linkMovesOnThreads(files, moveRecords, identities, scope);
+  const trashMoves = new Map(planned.moves.flatMap((m) => (m.trash === undefined ? [] : [[m.row.id, m]])));
+  moveOutcomes.push(
+    ...(await mapLimit(
+      records.filter((r) => r.op === "trash" || r.op === "untrash"),
+      MOVE_CONCURRENCY,
+      (record) => {
+        const move = trashMoves.get(record.rowId ?? "");
+        if (move === undefined) throw new Error(`no planned trash move for journal record ${record.id}`);
+        return moveTrashOne(record, move, scope, options.forceCopy, at);
+      },
+    )),
+  );
   for (const o of moveOutcomes) {
     outcomes.push(o);
     if (o.state === "done") {

@@ -11,6 +11,7 @@ import { chunk, type Queryable } from "../db.js";
 import { completeRecords, type JournalRecord, type JournalSigner } from "../journal.js";
 import type { RowRecord } from "../manifest/index.js";
 import { appendEvent, type HubMessage, type JobRecord } from "../records.js";
+import type { TrashOptions, TrashSlot } from "../trash.js";
 
 /** Rows per group commit. */
 export const GROUP_SIZE = 500;
@@ -22,6 +23,8 @@ export interface MoveOptions {
   forceCopy: boolean;
   /** Rows per group commit. */
   groupSize: number;
+  /** Where `trash` rows go. */
+  trash: TrashOptions;
 }
 
 /** The columns apply and rollback read of a row. */
@@ -38,6 +41,7 @@ export type MoveRow = Pick<
   | "sourceCtime"
   | "sha256"
   | "status"
+  | "action"
 >;
 
 /** The select list of {@link MoveRow}. */
@@ -53,6 +57,7 @@ export const MOVE_COLUMNS = {
   sourceCtime: rows.sourceCtime,
   sha256: rows.sha256,
   status: rows.status,
+  action: rows.action,
 };
 
 /** One planned move of a group. */
@@ -62,7 +67,12 @@ export interface PlannedMove {
   to: string;
   /** What must still be at `from` right before it moves (checked on the thread that moves it). */
   identity: SourceIdentity | null;
+  /** A move into the system trash (`trash`, with its slot), or back out of it (`untrash`). */
+  trash?: { op: "trash" | "untrash"; slot: TrashSlot; original: string } | undefined;
 }
+
+/** Journal operations that move a row's file. */
+export const FILE_OPS: ReadonlySet<string> = new Set(["move", "trash", "untrash"]);
 
 /** A row that failed before its move was attempted. */
 export interface Failure {
@@ -155,14 +165,14 @@ export async function completeGroup(
   // Moves that were attempted and failed, then rows refused before their move.
   const failed: Array<{ rowId: string; error: RowError; attempted: boolean }> = [
     ...records.flatMap(({ record, state, error }) =>
-      record.op === "move" && record.rowId !== null && state !== "done" && error !== null
+      FILE_OPS.has(record.op) && record.rowId !== null && state !== "done" && error !== null
         ? [{ rowId: record.rowId, error, attempted: true }]
         : [],
     ),
     ...failures.map((f) => ({ rowId: f.row.id, error: f.error, attempted: false })),
   ];
   const doneRows = records.flatMap(({ record, state }) =>
-    record.op === "move" && record.rowId !== null && state === "done" ? [record.rowId] : [],
+    FILE_OPS.has(record.op) && record.rowId !== null && state === "done" ? [record.rowId] : [],
   );
   const messages = await runTransaction(ctx.db, async (tx) => {
     const out: HubMessage[] = [];

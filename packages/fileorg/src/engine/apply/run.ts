@@ -15,6 +15,7 @@ import { mapLimit } from "../pool.js";
 import { protectedRowProblem } from "../protected-paths.js";
 import { findJob, type JobRecord } from "../records.js";
 import type { JobRun } from "../run.js";
+import { chooseTrashSlot, TrashError, type TrashOptions, type TrashSlot, trashDirFor } from "../trash.js";
 import { createConfinement, missingDirectories } from "./confinement.js";
 import { executeGroup } from "./execute.js";
 import {
@@ -50,6 +51,9 @@ interface ApplyPlanning {
   confined: (dir: string) => Promise<boolean>;
   /** The never-touch set, checked again per row: a plan may predate it. */
   isProtected: (path: string) => boolean;
+  /** Where `trash` rows go, and the trash names handed out so far. */
+  trash: TrashOptions;
+  trashNames: Set<string>;
 }
 
 async function targetProblem(
@@ -73,6 +77,18 @@ async function targetProblem(
   return undefined;
 }
 
+/** A free slot in the trash of the row's device, or why there is none (nothing is written yet). */
+function slotFor(p: ApplyPlanning, row: MoveRow, dev: number | undefined): TrashSlot | RowError {
+  if (dev === undefined)
+    return { code: "SOURCE_MISSING", message: `${row.sourcePath} is gone since analyze.` };
+  try {
+    return chooseTrashSlot(trashDirFor(row.sourcePath, dev, p.trash), row.sourcePath, p.trashNames);
+  } catch (err) {
+    if (err instanceof TrashError) return { code: err.code, message: err.message };
+    return { code: "TRASH_UNAVAILABLE", message: err instanceof Error ? err.message : String(err) };
+  }
+}
+
 /** Checks each row of a group (source identity, target confinement and occupancy) and plans its move. */
 async function planGroup(p: ApplyPlanning, group: readonly MoveRow[], totals: ApplyTotals) {
   const moves: PlannedMove[] = [];
@@ -91,15 +107,32 @@ async function planGroup(p: ApplyPlanning, group: readonly MoveRow[], totals: Ap
       )
     : [];
   for (const [i, row] of group.entries()) {
-    const error =
+    const seen = sources[i];
+    const trashing = row.action === "trash";
+    const problem =
       protectedRowProblem(p.isProtected, row) ??
-      sourceProblem(sources[i], row) ??
-      (await targetProblem(p, row, plannedTargets, occupiedNow[i] === true));
+      sourceProblem(seen, row) ??
+      (trashing ? undefined : await targetProblem(p, row, plannedTargets, occupiedNow[i] === true));
+    const slot =
+      problem === undefined && trashing && !p.dryRun
+        ? slotFor(p, row, seen !== undefined && seen !== null && "dev" in seen ? seen.dev : undefined)
+        : undefined;
+    const error = problem ?? (slot !== undefined && "code" in slot ? slot : undefined);
     if (error !== undefined) {
       failures.push({ row, error });
       totals.byError[error.code] = (totals.byError[error.code] ?? 0) + 1;
       if (error.code === "SOURCE_CHANGED" || error.code === "TARGET_EXISTS")
         totals.changedRowIds.push(row.id);
+      continue;
+    }
+    if (slot !== undefined && "file" in slot) {
+      const trash = { op: "trash" as const, slot, original: row.sourcePath };
+      moves.push({ row, from: row.sourcePath, to: slot.file, identity: identityOfRow(row), trash });
+      continue;
+    }
+    if (trashing) {
+      // a dry run: the trash is neither made nor looked into
+      moves.push({ row, from: row.sourcePath, to: row.sourcePath, identity: identityOfRow(row) });
       continue;
     }
     plannedTargets.add(row.targetPath);
@@ -178,7 +211,7 @@ async function tidyUp(run: JobRun, options: MoveOptions, manifest: JobRecord, ou
 }
 
 /** The planning state of an apply: where files go, the file threads, the folders known to exist. */
-function planningOf(run: JobRun, manifest: JobRecord, dryRun: boolean): ApplyPlanning {
+function planningOf(run: JobRun, manifest: JobRecord, dryRun: boolean, trash: TrashOptions): ApplyPlanning {
   const allowed = run.ctx.guard.roots;
   const outputDir = String(manifest.params.output_dir ?? "");
   return {
@@ -194,6 +227,8 @@ function planningOf(run: JobRun, manifest: JobRecord, dryRun: boolean): ApplyPla
     known: new Set(),
     confined: createConfinement(outputDir),
     isProtected: (path) => run.ctx.guard.isProtected(path),
+    trash,
+    trashNames: new Set(),
   };
 }
 
@@ -212,7 +247,7 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Apply
   const plan = await tallyManifest(ctx.db, manifest.id, names);
   const links = await watchLinks(ctx.db, manifest.id, String(manifest.params.source_dir ?? ""));
   await run.phase(dryRun ? "simulating" : "moving");
-  const p = planningOf(run, manifest, dryRun);
+  const p = planningOf(run, manifest, dryRun, options.trash);
   const t: ApplyTotals = {
     ...{ moved: 0, bytes: 0, failed: 0, would_move: 0, would_fail: 0 },
     byError: {},

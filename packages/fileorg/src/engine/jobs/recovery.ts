@@ -2,12 +2,13 @@ import { runTransaction } from "@vetted/store";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { moveJob } from "../../domain/transitions.js";
 import { jobs, journal } from "../../store/schema.js";
-import { completeGroup, GROUP_SIZE, lstatOrUndefined, type RecordOutcome } from "../apply/group.js";
+import { completeGroup, FILE_OPS, GROUP_SIZE, lstatOrUndefined, type RecordOutcome } from "../apply/group.js";
 import { chunk } from "../db.js";
-import { type JournalSigner, resolveMoveFromDisk } from "../journal.js";
+import { type JournalRecord, type JournalSigner, resolveMoveFromDisk } from "../journal.js";
 import { isLeaseTakeable } from "../lease.js";
 import { appendEvent, type JobRecord } from "../records.js";
 import type { FileorgResources } from "../resources.js";
+import { removeTrashInfo, trashRootOf } from "../trash.js";
 
 /** What start-up recovery found for one job. */
 export interface RecoveredJob {
@@ -43,6 +44,23 @@ export async function takeOver(res: FileorgResources, candidate: JobRecord): Pro
   return job;
 }
 
+/** The roots an interrupted move is settled in: the allowed roots, and the trash a trash move touched. */
+function rootsOf(record: JournalRecord, allowed: readonly string[]): readonly string[] {
+  if (record.op === "trash") return [...allowed, trashRootOf(record.toPath)];
+  if (record.op === "untrash") return [...allowed, trashRootOf(record.fromPath ?? "")];
+  return allowed;
+}
+
+/**
+ * The `.trashinfo` of an interrupted trash move follows its file: a file that did not reach the trash (or
+ * left it again) leaves no info behind; one that did keeps it.
+ */
+function settleTrashInfo(record: JournalRecord, state: "done" | "not_done" | "failed"): void {
+  const original = record.op === "trash" ? (record.fromPath ?? "") : record.toPath;
+  if (record.op === "trash" && state !== "done") removeTrashInfo(record.toPath, original);
+  if (record.op === "untrash" && state === "done") removeTrashInfo(record.fromPath ?? "", original);
+}
+
 /** Settles each unfinished, correctly signed journal intent of `job` from the disk. */
 async function settleIntents(res: FileorgResources, signer: JournalSigner, job: JobRecord) {
   const open = await res.ctx.db
@@ -57,8 +75,9 @@ async function settleIntents(res: FileorgResources, signer: JournalSigner, job: 
       resolved.tampered++;
       continue;
     }
-    if (record.op === "move") {
-      const verdict = await resolveMoveFromDisk(record, res.ctx.guard.roots);
+    if (FILE_OPS.has(record.op)) {
+      const verdict = await resolveMoveFromDisk(record, rootsOf(record, res.ctx.guard.roots));
+      settleTrashInfo(record, verdict.state);
       if (verdict.state === "done") resolved.done++;
       else if (verdict.state === "not_done") resolved.not_done++;
       else resolved.missing++;

@@ -152,6 +152,12 @@ async function opsOf(scope: ResolveScope, c: ConflictRecord, res: Resolution): P
     case "move_to_duplicates":
       if (c.kind !== "duplicate_content") throw notApplicable(c, res.strategy);
       return toDuplicatesFolder(scope, originalFirst(c, members));
+    case "move_to_trash":
+      // The original keeps its target; every other copy goes to the system trash at apply.
+      if (c.kind !== "duplicate_content") throw notApplicable(c, res.strategy);
+      return originalFirst(c, members)
+        .slice(1)
+        .map((r) => ({ row_id: r.id, patch: { action: "trash", duplicate_accepted: true } }));
     case "manual": {
       if (res.target_path === undefined) {
         throw new FileorgError("INVALID_TARGET_PATH", "A manual resolution needs a target_path.", {

@@ -23,6 +23,7 @@ import { checkRollback, MOVE_CONCURRENCY, type MoveScope } from "../move-steps.j
 import { mapLimit } from "../pool.js";
 import { findJob } from "../records.js";
 import type { JobRun } from "../run.js";
+import { infoPathOf, trashRootOf } from "../trash.js";
 import { restoreRemovedFolders } from "./restore-folders.js";
 
 /** What planning the rollback of one group needs. */
@@ -35,13 +36,30 @@ interface RollbackPlanning {
   byError: Record<string, number>;
 }
 
+/** The scope a done move is undone in: a trashed file leaves its trash, any other file the output. */
+function scopeOf(scope: MoveScope, record: JournalRecord): MoveScope {
+  return record.op === "trash" ? { ...scope, source: [trashRootOf(record.toPath)] } : scope;
+}
+
+/** A trashed file's way back out of its trash (its info is removed once it is back). */
+function untrashOf(record: JournalRecord): PlannedMove["trash"] {
+  if (record.op !== "trash") return undefined;
+  const slot = {
+    root: trashRootOf(record.toPath),
+    file: record.toPath,
+    info: infoPathOf(record.toPath),
+    infoPath: "",
+  };
+  return { op: "untrash", slot, original: record.fromPath ?? "" };
+}
+
 /** Checks each done move of a group (journal signature, content, confinement) and plans its way back. */
 async function planGroup(p: RollbackPlanning, group: readonly JournalRecord[]) {
   const moves: PlannedMove[] = [];
   const failures: Failure[] = [];
   const mkdirs: string[] = [];
   const checks = await mapLimit(group, MOVE_CONCURRENCY, (record) =>
-    checkRollback(record, p.options.signer, p.scope),
+    checkRollback(record, p.options.signer, scopeOf(p.scope, record)),
   );
   for (const [i, record] of group.entries()) {
     const row = p.rowById.get(record.rowId ?? "");
@@ -63,7 +81,7 @@ async function planGroup(p: RollbackPlanning, group: readonly JournalRecord[]) {
     }
     // The file moves back only if it still is the inode whose content was just verified.
     const identity = check !== undefined && "identity" in check ? check.identity : null;
-    moves.push({ row, from: record.toPath, to: record.fromPath ?? "", identity });
+    moves.push({ row, from: record.toPath, to: record.fromPath ?? "", identity, trash: untrashOf(record) });
   }
   return { moves, failures, mkdirs };
 }
@@ -134,7 +152,7 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
       .where(and(eq(journal.jobId, target), eq(journal.state, "done")))
       .orderBy(asc(journal.id))
   ).filter((r) => r.op === "mkdir" || only === undefined || (r.rowId !== null && only.has(r.rowId)));
-  const moveRecords = done.filter((r) => r.op === "move" && r.rowId !== null);
+  const moveRecords = done.filter((r) => (r.op === "move" || r.op === "trash") && r.rowId !== null);
   const p: RollbackPlanning = {
     options,
     // Files go back from the output to the source; folders are recreated under the source.
