@@ -192,4 +192,31 @@ describe("tidy apply over HTTP", () => {
     expect(tree(src)).toEqual(["a/", "a/scan.pdf.txt", "b/", "b/scan.pdf.txt"]);
     expect(existsSync(out)).toBe(false);
   });
+  it("resolves duplicates with move_to_trash into the freedesktop trash and rolls that back", async () => {
+    t = await createTestApp();
+    const src = join(t.dir, "messy");
+    const out = join(t.dir, "sorted");
+    write(src, { "a/scan.pdf.txt": "same", "b/scan.pdf.txt": "same" });
+    const jobId = await analyze(src, out);
+    const conflicts = await call<ConflictList>("GET", `/api/jobs/${jobId}/manifest/conflicts?status=open`);
+    const resolutions = conflicts.body.items
+      .filter((c) => c.kind === "duplicate_content")
+      .map((c) => ({ conflict_id: c.conflict_id, strategy: "move_to_trash" }));
+    expect(resolutions).toHaveLength(1);
+    expect(
+      (await call("POST", `/api/jobs/${jobId}/manifest/conflicts/resolve`, { resolutions })).status,
+    ).toBe(200);
+    const applied = await apply(jobId);
+    expect(applied.result).toMatchObject({ failed_rows: 0 });
+    expect(tree(out)).toEqual(["documents/", "documents/2024/", "documents/2024/scan.pdf.txt"]);
+    const trash = join(t.dir, ".trash");
+    expect(tree(join(trash, "files"))).toEqual(["scan.pdf.txt"]);
+    const info = readFileSync(join(trash, "info", "scan.pdf.txt.trashinfo"), "utf8");
+    expect(info).toMatch(new RegExp(`^\\[Trash Info\\]\nPath=${src}/[ab]/scan\\.pdf\\.txt\nDeletionDate=`));
+    const rollback = await call<Job>("POST", "/api/jobs/rollback", { job_id: applied.job_id });
+    expect((await waitFor(rollback.body.job_id)).result).toMatchObject({ failed: 0 });
+    expect(tree(src)).toEqual(["a/", "a/scan.pdf.txt", "b/", "b/scan.pdf.txt"]);
+    expect(tree(join(trash, "files"))).toEqual([]);
+    expect(tree(join(trash, "info"))).toEqual([]);
+  });
 });

@@ -56,7 +56,11 @@ export async function createTestApp(
     browser: { executablePath: findChromium(process.env), maxContexts: 4, idleMs: 60_000, ...browserOptions },
     runs: { leaseMs: 1000, pollMs: 50, ...runsOptions },
     webhooks: { pollMs: 50, retry: { baseMs: 200 }, ...webhookOptions },
-    fileorg: { inboxRefreshMs: 200, fileorg: { allowedRoots: [dir], journalKey: Buffer.alloc(32, 9) } },
+    fileorg: {
+      inboxRefreshMs: 200,
+      // Trashed files go to a trash inside the test folder, never to the real home trash.
+      fileorg: { allowedRoots: [dir], journalKey: Buffer.alloc(32, 9), trashDir: join(dir, ".trash") },
+    },
     lanes: lanesOptions,
     automation: {
       settings: {

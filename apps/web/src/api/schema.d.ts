@@ -3109,7 +3109,7 @@ export interface paths {
                     bucket?: "blocked" | "conflict" | "needs_review" | "auto_safe";
                     status?: "pending" | "applied" | "skipped" | "failed" | "rolled_back";
                     category?: components["schemas"]["FileorgCategoryName"];
-                    action?: "move" | "skip";
+                    action?: "move" | "skip" | "trash";
                     text?: string;
                     /** @description Only rows with this reason code */
                     reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNIT_KEPT_WHOLE" | "UNKNOWN_TYPE" | "UNREADABLE";
@@ -9749,7 +9749,7 @@ export interface components {
             category: string;
             confidence: number;
             /** @enum {string} */
-            action: "move" | "skip";
+            action: "move" | "skip" | "trash";
             /** @enum {string} */
             review_bucket: "blocked" | "conflict" | "needs_review" | "auto_safe";
             reason_codes: string[];
@@ -9818,7 +9818,7 @@ export interface components {
              */
             category?: string;
             /** @enum {string} */
-            action?: "move" | "skip";
+            action?: "move" | "skip" | "trash";
         };
         FileorgConflictList: {
             items: components["schemas"]["FileorgConflict"][];
@@ -9835,7 +9835,7 @@ export interface components {
             /** @enum {string} */
             status: "open" | "resolved";
             /** @enum {string|null} */
-            resolution: "rename" | "skip" | "keep_both" | "manual" | "move_to_duplicates" | "edited" | null;
+            resolution: "rename" | "skip" | "keep_both" | "manual" | "move_to_duplicates" | "move_to_trash" | "edited" | null;
             opened_at: string;
             resolved_at: string | null;
             /** @description duplicate_content: the copy that is the original (it keeps its planned target), and why */
@@ -9858,7 +9858,7 @@ export interface components {
             resolutions: {
                 conflict_id: string;
                 /** @enum {string} */
-                strategy: "rename" | "skip" | "keep_both" | "manual" | "move_to_duplicates";
+                strategy: "rename" | "skip" | "keep_both" | "manual" | "move_to_duplicates" | "move_to_trash";
                 /** @description Required for `manual`; At most 4096 bytes, each segment at most 255 bytes (UTF-8) */
                 target_path?: string;
                 /** @description For `manual`: which row gets `target_path` (default: the last row) */
@@ -10021,6 +10021,9 @@ export interface components {
         } | {
             /** @enum {string} */
             type: "skip";
+        } | {
+            /** @enum {string} */
+            type: "trash";
         } | {
             /** @enum {string} */
             type: "approve";
@@ -10207,7 +10210,7 @@ export interface components {
             category: string;
             confidence: number;
             /** @enum {string} */
-            action: "move" | "skip";
+            action: "move" | "skip" | "trash";
             /** @enum {string} */
             review_bucket: "blocked" | "conflict" | "needs_review" | "auto_safe";
             reason_codes: string[];
