@@ -2,18 +2,31 @@ import { defineConfig, type Options } from "tsup";
 
 type EsbuildPlugin = NonNullable<Options["esbuildPlugins"]>[number];
 
-/**
- * zod's `z.locales` namespace (40-odd translations, ~370 kB) rides along with `z` when zod is bundled;
- * nothing here reads it (the English messages come with zod's schemas module), so the bundle gets an
- * empty namespace instead.
- */
-const withoutZodLocales: EsbuildPlugin = {
-  name: "without-zod-locales",
+/** zod's parts this package never calls, each with what stands in for it in the bundle. */
+const ZOD_UNUSED: readonly { path: RegExp; contents: string }[] = [
+  // `z.locales`: 40-odd translations (~370 kB); the English messages come with zod's schemas module.
+  { path: /[/\\]zod[/\\]v4[/\\]locales[/\\]index\.js$/, contents: "export {};" },
+  // `z.compile` and its helpers (~47 kB); parsing never needs them (zod's parse module keeps its own
+  // copies of the compiler's sentinels).
+  {
+    path: /[/\\]zod[/\\]v4[/\\]core[/\\]compile\.js$/,
+    contents: [
+      'export const INVALID = Symbol.for("zod.compile.invalid");',
+      'const absent = () => { throw new Error("z.compile is not part of @vetted/runs\' bundled zod"); };',
+      "export class ZodCompileAsyncError extends Error {}",
+      "export class ZodCompileUnsupportedError extends Error {}",
+      "export { absent as compile, absent as withParser, absent as compileFn };",
+    ].join("\n"),
+  },
+];
+
+const withoutUnusedZod: EsbuildPlugin = {
+  name: "without-unused-zod",
   setup(build) {
-    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-      /[/\\]zod[/\\]/.test(args.importer) ? { path: "zod-locales", namespace: "empty" } : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: "empty" }, () => ({ contents: "export {};", loader: "js" }));
+    build.onLoad({ filter: /[/\\]zod[/\\]v4[/\\].*\.js$/ }, (args) => {
+      const stub = ZOD_UNUSED.find((part) => part.path.test(args.path));
+      return stub ? { contents: stub.contents, loader: "js" } : undefined;
+    });
   },
 };
 
@@ -35,7 +48,7 @@ export default defineConfig({
   // drizzle's `is()` by entity kind), so the consumer's zod and the database from `@vetted/store` meet
   // these schemas and tables as their own. The types still import them (they stay dependency and peer).
   noExternal: ["zod", "drizzle-orm"],
-  esbuildPlugins: [withoutZodLocales],
+  esbuildPlugins: [withoutUnusedZod],
   minifyWhitespace: true,
   minifySyntax: true,
 });
