@@ -78,8 +78,11 @@ export const Policies = z
 /** A template's run policies. */
 export type Policies = z.infer<typeof Policies>;
 
-/** The policies a run gets when it names a flow without a template. */
-export const DEFAULT_POLICIES: Policies = Policies.parse({});
+/**
+ * The policies a run gets when it names a flow without a template. Parsed without zod's compiled fast
+ * path, which would otherwise be generated (a `new Function` per object) while the package is imported.
+ */
+export const DEFAULT_POLICIES: Policies = Policies.parse({}, { jitless: true });
 
 /** Template param defaults: strings, numbers, booleans. */
 export const Defaults = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
