@@ -12,33 +12,12 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileorgError } from "../errors.js";
+import { onePagePdf } from "../tests/content-fixtures.js";
 import { createHarness, type Harness, writeTree } from "../tests/harness.js";
 import { loadOptional } from "./preview-render.js";
 import { cachedAt, makeThumbnail, thumbnailCachePath } from "./previews.js";
 
 const LOCAL = { actor: "local" };
-
-/** A one-page PDF (200 × 100 pt) whose page is a filled blue rectangle, with a correct xref table. */
-function onePagePdf(): Buffer {
-  const stream = "0 0 1 rg 20 20 160 60 re f";
-  const objects = [
-    "<< /Type /Catalog /Pages 2 0 R >>",
-    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R /Resources << >> >>",
-    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
-  ];
-  let out = "%PDF-1.4\n";
-  const offsets: number[] = [];
-  objects.forEach((o, i) => {
-    offsets.push(out.length);
-    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
-  });
-  const xref = out.length;
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const off of offsets) out += `${String(off).padStart(10, "0")} 00000 n \n`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, "latin1");
-}
 
 /** A real JPEG of `width` × `height` (solid red). */
 function jpeg(width: number, height: number): Promise<Buffer> {
