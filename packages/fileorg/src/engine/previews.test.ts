@@ -12,7 +12,7 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileorgError } from "../errors.js";
-import { onePagePdf } from "../tests/content-fixtures.js";
+import { onePagePdf, solidPng } from "../tests/content-fixtures.js";
 import { createHarness, type Harness, writeTree } from "../tests/harness.js";
 import { loadOptional } from "./preview-render.js";
 import { cachedAt, makeThumbnail, thumbnailCachePath } from "./previews.js";
@@ -76,6 +76,23 @@ describe("thumbnails", () => {
     expect(second.etag).toBe(first.etag);
     expect(second.data.equals(first.data)).toBe(true);
     expect(await cachedAt(cache, first.etag)).toBe(old.getTime());
+  });
+
+  it("renders a PNG made without any image library (the fixture the web e2e uses)", async () => {
+    const { root, cache } = setup();
+    const file = join(root, "plain.png");
+    writeFileSync(file, solidPng(90, 30, [0, 160, 0]));
+    const thumb = await makeThumbnail({
+      roots: [root],
+      path: file,
+      mime: "image/png",
+      size: 64,
+      cacheDir: cache,
+    });
+    const stats = await sharp(thumb.data).stats();
+    expect((await sharp(thumb.data).metadata()).width).toBe(64);
+    // Lossy WebP: the green channel stays within a few levels of 160.
+    expect(Math.abs((stats.channels[1]?.mean ?? 0) - 160)).toBeLessThan(5);
   });
 
   it("gives a changed file a new cache key", async () => {

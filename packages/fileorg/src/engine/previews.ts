@@ -3,10 +3,12 @@ import { closeSync, readFile } from "node:fs";
 import { mkdir, readFile as readPath, rename, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { type PreviewKind, previewKindOf } from "../domain/preview-kind.js";
 import { FileorgError } from "../errors.js";
 import { confinedFs } from "./confined-fs.js";
 import { renderImageThumbnail, renderPdfFirstPage, THUMBNAIL_TYPE } from "./preview-render.js";
 
+export { type PreviewKind, previewKindOf } from "../domain/preview-kind.js";
 export { loadOptional, PREVIEW_PACKAGES, THUMBNAIL_TYPE } from "./preview-render.js";
 
 /** The thumbnail sizes (px on the longest side) a caller may ask for: a few, so the cache stays small. */
@@ -14,22 +16,12 @@ export const THUMBNAIL_SIZES = [64, 128, 256, 512] as const;
 /** A thumbnail size. */
 export type ThumbnailSize = (typeof THUMBNAIL_SIZES)[number];
 
-/** What a thumbnail can be made of. */
-export type PreviewKind = "image" | "pdf";
-
 /** The largest file a thumbnail is rendered from (bytes); a larger one is NOT_PREVIEWABLE. */
 export const MAX_PREVIEW_BYTES = 64 << 20;
 /** Bumped when the rendering changes, so old cache entries are no longer used. */
 const RENDER_VERSION = "1";
 /** Renders at once (decoding is CPU-bound); more wait their turn. */
 const MAX_RENDERS = 2;
-
-/** The kind of thumbnail a MIME type gets, or undefined (SVG is never rendered: it is a document). */
-export function previewKindOf(mime: string | null | undefined): PreviewKind | undefined {
-  if (mime === "application/pdf") return "pdf";
-  if (mime?.startsWith("image/") === true && mime !== "image/svg+xml") return "image";
-  return undefined;
-}
 
 /** A thumbnail request: the file, where it may be read, and the cache folder (the caller's). */
 export interface ThumbnailRequest {
