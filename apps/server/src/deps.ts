@@ -59,6 +59,8 @@ export interface AppDeps {
   proof?: ProofEngine;
   /** Signed webhooks (`/api/webhooks`); its dispatcher is started by `main.ts`. */
   webhooks: WebhooksEngine;
+  /** Where rendered thumbnails are cached (`<data dir>/previews`); created on first use. */
+  previewsDir: string;
   /** The built web console (`VETTED_WEB_DIST`); absent = `/` answers a page saying how to build it. */
   webDist?: string | undefined;
   /** The comparison document `GET /api/comparison/document` reads (`VETTED_COMPARISON_FILE`). */

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { CommandsFileError, loadSecretsKey } from "@vetted/runs";
 import { createApp } from "./app.js";
 import { composeEngines, type Engines } from "./compose.js";
@@ -149,6 +150,7 @@ async function main(): Promise<void> {
     vonage: config.vonage,
     health: config.health,
     webDist: config.webDist,
+    previewsDir: join(config.dataDir, "previews"),
     comparisonFile: config.comparisonFile,
   });
   const server = createHttpServer({

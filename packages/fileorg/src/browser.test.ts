@@ -106,6 +106,7 @@ describe("@vetted/fileorg/browser", () => {
       "domain/naming-template.ts",
       "domain/path-limits.ts",
       "domain/posix-path.ts",
+      "domain/preview-kind.ts",
       "domain/reason-labels.ts",
     ]);
   });

@@ -33,6 +33,11 @@ export const FILEORG_ERROR_CODES = [
   "CONFLICT_NOT_OPEN",
   "RULES_FILE_SYNTAX",
   "RULES_FILE_INVALID",
+  "PREVIEW_UNAVAILABLE",
+  "NOT_PREVIEWABLE",
+  "PREVIEW_FAILED",
+  "FILE_MISSING",
+  "FILE_UNREADABLE",
 ] as const;
 
 /** A stable SCREAMING_SNAKE error code of `@vetted/fileorg`. */

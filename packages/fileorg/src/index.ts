@@ -48,6 +48,13 @@ export {
   ResolveRequest,
 } from "./domain/conflict.js";
 export {
+  ConflictFile,
+  ConflictPreview,
+  ResolutionOutcome,
+  ResolutionPreview,
+  summarizeOutcome,
+} from "./domain/conflict-preview.js";
+export {
   type ConflictRow,
   type ConflictScope,
   type DetectedConflict,
@@ -368,6 +375,20 @@ export type {
   StrategyPackView,
 } from "./engine/preferences/index.js";
 export { createPreferencesEngine, ITEM_SCHEMAS } from "./engine/preferences/index.js";
+export {
+  cachedAt,
+  MAX_PREVIEW_BYTES,
+  makeThumbnail,
+  PREVIEW_PACKAGES,
+  type PreviewKind,
+  previewKindOf,
+  THUMBNAIL_SIZES,
+  THUMBNAIL_TYPE,
+  type Thumbnail,
+  type ThumbnailRequest,
+  type ThumbnailSize,
+  thumbnailCachePath,
+} from "./engine/previews.js";
 export type { HubMessage } from "./engine/records.js";
 export type { ReviewEngine, ReviewEngineOptions } from "./engine/review/index.js";
 export { createReviewEngine } from "./engine/review/index.js";

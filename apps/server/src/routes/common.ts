@@ -15,7 +15,7 @@ export function errorResponse(description: string) {
 }
 
 /** The statuses a route may answer with the error envelope. */
-export type ErrorStatus = 400 | 403 | 404 | 409 | 412 | 422;
+export type ErrorStatus = 400 | 403 | 404 | 409 | 412 | 415 | 422 | 503;
 
 /** `{ 400: envelope, 404: envelope, ... }`: the error entries of a route's `responses`. */
 export function errorResponses<const S extends ErrorStatus>(...statuses: S[]) {

@@ -30,6 +30,7 @@ import {
   sseResponses,
 } from "./common.js";
 import { createManifestRoutes } from "./manifest.js";
+import { createPreviewRoutes } from "./previews.js";
 
 const TAG = ["jobs"];
 
@@ -321,5 +322,6 @@ export function createJobRoutes(deps: AppDeps) {
   return new OpenAPIHono<AppEnv>()
     .route("/", createJobListRoutes(deps))
     .route("/", createJobItemRoutes(deps))
-    .route("/", createManifestRoutes(deps));
+    .route("/", createManifestRoutes(deps))
+    .route("/", createPreviewRoutes(deps));
 }

@@ -93,6 +93,7 @@ export async function createTestApp(
     database,
     databaseIsFile: true,
     version: "0.0.0-test",
+    previewsDir: join(dir, "previews"),
     logger,
     metrics,
     // Tests poll quickly; the rate-limit tests set their own limits.

@@ -3333,7 +3333,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resolve conflicts (rename, skip, keep_both, manual, move_to_duplicates) atomically */
+        /** Resolve conflicts (rename, skip, keep_both, manual, move_to_duplicates, move_to_trash) atomically */
         post: {
             parameters: {
                 query?: never;
@@ -3760,6 +3760,175 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{job_id}/manifest/{row_id}/thumbnail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A row's thumbnail (an image, or a PDF's first page) as WebP; ETag + If-None-Match (304). 415 NOT_PREVIEWABLE, 404 FILE_MISSING, 403 PATH_OUTSIDE_ROOT, 422 FILE_UNREADABLE or PREVIEW_FAILED, 503 PREVIEW_UNAVAILABLE (an optional package is not installed) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Longest side in px (default 128): one of 64, 128, 256, 512 */
+                    size?: "64" | "128" | "256" | "512";
+                };
+                header?: never;
+                path: {
+                    job_id: string;
+                    row_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The thumbnail */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "image/webp": string;
+                    };
+                };
+                /** @description Not modified (the `If-None-Match` ETag is current) */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{job_id}/manifest/conflicts/{conflict_id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A conflict with its files (relative names, size, dates) and a dry run of each resolution (nothing changes) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    job_id: string;
+                    conflict_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The conflict and its resolutions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FileorgConflictPreview"];
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -9921,6 +10090,55 @@ export interface components {
         FileorgOriginalRequest: {
             /** @description The copy to keep as the original */
             row_id: string;
+        };
+        FileorgConflictPreview: {
+            conflict: components["schemas"]["FileorgConflict"];
+            source_dir: string;
+            output_dir: string;
+            files: components["schemas"]["FileorgConflictFile"][];
+            resolutions: {
+                /** @enum {string} */
+                strategy: "rename" | "skip" | "keep_both" | "manual" | "move_to_duplicates" | "move_to_trash";
+                applicable: boolean;
+                files: {
+                    row_id: string;
+                    /** @enum {string} */
+                    action: "move" | "skip" | "trash";
+                    /** @description Where it would go, relative to the output folder */
+                    target: string;
+                    /** @description True when the resolution changes this file's plan */
+                    changed: boolean;
+                    /** @enum {string} */
+                    note?: "duplicate_accepted" | "source_refreshed";
+                }[];
+                /** @description The outcome in words, e.g. `keep both → a.jpg, a (2).jpg` */
+                summary: string;
+                refused?: {
+                    code: string;
+                    message: string;
+                };
+            }[];
+        };
+        FileorgConflictFile: {
+            row_id: string;
+            /** @description The file's base name */
+            name: string;
+            /** @description Where it is, relative to the source folder (absolute if outside) */
+            source: string;
+            /** @description Its planned target, relative to the output folder */
+            target: string;
+            /** @enum {string} */
+            action: "move" | "skip" | "trash";
+            size: number;
+            /** @description Last modified (ISO 8601) */
+            mtime: string;
+            /** @description Its content date (ISO 8601), when known */
+            date: string | null;
+            mime: string | null;
+            /** @description True when a thumbnail can be asked for (image or PDF) */
+            previewable: boolean;
+            /** @description duplicate_content: this copy is the group's original */
+            original: boolean;
         };
         NamingTemplateItem: {
             id?: string;

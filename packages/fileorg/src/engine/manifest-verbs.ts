@@ -3,6 +3,7 @@ import type { Actor, JobReport } from "../domain/job.js";
 import type { EditResult, ManifestPage, ManifestRow, RowPatch } from "../domain/manifest.js";
 import { NotFoundError } from "../errors.js";
 import { type ManifestView, previewRow, type RowPreview, reportJob, viewManifest } from "./insights.js";
+import { previewConflict } from "./manifest/conflict-preview.js";
 import {
   chooseOriginal,
   type InternalPatch,
@@ -17,6 +18,7 @@ import {
   splitUnit,
   toManifestRow,
 } from "./manifest/index.js";
+import { makeThumbnail, type Thumbnail, type ThumbnailSize } from "./previews.js";
 import type { FileorgResources } from "./resources.js";
 
 /** The engine's manifest verbs (rows, patches, conflicts, views), over the shared resources. */
@@ -82,6 +84,29 @@ export function manifestVerbs(res: FileorgResources) {
     viewManifest: (jobId: string): Promise<ManifestView> => viewManifest(ctx, jobId),
     /** A row's metadata and a safe preview of its file. */
     previewRow: (jobId: string, rowId: string): Promise<RowPreview> => previewRow(ctx, jobId, rowId),
+    /**
+     * A WebP thumbnail of a row's file where it is now (target once applied, else source): an image, or a
+     * PDF's first page; cached in `cacheDir` (the caller's folder, e.g. under its data dir). Read through
+     * the confined layer only. Throws JOB_NOT_FOUND, ROW_NOT_FOUND, NOT_PREVIEWABLE, FILE_MISSING,
+     * PATH_OUTSIDE_ROOT, FILE_UNREADABLE, PREVIEW_FAILED, PREVIEW_UNAVAILABLE.
+     */
+    async thumbnailRow(
+      jobId: string,
+      rowId: string,
+      options: { size: ThumbnailSize; cacheDir: string },
+    ): Promise<Thumbnail> {
+      await requireManifestJob(db, jobId);
+      const [row] = await loadRows(db, jobId, [rowId]);
+      if (row === undefined)
+        throw new NotFoundError("ROW_NOT_FOUND", `No row ${rowId} in ${jobId}.`, { row_id: rowId });
+      const path = row.status === "applied" ? row.targetPath : row.sourcePath;
+      return makeThumbnail({ roots: ctx.guard.roots, path, mime: row.mime, ...options });
+    },
+    /**
+     * A conflict with its files and a dry run of each resolution (the plan after it; nothing changes).
+     * Throws JOB_NOT_FOUND, CONFLICT_NOT_FOUND.
+     */
+    previewConflict: (jobId: string, conflictId: string) => previewConflict(ctx, jobId, conflictId),
     /** A job's report: totals, counts by bucket/category/status/error, duplicates, conflicts, bytes moved, durations. */
     report: (jobId: string): Promise<JobReport> => reportJob(ctx, jobId),
   };

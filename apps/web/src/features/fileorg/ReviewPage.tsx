@@ -216,6 +216,7 @@ export function ReviewPage({ jobId, search }: { jobId: string; search: ReviewSea
           <RowTable
             box={box}
             rows={rows}
+            jobId={jobId}
             outputDir={outputDir}
             sourceDir={sourceDir}
             cursor={cursor}

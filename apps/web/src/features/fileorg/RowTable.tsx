@@ -3,6 +3,7 @@ import { type RefObject, useEffect, useRef } from "react";
 import { formatBytes } from "./model/format-bytes.js";
 import { isRowVisible } from "./model/review-keys.js";
 import { contentDate, dateSourceLabel, sourceFolder, unitLabel } from "./model/row-facts.js";
+import { Thumb } from "./Thumb.js";
 import type { ManifestRow } from "./types.js";
 
 const ROW_HEIGHT = 46;
@@ -26,12 +27,15 @@ export function rowOnScreen(box: HTMLElement | null, rowId: string | undefined):
 
 /**
  * The virtualised manifest table: only the rows in view (plus a small overscan) are in the DOM; the next
- * page is asked for when the end of what is loaded comes into view. Each row: name and source folder,
+ * page is asked for when the end of what is loaded comes into view. Each row: a thumbnail (images, a PDF's
+ * first page; lazy-loaded in a fixed box), name and source folder,
  * planned target and unit, content date and where it was read, size, category, bucket and reasons.
  */
 export function RowTable(props: {
   box: RefObject<HTMLDivElement | null>;
   rows: readonly ManifestRow[];
+  /** The analyze job: rows' thumbnails are asked of it. */
+  jobId: string;
   outputDir: string;
   sourceDir: string | undefined;
   cursor: number;
@@ -76,6 +80,9 @@ export function RowTable(props: {
             <th scope="col" className="col-check">
               <span className="sr-only">Selected</span>
             </th>
+            <th scope="col" className="col-thumb">
+              <span className="sr-only">Preview</span>
+            </th>
             <th scope="col" className="col-file">
               File · from folder
             </th>
@@ -115,6 +122,7 @@ export function RowTable(props: {
                 style={place}
                 isCursor={item.index === cursor}
                 isSelected={selected.has(row.row_id)}
+                jobId={props.jobId}
                 target={rel(row.target_path)}
                 folder={sourceFolder(row.source_path, props.sourceDir)}
                 onOpen={props.onOpen}
@@ -134,6 +142,7 @@ function Row(props: {
   style: { top: number; height: number };
   isCursor: boolean;
   isSelected: boolean;
+  jobId: string;
   target: string;
   folder: string;
   onOpen: (index: number) => void;
@@ -162,6 +171,9 @@ function Row(props: {
           }}
           onChange={() => undefined}
         />
+      </td>
+      <td className="col-thumb">
+        <Thumb jobId={props.jobId} rowId={row.row_id} mime={row.mime} name={name} px={36} size={64} />
       </td>
       <td className="col-file" title={row.source_path}>
         <button type="button" className="link" onClick={() => props.onOpen(index)}>

@@ -1,13 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { BUCKET_LABELS, labelReason } from "@vetted/fileorg/browser";
-import { useState } from "react";
+import { BUCKET_LABELS, labelReason, previewKindOf } from "@vetted/fileorg/browser";
+import { useCallback, useState } from "react";
 import { api, unwrap } from "../../api/client.js";
 import { ErrorState, Loading } from "../../ui/states.js";
 import { formatBytes } from "./model/format-bytes.js";
 import { contentDate, dateSourceLabel, unitLabel } from "./model/row-facts.js";
+import { Thumb } from "./Thumb.js";
 import type { ManifestRow } from "./types.js";
 
-/** One row: its preview (text lines, image size, PDF pages), its reasons in words, inline edits. */
+/**
+ * One row: its preview (a thumbnail of an image or a PDF's first page; text lines, image size, PDF pages),
+ * its reasons in words, inline edits.
+ */
 export function SidePanel({ jobId, row, revision }: { jobId: string; row: ManifestRow; revision: number }) {
   const client = useQueryClient();
   const preview = useQuery({
@@ -32,10 +36,14 @@ export function SidePanel({ jobId, row, revision }: { jobId: string; row: Manife
     onSuccess: () => client.invalidateQueries({ queryKey: ["fileorg", "manifest", jobId] }),
   });
   const p = preview.data;
+  // Without a thumbnail (not rendered, or the renderer is not installed) the text preview below says it.
+  const [noThumb, setNoThumb] = useState(false);
+  const onNoThumb = useCallback(() => setNoThumb(true), []);
+  const name = row.source_path.slice(row.source_path.lastIndexOf("/") + 1);
   const unit = unitLabel(row.unit);
   return (
     <aside className="side-panel card" aria-label="Row details">
-      <h2>{row.source_path.slice(row.source_path.lastIndexOf("/") + 1)}</h2>
+      <h2>{name}</h2>
       <p>
         {formatBytes(row.size)} · {row.mime ?? "unknown type"} · confidence {Math.round(row.confidence * 100)}
         %
@@ -54,6 +62,19 @@ export function SidePanel({ jobId, row, revision }: { jobId: string; row: Manife
         ))}
       </ul>
       <h3>Preview</h3>
+      {previewKindOf(row.mime) !== undefined && !noThumb ? (
+        <div className="preview-thumb">
+          <Thumb
+            jobId={jobId}
+            rowId={row.row_id}
+            mime={row.mime}
+            name={name}
+            px={256}
+            size={256}
+            onUnavailable={onNoThumb}
+          />
+        </div>
+      ) : null}
       {preview.isPending ? <Loading what="the preview" /> : null}
       {preview.isError ? <ErrorState error={preview.error} /> : null}
       {p?.kind === "text" ? <pre className="preview-text">{p.text}</pre> : null}

@@ -10,3 +10,4 @@ export type JobReport = S["FileorgJobReport"];
 export type ApplyPlan = S["FileorgApplyPlan"];
 export type ApplyResult = S["FileorgApplyResult"];
 export type ApplyWarning = S["FileorgApplyWarning"];
+export type ConflictPreview = S["FileorgConflictPreview"];

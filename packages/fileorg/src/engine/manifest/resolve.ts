@@ -17,7 +17,8 @@ import { toConflict } from "./views.js";
 
 type ConflictRecord = typeof conflicts.$inferSelect;
 type Resolution = ResolveRequest["resolutions"][number];
-type RowOp = { row_id: string; patch: InternalPatch };
+/** One row patch a resolution makes. */
+export type RowOp = { row_id: string; patch: InternalPatch };
 
 async function existsOnDisk(path: string): Promise<boolean> {
   try {
@@ -50,7 +51,7 @@ async function freeVariant(db: Queryable, jobId: string, path: string, taken: Se
 const TARGET_KINDS: readonly ConflictKind[] = ["duplicate_target", "case_collision", "target_exists"];
 
 /** What resolving one conflict needs: where sources may be re-read and the names already handed out. */
-interface ResolveScope {
+export interface ResolveScope {
   ctx: EngineContext;
   jobId: string;
   sourceRoots: readonly string[];
@@ -132,8 +133,8 @@ async function toDuplicatesFolder(scope: ResolveScope, members: RowRecord[]): Pr
   return ops;
 }
 
-/** The row patches that carry out one resolution of an open conflict. */
-async function opsOf(scope: ResolveScope, c: ConflictRecord, res: Resolution): Promise<RowOp[]> {
+/** The row patches that carry out one resolution of an open conflict (also the dry run of its preview). */
+export async function opsOf(scope: ResolveScope, c: ConflictRecord, res: Resolution): Promise<RowOp[]> {
   const members = (await loadRows(scope.ctx.db, scope.jobId, c.rowIds)).sort((a, b) => a.seq - b.seq);
   if (members.length === 0) return [];
   switch (res.strategy) {
@@ -174,7 +175,12 @@ async function opsOf(scope: ResolveScope, c: ConflictRecord, res: Resolution): P
   }
 }
 
-async function findConflict(db: Queryable, jobId: string, conflictIdOf: string): Promise<ConflictRecord> {
+/** A manifest's conflict by id. Throws CONFLICT_NOT_FOUND. */
+export async function findConflict(
+  db: Queryable,
+  jobId: string,
+  conflictIdOf: string,
+): Promise<ConflictRecord> {
   const [c] = await db
     .select()
     .from(conflicts)
