@@ -75,6 +75,7 @@ const WORDS: Record<ResolutionStrategy, string> = {
   keep_both: "keep both",
   manual: "manual",
   move_to_duplicates: "move copies to _duplicates",
+  move_to_trash: "move copies to the trash",
 };
 
 /** The base name of a relative or absolute POSIX path. */
@@ -84,17 +85,21 @@ function baseName(path: string): string {
 
 /**
  * The words of a resolution's outcome: the strategy, then each file's name after it (its target's base
- * name, or its folder-relative target when two names match), skipped files as `name (skipped)`.
+ * name, or its folder-relative target when two names match), skipped files as `name (skipped)`, trashed
+ * ones as `name (to the trash)`.
  */
 export function summarizeOutcome(
   strategy: ResolutionStrategy,
   files: readonly { action: RowAction; target: string; name: string }[],
 ): string {
   const names = files.map((f) => baseName(f.target));
-  const clash = new Set(names.filter((n, i) => names.indexOf(n) !== i));
+  // Only files that move land on a name: a skipped or trashed file's target clashes with nothing.
+  const landing = names.filter((_, i) => files[i]?.action === "move");
+  const clash = new Set(landing.filter((n, i) => landing.indexOf(n) !== i));
   const parts = files.map((f, i) => {
     const shown = clash.has(names[i] ?? "") ? f.target : (names[i] ?? f.target);
-    return f.action === "skip" ? `${f.name} (skipped, stays where it is)` : shown;
+    if (f.action === "skip") return `${f.name} (skipped, stays where it is)`;
+    return f.action === "trash" ? `${f.name} (to the trash)` : shown;
   });
   return `${WORDS[strategy]} → ${parts.join(", ")}`;
 }

@@ -6,18 +6,19 @@ import { formatBytes } from "./model/format-bytes.js";
 import { Thumb } from "./Thumb.js";
 import type { Conflict, ConflictPreview } from "./types.js";
 
-type Strategy = "rename" | "skip" | "keep_both" | "move_to_duplicates";
+type Strategy = "rename" | "skip" | "keep_both" | "move_to_duplicates" | "move_to_trash";
 const WORDS: Record<Strategy, string> = {
   rename: "Rename (add (2), (3)…)",
   skip: "Skip these files",
   keep_both: "Keep both",
   move_to_duplicates: "Move copies to _duplicates",
+  move_to_trash: "Move copies to the trash",
 };
 
 /** What each conflict kind may be resolved with (`manual` is an inline target edit in the side panel). */
 function strategiesOf(kind: Conflict["kind"]): Strategy[] {
   return kind === "duplicate_content"
-    ? ["keep_both", "skip", "move_to_duplicates"]
+    ? ["keep_both", "skip", "move_to_duplicates", "move_to_trash"]
     : ["rename", "skip", "keep_both"];
 }
 

@@ -18,5 +18,6 @@ describe("conflict words", () => {
     expect(outcomeLine("y/a.jpg", { action: "skip", target: "images/a.jpg" })).toBe(
       "y/a.jpg: skipped, stays where it is",
     );
+    expect(outcomeLine("y/a.jpg", { action: "trash", target: "" })).toBe("y/a.jpg → the trash");
   });
 });

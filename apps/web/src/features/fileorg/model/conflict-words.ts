@@ -30,8 +30,10 @@ export function conflictTitle(kind: ConflictKind, targets: readonly string[]): s
 }
 
 /** What one file becomes under a resolution: `x/a.jpg → images/a (2).jpg`, or that it stays. */
-export function outcomeLine(source: string, outcome: { action: "move" | "skip"; target: string }): string {
-  return outcome.action === "skip"
-    ? `${source}: skipped, stays where it is`
-    : `${source} → ${outcome.target}`;
+export function outcomeLine(
+  source: string,
+  outcome: { action: "move" | "skip" | "trash"; target: string },
+): string {
+  if (outcome.action === "skip") return `${source}: skipped, stays where it is`;
+  return outcome.action === "trash" ? `${source} → the trash` : `${source} → ${outcome.target}`;
 }
