@@ -197,7 +197,8 @@ function createConflictRowRoutes(deps: Pick<AppDeps, "fileorg">) {
         method: "post",
         path: "/api/jobs/{job_id}/manifest/conflicts/resolve",
         tags: TAG,
-        summary: "Resolve conflicts (rename, skip, keep_both, manual, move_to_duplicates, move_to_trash) atomically",
+        summary:
+          "Resolve conflicts (rename, skip, keep_both, manual, move_to_duplicates, move_to_trash) atomically",
         request: { params: JobIdParams, headers: IfMatch, ...bodyOf(ResolveRequest) },
         responses: {
           200: jsonResponse("The conflicts after resolution", ResolveResult),
