@@ -1,7 +1,9 @@
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -23,6 +25,7 @@ import {
   chooseTrashSlot,
   defaultHomeTrash,
   deletionDateOf,
+  removePartialTrashInfo,
   removeTrashInfo,
   topdirTrash,
   trashDirFor,
@@ -137,6 +140,18 @@ describe("trash entries", () => {
     );
     expect(readFileSync(info, "utf8")).toContain("Path=/first");
     expect(statSync(info).mode & 0o777).toBe(0o600);
+  });
+
+  it("never leaves a cut info: it is written beside, then linked into place; a crash's partial is cleared", () => {
+    const root = scratch();
+    writeTree(root, { "Trash/info/a.txt.trashinfo.partial": "" }); // a crash before the link
+    const info = join(root, "Trash/info/a.txt.trashinfo");
+    expect(existsSync(info)).toBe(false);
+    expect(writeTrashInfo(info, formatTrashInfo("/home/me/a.txt", "2020-01-01T00:00:00"))).toBe("written");
+    expect(readdirSync(join(root, "Trash/info"))).toEqual(["a.txt.trashinfo"]);
+    writeTree(root, { "Trash/info/b.txt.trashinfo.partial": "[Trash" });
+    removePartialTrashInfo(join(root, "Trash/files/b.txt"));
+    expect(readdirSync(join(root, "Trash/info"))).toEqual(["a.txt.trashinfo"]);
   });
 
   it("removes only the info naming the original it is asked about", () => {

@@ -197,25 +197,52 @@ export function deletionDateOf(at: number): string {
   });
 }
 
+/** Where {@link writeTrashInfo} writes an info before linking it into place (ours by its name). */
+export function partialOf(info: string): string {
+  return `${info}.partial`;
+}
+
+/** Fsyncs a folder, so a name linked or removed in it survives a crash. */
+function syncDir(dir: string): void {
+  const fd = fs.openSync(dir, fs.constants.O_RDONLY);
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
- * Writes `info` atomically and exclusively (O_EXCL, mode 0600, fsynced): answers `exists` when something is
- * already there (it is never overwritten).
+ * Writes `info` atomically and exclusively (mode 0600, fsynced): the text goes to `<info>.partial` first,
+ * which is then hard-linked to `info` — a link never replaces an existing name, so something already there
+ * answers `exists` and is never overwritten, and a crash leaves either no info or a whole one (never an
+ * empty or cut one), plus at most the partial file, which recovery removes.
  */
 export function writeTrashInfo(info: string, text: string): "written" | "exists" {
-  let fd: number;
-  try {
-    fd = fs.openSync(info, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") return "exists";
-    throw err;
-  }
+  const partial = partialOf(info);
+  const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW;
+  const fd = fs.openSync(partial, flags, 0o600);
   try {
     fs.writeSync(fd, text);
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
+  try {
+    fs.linkSync(partial, info);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return "exists";
+    throw err;
+  } finally {
+    fs.rmSync(partial, { force: true });
+  }
+  syncDir(dirname(info));
   return "written";
+}
+
+/** Removes the partial info a crash may have left while writing the info of `trashedFile`. */
+export function removePartialTrashInfo(trashedFile: string): void {
+  fs.rmSync(partialOf(infoPathOf(trashedFile)), { force: true });
 }
 
 /** The `.trashinfo` text of a slot deleted at `at`. */

@@ -3,6 +3,7 @@ import { Link, useNavigate } from "@tanstack/react-router";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, unwrap } from "../../api/client.js";
 import { ErrorState, Loading } from "../../ui/states.js";
+import { BulkEdit, type TriageBody, triageWords } from "./BulkEdit.js";
 import { CONFLICTS_ID, ConflictsPanel, openConflictsOptions } from "./ConflictsPanel.js";
 import { FolderPanel } from "./FolderTree.js";
 import { cursorIndex, isTableKey, reviewKey, selectRange } from "./model/review-keys.js";
@@ -14,20 +15,6 @@ import { RowTable, rowOnScreen } from "./RowTable.js";
 import { RuleDraft } from "./RuleDraft.js";
 import { reviewRowsOptions } from "./review-rows.js";
 import { SidePanel } from "./SidePanel.js";
-
-type TriageBody = { action: "approve" | "skip" | "set_category"; row_ids: string[]; value?: string };
-
-/** What a triage did, for the live region: `Skipped report.txt`, `Approved 3 rows`. */
-function triageWords(body: TriageBody, names: ReadonlyMap<string, string>): string {
-  const verb =
-    body.action === "approve" ? "Approved" : body.action === "skip" ? "Skipped" : "Set the category of";
-  const [only] = body.row_ids;
-  const what =
-    body.row_ids.length === 1 && only !== undefined
-      ? (names.get(only) ?? "1 row")
-      : `${body.row_ids.length} rows`;
-  return `${verb} ${what}`;
-}
 
 /** The summary, the job (its folders) and the grouped view: each its own query, none waits for the rows. */
 function useReviewFacts(jobId: string) {
@@ -91,6 +78,11 @@ export function ReviewPage({ jobId, search }: { jobId: string; search: ReviewSea
   const setCursor = useCallback((i: number) => setCursorAt({ id: rowIds[i], hint: i }), [rowIds]);
   const [anchor, setAnchor] = useState(-1);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  // "Select all matching": the bulk edits act on the filters' rows, loaded or not; a new filter clears it.
+  const [allMatching, setAllMatching] = useState(false);
+  const filterKey = JSON.stringify([search.bucket, search.reason, search.category, search.q, search.view]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: cleared whenever the filters change
+  useEffect(() => setAllMatching(false), [filterKey]);
   const [reveal, setReveal] = useState(0);
   const [said, setSaid] = useState("");
   const box = useRef<HTMLDivElement>(null);
@@ -102,12 +94,13 @@ export function ReviewPage({ jobId, search }: { jobId: string; search: ReviewSea
           body,
         }),
       ),
-    onSuccess: async (_result, body) => {
+    onSuccess: async (result, body) => {
       const names = new Map(
         rows.map((r) => [r.row_id, r.source_path.slice(r.source_path.lastIndexOf("/") + 1)]),
       );
-      setSaid(triageWords(body, names));
+      setSaid(triageWords(body, names, result));
       setSelected(new Set());
+      setAllMatching(false);
       await client.invalidateQueries({ queryKey: ["fileorg", "manifest", jobId] });
     },
   });
@@ -177,29 +170,22 @@ export function ReviewPage({ jobId, search }: { jobId: string; search: ReviewSea
         counts={summary.data}
       />
       <SavedViews search={search} setSearch={setSearch} />
-      <div className="selection-bar">
-        <span aria-live="polite">
-          {selected.size} selected · {rows.length} rows loaded{pages.hasNextPage ? " (more on scroll)" : ""}
-        </span>{" "}
-        · keys: j/k move, x select, a approve, s skip
-        <button
-          type="button"
-          disabled={selected.size === 0}
-          onClick={() => triage.mutate({ action: "approve", row_ids: [...selected] })}
-        >
-          Approve selected
-        </button>
-        <button
-          type="button"
-          disabled={selected.size === 0}
-          onClick={() => triage.mutate({ action: "skip", row_ids: [...selected] })}
-        >
-          Skip selected
-        </button>
-        <span className="triage-said" role="status">
-          {said}
-        </span>
-      </div>
+      <BulkEdit
+        search={search}
+        selected={selected}
+        allMatching={allMatching}
+        setAllMatching={(all) => {
+          setAllMatching(all);
+          if (all) setSelected(new Set());
+        }}
+        loaded={rows.length}
+        complete={pages.data !== undefined && !pages.hasNextPage}
+        summary={summary.data}
+        categories={Object.keys(view.data?.by_category ?? {})}
+        pending={triage.isPending}
+        said={said}
+        onTriage={(body) => triage.mutate(body)}
+      />
       {triage.isError ? <ErrorState error={triage.error} title="The triage was refused" /> : null}
       <div className="workbench">
         <FolderPanel

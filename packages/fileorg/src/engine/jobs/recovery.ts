@@ -8,7 +8,7 @@ import { type JournalRecord, type JournalSigner, resolveMoveFromDisk } from "../
 import { isLeaseTakeable } from "../lease.js";
 import { appendEvent, type JobRecord } from "../records.js";
 import type { FileorgResources } from "../resources.js";
-import { removeTrashInfo, trashRootOf } from "../trash.js";
+import { removePartialTrashInfo, removeTrashInfo, trashRootOf } from "../trash.js";
 
 /** What start-up recovery found for one job. */
 export interface RecoveredJob {
@@ -57,6 +57,7 @@ function rootsOf(record: JournalRecord, allowed: readonly string[]): readonly st
  */
 function settleTrashInfo(record: JournalRecord, state: "done" | "not_done" | "failed"): void {
   const original = record.op === "trash" ? (record.fromPath ?? "") : record.toPath;
+  if (record.op === "trash") removePartialTrashInfo(record.toPath);
   if (record.op === "trash" && state !== "done") removeTrashInfo(record.toPath, original);
   if (record.op === "untrash" && state === "done") removeTrashInfo(record.fromPath ?? "", original);
 }
