@@ -72,7 +72,7 @@ describe("vetted rules check | sim | run, on a rules file on disk", () => {
     expect(bad.stderr.split("\n")).toEqual([
       'bad.yaml:6:20: rule "Scans are documents" filters.size.min: min must not be greater than max',
       'bad.yaml:11:21: rule "Move old" filters.date.from: expected a date (2024-05-31) or a date-time with an offset (2024-05-31T09:00:00+02:00)',
-      'bad.yaml:13:7: rule "Move old" actions.move: unknown action field "move"; use category, target, skip, approve',
+      'bad.yaml:13:7: rule "Move old" actions.move: unknown action field "move"; use category, target, skip, trash, approve',
       "vetted: RULES_FILE_INVALID: bad.yaml has 3 problems",
       "",
     ]);
