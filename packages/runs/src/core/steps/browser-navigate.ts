@@ -1,5 +1,5 @@
-import { NavigateStep } from "../../domain/browser-steps.js";
 import type { Page } from "playwright-core";
+import { NavigateStep } from "../../domain/browser-steps.js";
 import { browserOf } from "./browser-common.js";
 import type { StepType } from "./step-type.js";
 
