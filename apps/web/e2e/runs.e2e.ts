@@ -154,22 +154,27 @@ test.describe("runs", () => {
   });
 
   test("while the stream is cut off, the list says so and falls back to a slow poll", async ({ page }) => {
+    // The page's clock is driven by the test (time still flows), so the 30 s poll is seen without waiting it out.
+    await page.clock.install();
     await page.route("**/api/runs/stream", (route) => route.abort());
-    const lists: number[] = [];
+    let lists = 0;
     page.on("request", (r) => {
-      if (r.method() === "GET" && new URL(r.url()).pathname === "/api/runs") lists.push(Date.now());
+      if (r.method() === "GET" && new URL(r.url()).pathname === "/api/runs") lists += 1;
     });
     await page.goto("/runs");
     const badge = page.getByTestId("runs-live");
     await expect(badge).toHaveAttribute("data-live", "false");
     await expect(badge).toHaveText("Not live: refreshing every 30 s.");
     await page.waitForTimeout(1000);
-    const first = lists.length;
+    const first = lists;
     expect(first).toBeGreaterThan(0);
-    // The next fetch comes from the 30 s fallback poll, not sooner.
-    await expect.poll(() => lists.length, { timeout: 40_000, intervals: [1000] }).toBeGreaterThan(first);
-    const gap = (lists[first] ?? 0) - (lists[first - 1] ?? 0);
-    expect(gap).toBeGreaterThan(25_000);
+    // Not sooner than the 30 s fallback poll...
+    await page.clock.fastForward(20_000);
+    await page.waitForTimeout(1500);
+    expect(lists).toBe(first);
+    // ...but at it.
+    await page.clock.fastForward(11_000);
+    await expect.poll(() => lists, { timeout: 10_000 }).toBeGreaterThan(first);
   });
   test("evidence screenshots show a placeholder until written, are retried, never a broken image", async ({
     page,
@@ -202,6 +207,8 @@ test.describe("runs", () => {
       if (r.url().includes("/screenshots/snap")) shots.push(r.url());
     });
 
+    // The page's clock flows, and the test jumps it past the retries' waits once it has seen them.
+    await page.clock.install();
     await page.goto(`/runs/${run.id}`);
     const snap = page.getByRole("img", { name: "Screenshot snap of step shot" });
     const waiting = page
@@ -221,7 +228,15 @@ test.describe("runs", () => {
 
     // A screenshot that never appears ends as a sentence and a button, not a broken image.
     const after = page.getByRole("status").filter({ hasText: "Screenshot after is not available" }).first();
-    await expect(after).toBeVisible({ timeout: 30_000 });
+    await expect
+      .poll(
+        async () => {
+          await page.clock.fastForward(8_000);
+          return after.isVisible();
+        },
+        { timeout: 30_000, intervals: [250] },
+      )
+      .toBe(true);
     await saveScreenshot(page, "run-evidence");
     await expectAccessible(page);
     restore("-after.jpg");
