@@ -31,8 +31,9 @@ export default defineProject({
     // Test files share one worker's module graph instead of re-importing the engines per file (about 2 s
     // of CPU per file on a 2-core machine); no test relies on module state, mocks or a changed process.env.
     isolate: false,
-    // Tests that start real server processes need headroom when every package's suite runs at once on 2 cores.
-    testTimeout: 20_000,
+    // Real files, databases and server processes on a shared 2-core machine, next to another package's
+    // suite: a limit for a hung test, not a speed check (benches measure speed).
+    testTimeout: 60_000,
     // A suite's beforeAll may start a server child process (its own start-up limit is 60 s).
     hookTimeout: 70_000,
     projects: [
