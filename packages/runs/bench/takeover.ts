@@ -2,12 +2,13 @@
  * Bench: a person's click on a taken-over page. A run waits at an approval gate on the test site's takeover
  * page; the bench takes control (with a live view open, as in the console) and sends N clicks through the
  * live-view input path (`engine.sendInput`: the run's checks, the recorded `takeover_input` event, the CDP
- * mouse events) ÷ the same click dispatched directly on the same page, through Playwright
- * (`page.mouse.click`) and through a raw CDP session. Each click is timed from the moment it is sent to
- * the moment the page's own click listener ran (the page's clock: `performance.timeOrigin + now()`, the
- * same system clock as this process's), and also to the moment the call returned. Clicks alternate
- * between the three paths so a load change on a shared machine hits them alike. Target: live-view p95
- * ≤ 150 ms. Run with `pnpm --filter @vetted/runs bench:takeover` (BENCH_CLICKS, default 60).
+ * mouse events) ÷ the same click dispatched directly on the same page: the live view's CDP dispatch
+ * (`dispatchInput`, the baseline) on a CDP session of its own, and Playwright's `page.mouse.click`. Each
+ * click is timed from the moment it is sent to the moment the page's own click listener ran (the page's
+ * clock: `performance.timeOrigin + now()`, the same system clock as this process's), and to the moment the
+ * call returned. Clicks rotate between the three paths so a load change on a shared machine hits them
+ * alike. Target: live-view p95 ≤ 150 ms. Run with `pnpm --filter @vetted/runs bench:takeover`
+ * (BENCH_CLICKS, default 60).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import type { Page } from "playwright-core";
+import { dispatchInput } from "../src/core/browser/live-view.js";
 import {
   type BrowserHost,
   type BrowserLease,
@@ -87,23 +89,18 @@ await engine.takeControl(run.id, "bench");
 const found = leases.find((l) => l.page.url().includes("/takeover"))?.page;
 if (found === undefined) throw new Error("the run's page was not found among the host's leases");
 const page: Page = found;
-await page.evaluate(() => {
-  const w = window as unknown as { handled: number[] };
-  w.handled = [];
-  document.addEventListener("click", () => w.handled.push(performance.timeOrigin + performance.now()), true);
-});
+// Scripts as strings: this package is typed without the DOM. Each click the page handles, on its clock.
+await page.evaluate(`window.handled = [];
+document.addEventListener("click", () => window.handled.push(performance.timeOrigin + performance.now()), true);`);
 const cdp = await page.context().newCDPSession(page);
 
 /** Each path a click takes: the live view's, and the two direct ones. */
 const paths = {
   live: () => engine.sendInput(run.id, "bench", { type: "click", ...AT }),
   playwright: () => page.mouse.click(AT.x, AT.y),
-  cdp: async () => {
-    const press = { ...AT, button: "left" as const, buttons: 1, clickCount: 1 };
-    await cdp.send("Input.dispatchMouseEvent", { type: "mouseMoved", ...AT, button: "none" });
-    await cdp.send("Input.dispatchMouseEvent", { type: "mousePressed", ...press });
-    await cdp.send("Input.dispatchMouseEvent", { type: "mouseReleased", ...press, buttons: 0 });
-  },
+  // The live view's own CDP dispatch (move, press, release sent at once), called directly: its ratio to
+  // the live view is what the engine adds (the run's checks and the recorded `takeover_input` event).
+  cdp: () => dispatchInput(page, cdp, { type: "click", ...AT }),
 } as const;
 type PathName = keyof typeof paths;
 const handledMs: Record<PathName, number[]> = { live: [], playwright: [], cdp: [] };
@@ -111,14 +108,11 @@ const returnedMs: Record<PathName, number[]> = { live: [], playwright: [], cdp: 
 
 /** Sends one click along `name`: how long until the page handled it, and until the call returned. */
 async function click(name: PathName): Promise<{ handled: number; returned: number }> {
-  const before = await page.evaluate(() => (window as unknown as { handled: number[] }).handled.length);
+  const before = await page.evaluate<number>("window.handled.length");
   const sent = performance.timeOrigin + performance.now();
   await paths[name]();
   const returned = performance.timeOrigin + performance.now() - sent;
-  const at = await page.evaluate(
-    (n) => (window as unknown as { handled: number[] }).handled.slice(n),
-    before,
-  );
+  const at = await page.evaluate<number[]>(`window.handled.slice(${before})`);
   if (at.length !== 1) throw new Error(`a ${name} click reached the page ${at.length} times`);
   return { handled: (at[0] ?? sent) - sent, returned };
 }
@@ -143,12 +137,12 @@ function quantile(values: number[], q: number): number {
 const fmt = (ms: number) => `${ms.toFixed(1).padStart(6)} ms`;
 const line = (label: string, name: PathName) =>
   console.log(
-    `  ${label.padEnd(30)} handled p50 ${fmt(quantile(handledMs[name], 0.5))}  p95 ${fmt(quantile(handledMs[name], 0.95))}` +
+    `  ${label.padEnd(35)} handled p50 ${fmt(quantile(handledMs[name], 0.5))}  p95 ${fmt(quantile(handledMs[name], 0.95))}` +
       `   returned p50 ${fmt(quantile(returnedMs[name], 0.5))}  p95 ${fmt(quantile(returnedMs[name], 0.95))}`,
   );
 console.log(`takeover click, ${CLICKS} clicks per path (live view open: ${frames} frames)`);
 line("playwright page.mouse.click", "playwright");
-line("raw CDP, same page (baseline)", "cdp");
+line("CDP dispatch, same page (baseline)", "cdp");
 line("live-view input (sendInput)", "live");
 const ratio = (base: PathName, q: number) =>
   (quantile(handledMs[base], q) / quantile(handledMs.live, q)).toFixed(2);

@@ -22,11 +22,10 @@ afterEach(() => {
   dir = "";
 });
 
-/** A real JPEG with noise, so each one's thumbnail is a distinct entry of a few KB. */
-function noisyJpeg(seed: number): Promise<Buffer> {
+/** A real JPEG of one colour (per seed), so each one's thumbnail is a distinct entry. */
+function colouredJpeg(seed: number): Promise<Buffer> {
   return sharp({
     create: { width: 300, height: 200, channels: 3, background: { r: seed * 20, g: 90, b: 200 - seed * 10 } },
-    noise: { type: "gaussian", mean: 128, sigma: 40 },
   })
     .jpeg()
     .toBuffer();
@@ -74,7 +73,7 @@ describe("the thumbnail cache's byte budget", () => {
       cacheMaxBytes: cap,
     });
     const N = 12;
-    for (let i = 0; i < N; i++) writeFileSync(join(root, `photo-${i}.jpg`), await noisyJpeg(i));
+    for (let i = 0; i < N; i++) writeFileSync(join(root, `photo-${i}.jpg`), await colouredJpeg(i));
     // The budget: about three and a half thumbnails (measured on a render outside the folder under test).
     const probe = await makeThumbnail({ ...request(0), cacheDir: join(dir, "probe") });
     cap = Math.floor(probe.data.length * 3.5);
@@ -115,7 +114,7 @@ describe("the thumbnail cache's byte budget", () => {
     dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-preview-cap-")));
     const root = join(dir, "root");
     mkdirSync(root);
-    writeFileSync(join(root, "a.jpg"), await noisyJpeg(1));
+    writeFileSync(join(root, "a.jpg"), await colouredJpeg(1));
     const request: ThumbnailRequest = {
       roots: [root],
       path: join(root, "a.jpg"),
