@@ -121,6 +121,12 @@ test("hand back and resume in one action: exactly once, and a second tab sees th
   await clickPageButton(picture);
   await expect(page.getByTestId("events")).toContainText("takeover_input", { timeout: 10_000 });
 
+  // What the console sends: one hand-back and one answer, whatever the clicks.
+  const sent: string[] = [];
+  page.on("request", (request) => {
+    const path = new URL(request.url()).pathname;
+    if (request.method() === "POST" && /\/(live\/hand-back|resume)$/.test(path)) sent.push(path);
+  });
   // Two clicks in the same task: React has not re-rendered (the button is not disabled yet) for the second.
   await oneButton.evaluate((button: HTMLButtonElement) => {
     button.click();
@@ -128,6 +134,7 @@ test("hand back and resume in one action: exactly once, and a second tab sees th
   });
   await expect(page.getByTestId("run-status")).toHaveText("success", { timeout: 60_000 });
   await expect(page.getByRole("alert")).toHaveCount(0);
+  expect(sent).toEqual([`/api/runs/${runId}/live/hand-back`, `/api/runs/${runId}/resume`]);
   const events = page.getByTestId("events");
   await expect(events).toContainText("takeover_ended");
   await expect(events).toContainText("gate_resolved");
