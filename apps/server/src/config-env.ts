@@ -110,6 +110,12 @@ export const envSchema = z
       .int()
       .min(100, "VETTED_FILEORG_LEASE_MS must be at least 100")
       .default(30_000),
+    VETTED_PREVIEW_CACHE_BYTES: z.coerce
+      .number({ error: "VETTED_PREVIEW_CACHE_BYTES must be a number" })
+      .int("VETTED_PREVIEW_CACHE_BYTES must be a whole number of bytes")
+      .min(1, "VETTED_PREVIEW_CACHE_BYTES must be at least 1")
+      .max(Number.MAX_SAFE_INTEGER, "VETTED_PREVIEW_CACHE_BYTES is too large")
+      .default(268_435_456),
     VETTED_HEADERS_TIMEOUT_MS: z.coerce
       .number({ error: "VETTED_HEADERS_TIMEOUT_MS must be a number" })
       .int("VETTED_HEADERS_TIMEOUT_MS must be a whole number")

@@ -55,6 +55,8 @@ export interface Config {
   secretsKey: string | undefined;
   /** How long a running fileorg job stays leased to this process without a heartbeat (VETTED_FILEORG_LEASE_MS). */
   fileorgLeaseMs: number;
+  /** The thumbnail cache's byte budget; past it the least recently used thumbnails go (VETTED_PREVIEW_CACHE_BYTES). */
+  previewCacheBytes: number;
   /** Time to receive a request's headers (VETTED_HEADERS_TIMEOUT_MS); slower clients get a 408. */
   headersTimeoutMs: number;
   /** Time to receive a whole request (VETTED_REQUEST_TIMEOUT_MS); responses such as event streams are not limited. */
@@ -227,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.VETTED_WEBHOOK_TIMEOUT_MS,
     },
     fileorgLeaseMs: e.VETTED_FILEORG_LEASE_MS,
+    previewCacheBytes: e.VETTED_PREVIEW_CACHE_BYTES,
     headersTimeoutMs: e.VETTED_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.VETTED_REQUEST_TIMEOUT_MS,
     vonage: {

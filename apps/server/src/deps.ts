@@ -61,6 +61,8 @@ export interface AppDeps {
   webhooks: WebhooksEngine;
   /** Where rendered thumbnails are cached (`<data dir>/previews`); created on first use. */
   previewsDir: string;
+  /** The thumbnail cache's byte budget (`VETTED_PREVIEW_CACHE_BYTES`; default the engine's, 256 MiB). */
+  previewCacheBytes?: number | undefined;
   /** The built web console (`VETTED_WEB_DIST`); absent = `/` answers a page saying how to build it. */
   webDist?: string | undefined;
   /** The comparison document `GET /api/comparison/document` reads (`VETTED_COMPARISON_FILE`). */

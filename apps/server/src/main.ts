@@ -151,6 +151,7 @@ async function main(): Promise<void> {
     health: config.health,
     webDist: config.webDist,
     previewsDir: join(config.dataDir, "previews"),
+    previewCacheBytes: config.previewCacheBytes,
     comparisonFile: config.comparisonFile,
   });
   const server = createHttpServer({

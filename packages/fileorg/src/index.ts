@@ -377,6 +377,7 @@ export type {
 export { createPreferencesEngine, ITEM_SCHEMAS } from "./engine/preferences/index.js";
 export {
   cachedAt,
+  DEFAULT_PREVIEW_CACHE_BYTES,
   MAX_PREVIEW_BYTES,
   makeThumbnail,
   PREVIEW_PACKAGES,

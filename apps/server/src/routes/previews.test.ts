@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ConflictPreview, Job, ManifestPage, ManifestRow } from "@vetted/fileorg";
 import { onePagePdf } from "@vetted/fileorg/testing";
@@ -32,8 +32,8 @@ async function json<T>(res: Response): Promise<T> {
 }
 
 /** Serves a test app on loopback, analyzes `files` over HTTP and answers the job and its rows by name. */
-async function analyzed(files: Record<string, Buffer | string>) {
-  t = await createTestApp();
+async function analyzed(files: Record<string, Buffer | string>, previewCacheBytes?: number) {
+  t = await createTestApp({}, {}, {}, {}, { previewCacheBytes });
   server = await serveOnLoopback(t.app.fetch);
   const src = join(t.dir, "Inbox");
   const out = join(t.dir, "Sorted");
@@ -67,6 +67,22 @@ async function analyzed(files: Record<string, Buffer | string>) {
 }
 
 describe("thumbnails over HTTP", { timeout: 60_000 }, () => {
+  it("keeps the cache to its byte budget (VETTED_PREVIEW_CACHE_BYTES) and still answers every thumbnail", async () => {
+    const { row, thumb } = await analyzed(
+      { "a.jpg": await jpeg(300, 200), "b.jpg": await jpeg(200, 300) },
+      1,
+    );
+    const cacheDir = t?.deps.previewsDir ?? "";
+    for (const name of ["a.jpg", "b.jpg", "a.jpg"]) {
+      const res = await get(thumb(row(name), "?size=64"));
+      expect(res.status).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
+      // A budget of one byte holds no thumbnail: each is answered, then evicted.
+      const entries = readdirSync(cacheDir, { recursive: true }).filter((f) => String(f).endsWith(".webp"));
+      expect(entries).toEqual([]);
+    }
+  });
+
   it("answers a JPEG's and a PDF's thumbnail as WebP with an ETag, then 304 for a current one", async () => {
     const { row, thumb } = await analyzed({ "photo.jpg": await jpeg(300, 200), "letter.pdf": onePagePdf() });
     const res = await get(thumb(row("photo.jpg"), "?size=64"));

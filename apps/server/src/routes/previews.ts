@@ -28,10 +28,11 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 
 /**
  * Previews of a manifest's files and conflicts: a row's thumbnail (an image, or a PDF's first page; WebP,
- * rendered server-side into `<data dir>/previews` and cached there), and a conflict with its files and a
+ * rendered server-side into `<data dir>/previews` and cached there, least recently used evicted past
+ * `VETTED_PREVIEW_CACHE_BYTES`), and a conflict with its files and a
  * dry run of each resolution.
  */
-export function createPreviewRoutes(deps: Pick<AppDeps, "fileorg" | "previewsDir">) {
+export function createPreviewRoutes(deps: Pick<AppDeps, "fileorg" | "previewsDir" | "previewCacheBytes">) {
   const engine = deps.fileorg;
   return new OpenAPIHono<AppEnv>()
     .openapi(
@@ -56,7 +57,11 @@ export function createPreviewRoutes(deps: Pick<AppDeps, "fileorg" | "previewsDir
       async (c) => {
         const { job_id, row_id } = c.req.valid("param");
         const size = Number(c.req.valid("query").size ?? "128") as ThumbnailSize;
-        const thumb = await engine.thumbnailRow(job_id, row_id, { size, cacheDir: deps.previewsDir });
+        const thumb = await engine.thumbnailRow(job_id, row_id, {
+          size,
+          cacheDir: deps.previewsDir,
+          cacheMaxBytes: deps.previewCacheBytes,
+        });
         const headers = { ETag: `"${thumb.etag}"`, "Cache-Control": CACHE_CONTROL };
         if (matchesEtag(c.req.header("If-None-Match"), thumb.etag)) return c.body(null, 304, headers);
         return c.body(new Uint8Array(thumb.data), 200, { ...headers, "Content-Type": thumb.contentType });

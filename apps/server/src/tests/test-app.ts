@@ -30,7 +30,10 @@ export async function createTestApp(
   runsOptions: Partial<RunsEngineOptions> = {},
   browserOptions: Partial<BrowserHostOptions> = {},
   lanesOptions: Partial<Pick<BrowserLanesOptions, "planner" | "raceHooks">> = {},
-  extraDeps: Pick<Partial<AppDeps>, "vonage" | "embeddings" | "health" | "operatorLanes"> = {},
+  extraDeps: Pick<
+    Partial<AppDeps>,
+    "vonage" | "embeddings" | "health" | "operatorLanes" | "previewCacheBytes"
+  > = {},
   webhookOptions: Partial<Omit<WebhooksEngineOptions, "db">> = {},
 ): Promise<TestApp> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "vetted-app-")));

@@ -86,14 +86,15 @@ export function manifestVerbs(res: FileorgResources) {
     previewRow: (jobId: string, rowId: string): Promise<RowPreview> => previewRow(ctx, jobId, rowId),
     /**
      * A WebP thumbnail of a row's file where it is now (target once applied, else source): an image, or a
-     * PDF's first page; cached in `cacheDir` (the caller's folder, e.g. under its data dir). Read through
+     * PDF's first page; cached in `cacheDir` (the caller's folder, e.g. under its data dir), kept to
+     * `cacheMaxBytes` (default 256 MiB) by evicting the least recently used thumbnails. Read through
      * the confined layer only. Throws JOB_NOT_FOUND, ROW_NOT_FOUND, NOT_PREVIEWABLE, FILE_MISSING,
      * PATH_OUTSIDE_ROOT, FILE_UNREADABLE, PREVIEW_FAILED, PREVIEW_UNAVAILABLE.
      */
     async thumbnailRow(
       jobId: string,
       rowId: string,
-      options: { size: ThumbnailSize; cacheDir: string },
+      options: { size: ThumbnailSize; cacheDir: string; cacheMaxBytes?: number | undefined },
     ): Promise<Thumbnail> {
       await requireManifestJob(db, jobId);
       const [row] = await loadRows(db, jobId, [rowId]);

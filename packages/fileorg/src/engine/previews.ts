@@ -6,9 +6,16 @@ import { promisify } from "node:util";
 import { type PreviewKind, previewKindOf } from "../domain/preview-kind.js";
 import { FileorgError } from "../errors.js";
 import { confinedFs } from "./confined-fs.js";
+import {
+  afterCacheWrite,
+  DEFAULT_PREVIEW_CACHE_BYTES,
+  isCacheBudget,
+  touchCacheEntry,
+} from "./preview-cache.js";
 import { renderImageThumbnail, renderPdfFirstPage, THUMBNAIL_TYPE } from "./preview-render.js";
 
 export { type PreviewKind, previewKindOf } from "../domain/preview-kind.js";
+export { DEFAULT_PREVIEW_CACHE_BYTES } from "./preview-cache.js";
 export { loadOptional, PREVIEW_PACKAGES, THUMBNAIL_TYPE } from "./preview-render.js";
 
 /** The thumbnail sizes (px on the longest side) a caller may ask for: a few, so the cache stays small. */
@@ -33,6 +40,11 @@ export interface ThumbnailRequest {
   size: ThumbnailSize;
   /** Where rendered thumbnails are kept (e.g. `<data dir>/previews`); created when missing. */
   cacheDir: string;
+  /**
+   * The cache folder's byte budget (default {@link DEFAULT_PREVIEW_CACHE_BYTES}, 256 MiB): a write that
+   * takes the folder over it evicts the least recently used entries (only the cache's own entries).
+   */
+  cacheMaxBytes?: number | undefined;
 }
 
 /** A rendered (or cached) thumbnail. */
@@ -115,11 +127,16 @@ export function thumbnailCachePath(cacheDir: string, key: string): string {
  * file is opened through the confined layer (real parent inside `roots`, `O_NOFOLLOW`: never through a
  * symlink, never outside the roots) and read from that descriptor only. Thumbnails are cached in
  * `cacheDir` under a key of the file's real path, identity (inode, size, mtime, ctime) and the size, so a
- * second call renders nothing; a changed file gets a new key. Throws NOT_PREVIEWABLE (type, or larger than
+ * second call renders nothing; a changed file gets a new key. The folder keeps to `cacheMaxBytes`: a write
+ * past it evicts the least recently used entries (a hit marks its entry used); an entry evicted while
+ * being served was already read, and one asked for again is rendered anew. Throws NOT_PREVIEWABLE (type, or larger than
  * {@link MAX_PREVIEW_BYTES}), FILE_MISSING, PATH_OUTSIDE_ROOT, FILE_UNREADABLE, PREVIEW_FAILED (damaged
  * file) or PREVIEW_UNAVAILABLE (the optional package for this kind is not installed).
  */
 export async function makeThumbnail(request: ThumbnailRequest): Promise<Thumbnail> {
+  const maxBytes = request.cacheMaxBytes ?? DEFAULT_PREVIEW_CACHE_BYTES;
+  if (!isCacheBudget(maxBytes))
+    throw new RangeError(`cacheMaxBytes must be a positive whole number of bytes, not ${maxBytes}.`);
   const kind = previewKindOf(request.mime);
   if (kind === undefined) {
     throw new FileorgError(
@@ -151,7 +168,10 @@ export async function makeThumbnail(request: ThumbnailRequest): Promise<Thumbnai
       .digest("hex");
     const file = thumbnailCachePath(request.cacheDir, key);
     const hit = await readCached(file);
-    if (hit !== undefined) return { data: hit, contentType: THUMBNAIL_TYPE, etag: key, kind, cached: true };
+    if (hit !== undefined) {
+      await touchCacheEntry(file);
+      return { data: hit, contentType: THUMBNAIL_TYPE, etag: key, kind, cached: true };
+    }
     let render = inFlight.get(key);
     if (render === undefined) {
       const bytes = await readFd(opened.fd);
@@ -162,6 +182,7 @@ export async function makeThumbnail(request: ThumbnailRequest): Promise<Thumbnai
             ? await renderImageThumbnail(bytes, request.size)
             : await renderPdfFirstPage(bytes, request.size);
         await writeCached(file, join(request.cacheDir, key.slice(0, 2)), data);
+        await afterCacheWrite(request.cacheDir, file, data.length, maxBytes);
         return data;
       }).finally(() => inFlight.delete(key));
       inFlight.set(key, render);

@@ -214,22 +214,32 @@ export function createTakeover(r: RunsResources) {
 
     /**
      * Hands the page back: its URL and storage state are saved for the resume (as the gate saved them), the
-     * page is kept open for it, and `takeover_ended` is recorded. The gate is answered as before.
+     * page is kept open for it, and `takeover_ended` is recorded. The gate is answered as before. Exactly
+     * once: of two hand-backs at once, the second is refused (TAKEOVER_NOT_IN_CONTROL).
      * @throws TAKEOVER_NOT_IN_CONTROL, TAKEOVER_IN_CONTROL_ELSEWHERE, TAKEOVER_NOT_WAITING, TAKEOVER_NO_BROWSER
      */
     async handBack(runId: string, by: string): Promise<void> {
       const row = await waiting(runId);
       const taken = inControl(runId, by);
-      const held = await pageOf(row);
-      const url = held.lease.page.url();
-      if (/^https?:/i.test(url)) held.guard.resumeUrl = url;
-      const snapshot = await r.browserRuntime.capture(runId);
-      const ended = { type: "takeover_ended" as const, data: { by, url, held_ms: r.now() - taken.since } };
-      await record(runId, [ended], async (tx) => {
-        if (snapshot !== undefined) await r.browserRuntime.saveState(tx, runId, snapshot, r.now());
-      });
+      // Claimed in the same turn as the check: a second hand-back (a double click, a retry) racing this one
+      // finds no control and is refused, so the page is handed back and `takeover_ended` recorded once.
       control.delete(runId);
-      held.lease.lend();
+      try {
+        const held = await pageOf(row);
+        const url = held.lease.page.url();
+        if (/^https?:/i.test(url)) held.guard.resumeUrl = url;
+        const snapshot = await r.browserRuntime.capture(runId);
+        const ended = { type: "takeover_ended" as const, data: { by, url, held_ms: r.now() - taken.since } };
+        await record(runId, [ended], async (tx) => {
+          if (snapshot !== undefined) await r.browserRuntime.saveState(tx, runId, snapshot, r.now());
+        });
+        held.lease.lend();
+      } catch (err) {
+        // Not handed back: the person keeps control (unless someone took it meanwhile, or the run moved on).
+        if (!control.has(runId) && !(err instanceof TakeoverError && err.code === "TAKEOVER_NOT_WAITING"))
+          control.set(runId, taken);
+        throw err;
+      }
     },
 
     /** Stops every screencast (the engine stops). */

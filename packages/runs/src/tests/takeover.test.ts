@@ -123,6 +123,29 @@ describe("taking over a paused browser run (real Chromium)", { timeout: 90_000 }
     expect(await codeOf(engine.takeControl(run.id, "ada"))).toBe("TAKEOVER_NOT_WAITING");
   });
 
+  it("hands back once: of two hand-backs at once (a double click, a retry), the second is refused", async () => {
+    const { engine } = await suite.engineWith();
+    const run = await pausedRun(engine);
+    await engine.takeControl(run.id, "ada");
+    await engine.sendInput(run.id, "ada", { type: "click", x: 200, y: 150 });
+    const outcomes = await Promise.all([
+      codeOf(engine.handBack(run.id, "ada")),
+      codeOf(engine.handBack(run.id, "ada")),
+    ]);
+    expect(outcomes.map((o) => o ?? "handed back").sort()).toEqual([
+      "TAKEOVER_NOT_IN_CONTROL",
+      "handed back",
+    ]);
+    expect(await engine.liveStatus(run.id)).toMatchObject({ in_control: null });
+    const ended = (await eventsOf(engine, run.id)).filter((e) => e.type === "takeover_ended");
+    expect(ended).toHaveLength(1);
+
+    await engine.resumeRun(run.id, { kind: "approval", approved: true });
+    const done = await until(engine, run.id, (r) => r.status !== "queued" && r.status !== "running");
+    expect(done.status, done.error ?? "").toBe("success");
+    expect(done.vars).toMatchObject({ state: "Clicked by hand" });
+  });
+
   it("keeps the page's outbound guard: a click to a protected provider is stopped and recorded", async () => {
     const { engine } = await suite.engineWith();
     const run = await pausedRun(engine);

@@ -1,38 +1,28 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { api, idempotencyKey, unwrap } from "../../api/client.js";
 import type { components } from "../../api/schema.js";
 import { ErrorState } from "../../ui/states.js";
 import { checkInput } from "./input-check.js";
+import type { GateAnswer } from "./resume.js";
 import { relative } from "./time.js";
 
 type Run = components["schemas"]["Run"];
-type Resume = components["schemas"]["ResumeRequest"];
 /** The server's limit on an approval comment. */
 const MAX_COMMENT = 2000;
 
-/** Resumes the run with an `Idempotency-Key`, refusing if the run moved on (`expected_version`). */
-function useResume(run: Run) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: Resume) =>
-      unwrap(
-        api.POST("/api/runs/{run_id}/resume", {
-          params: { path: { run_id: run.id }, header: { "idempotency-key": idempotencyKey() } },
-          body,
-        }),
-      ),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ["run", run.id] }),
-  });
+/** What a gate form answers through: the page's one answer at a time, and what to do first. */
+interface FormProps {
+  run: Run;
+  resume: GateAnswer;
+  /** Set while this tab holds the run's page: hand it back before the answer. */
+  before?: (() => Promise<void>) | undefined;
 }
 
-function OtpForm({ run }: { run: Run }) {
+function OtpForm({ run, resume, before }: FormProps) {
   const [code, setCode] = useState("");
-  const resume = useResume(run);
   const ctx = run.wait_context;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    resume.mutate({ kind: "otp", otp_code: code.trim(), expected_version: run.version });
+    resume.answer({ kind: "otp", otp_code: code.trim(), expected_version: run.version }, before);
     setCode("");
   };
   return (
@@ -65,17 +55,19 @@ function OtpForm({ run }: { run: Run }) {
   );
 }
 
-function ApprovalForm({ run }: { run: Run }) {
-  const resume = useResume(run);
+function ApprovalForm({ run, resume, before }: FormProps) {
   const [comment, setComment] = useState("");
   const domain = run.wait_context?.provider_domain;
   const answer = (approved: boolean) =>
-    resume.mutate({
-      kind: "approval",
-      approved,
-      expected_version: run.version,
-      ...(comment.trim() === "" ? {} : { comment: comment.trim() }),
-    });
+    resume.answer(
+      {
+        kind: "approval",
+        approved,
+        expected_version: run.version,
+        ...(comment.trim() === "" ? {} : { comment: comment.trim() }),
+      },
+      before,
+    );
   return (
     <div>
       {domain ? (
@@ -109,17 +101,16 @@ function ApprovalForm({ run }: { run: Run }) {
   );
 }
 
-function InputForm({ run }: { run: Run }) {
+function InputForm({ run, resume, before }: FormProps) {
   const [text, setText] = useState("");
   const [problem, setProblem] = useState<string | undefined>();
-  const resume = useResume(run);
   const rules = run.wait_context?.input_schema;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const issue = checkInput(text, rules);
     setProblem(issue);
     if (issue === undefined)
-      resume.mutate({ kind: "input", input_text: text, expected_version: run.version });
+      resume.answer({ kind: "input", input_text: text, expected_version: run.version }, before);
   };
   return (
     <form onSubmit={submit} className="toolbar" noValidate>
@@ -144,8 +135,11 @@ function InputForm({ run }: { run: Run }) {
   );
 }
 
-/** The form the run's `wait_context` describes: OTP, approval (provider domain prominent) or text input. */
-export function GateForm({ run }: { run: Run }) {
+/**
+ * The form the run's `wait_context` describes: OTP, approval (provider domain prominent) or text input.
+ * While this tab holds the run's page (`before` set), an answer hands the page back first.
+ */
+export function GateForm({ run, resume, before }: FormProps) {
   const ctx = run.wait_context;
   if (ctx === null) return null;
   const kinds = ctx.allowed_resume_kinds;
@@ -156,9 +150,9 @@ export function GateForm({ run }: { run: Run }) {
         Gate {ctx.reason_code} at step <code>{ctx.at_step_id}</code>, expires{" "}
         {relative(ctx.expires_at, Date.now())}.
       </p>
-      {kinds.includes("otp") ? <OtpForm run={run} /> : null}
-      {kinds.includes("approval") ? <ApprovalForm run={run} /> : null}
-      {kinds.includes("input") ? <InputForm run={run} /> : null}
+      {kinds.includes("otp") ? <OtpForm run={run} resume={resume} before={before} /> : null}
+      {kinds.includes("approval") ? <ApprovalForm run={run} resume={resume} before={before} /> : null}
+      {kinds.includes("input") ? <InputForm run={run} resume={resume} before={before} /> : null}
     </section>
   );
 }

@@ -2,17 +2,16 @@ import { type KeyboardEvent, type MouseEvent, useCallback, useRef, useState, typ
 import { ApiError, api, unwrap } from "../../api/client.js";
 import type { components } from "../../api/schema.js";
 import { type SseMessage, useEventStream } from "../../api/sse.js";
+import { type GateAnswer, HOLDER, handBack, takeControl } from "./resume.js";
 
 type LiveInput = components["schemas"]["LiveInput"];
+type Run = components["schemas"]["Run"];
 
 interface Frame {
   data: string;
   width: number;
   height: number;
 }
-
-/** One id per tab: who holds control of a page, as the server records it. */
-const HOLDER = `tab_${crypto.randomUUID().slice(0, 8)}`;
 
 /** Keys forwarded as key presses (the rest of a printable key is sent as text). */
 const NAMED_KEYS = new Set([
@@ -31,14 +30,26 @@ const NAMED_KEYS = new Set([
   "PageDown",
 ]);
 
+/** What the live view shows and does: the run, the page's gate answer, and whether this tab holds the page. */
+interface LiveViewProps {
+  run: Run;
+  resume: GateAnswer;
+  inControl: boolean;
+  setInControl: (held: boolean) => void;
+  /** Hands the page back (and forgets this tab's control): what an answer does first while in control. */
+  handBackFirst: () => Promise<void>;
+}
+
 /**
  * The live page of a run waiting at a gate (frames from `/api/runs/{id}/live`), with "Take control" (then
- * clicks, wheel and keys on the picture go to the page, scaled to its viewport) and "Hand back" (then the
- * gate form below answers the gate and the run resumes in the same page).
+ * clicks, wheel and keys on the picture go to the page, scaled to its viewport) and, while in control, one
+ * primary "Hand back and resume": the page is handed back and the gate answered (an approval gate:
+ * approved) in one action, exactly once (see `useResume`). "Hand back" alone stays, as a secondary action;
+ * a gate that wants a code or text is answered in the form below, which hands the page back first.
  */
-export function LiveView({ runId }: { runId: string }) {
+export function LiveView({ run, resume, inControl, setInControl, handBackFirst }: LiveViewProps) {
+  const runId = run.id;
   const [frame, setFrame] = useState<Frame | undefined>();
-  const [inControl, setInControl] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const img = useRef<HTMLImageElement>(null);
   const lastWheel = useRef(0);
@@ -48,7 +59,7 @@ export function LiveView({ runId }: { runId: string }) {
   const connected = useEventStream(`/api/runs/${encodeURIComponent(runId)}/live`, onMessage);
   const params = { path: { run_id: runId } };
 
-  const run = async (call: () => Promise<unknown>) => {
+  const attempt = async (call: () => Promise<unknown>) => {
     try {
       await call();
       setError(undefined);
@@ -58,7 +69,9 @@ export function LiveView({ runId }: { runId: string }) {
     }
   };
   const send = (input: LiveInput) =>
-    run(() => unwrap(api.POST("/api/runs/{run_id}/live/input", { params, body: { holder: HOLDER, input } })));
+    attempt(() =>
+      unwrap(api.POST("/api/runs/{run_id}/live/input", { params, body: { holder: HOLDER, input } })),
+    );
 
   /** The page coordinates of a pointer event on the picture. */
   const at = (e: MouseEvent | WheelEvent) => {
@@ -84,38 +97,50 @@ export function LiveView({ runId }: { runId: string }) {
     e.preventDefault();
   };
 
+  const approvable = run.wait_context?.allowed_resume_kinds.includes("approval") ?? false;
+  const busy = resume.isPending;
+  const handBackAndResume = () =>
+    resume.answer({ kind: "approval", approved: true, expected_version: run.version }, handBackFirst);
+
   if (frame === undefined && !connected) return null;
   return (
     <section aria-labelledby="live-title" className="live-view">
       <h2 id="live-title">Live page</h2>
       <p className="muted">
         {inControl
-          ? "You are in control: clicks, scrolling and keys on the picture go to the page."
+          ? "You are in control: clicks, scrolling and keys on the picture go to the page. When done, hand it back and the run resumes in the same page."
           : "Take control to click, scroll or type in the page (to solve a CAPTCHA, pick an option, log in)."}
       </p>
-      <div>
+      <div className="toolbar">
         {inControl ? (
-          <button
-            type="button"
-            onClick={() =>
-              void run(async () => {
-                await unwrap(
-                  api.POST("/api/runs/{run_id}/live/hand-back", { params, body: { holder: HOLDER } }),
-                );
-                setInControl(false);
-              })
-            }
-          >
-            Hand back
-          </button>
+          <>
+            {approvable ? (
+              <button type="button" className="primary" disabled={busy} onClick={handBackAndResume}>
+                {busy ? "Handing back and resuming…" : "Hand back and resume"}
+              </button>
+            ) : (
+              <span className="muted">Answer the gate below: the page is handed back with your answer.</span>
+            )}
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() =>
+                void attempt(async () => {
+                  await handBack(runId);
+                  setInControl(false);
+                })
+              }
+            >
+              Hand back
+            </button>
+          </>
         ) : (
           <button
             type="button"
+            disabled={busy}
             onClick={() =>
-              void run(async () => {
-                await unwrap(
-                  api.POST("/api/runs/{run_id}/live/control", { params, body: { holder: HOLDER } }),
-                );
+              void attempt(async () => {
+                await takeControl(runId);
                 setInControl(true);
                 img.current?.parentElement?.focus();
               })

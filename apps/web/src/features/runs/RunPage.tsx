@@ -10,6 +10,7 @@ import { LiveView } from "./LiveView.js";
 import { shownParams, stepRows } from "./model/run-model.js";
 import { RunActions } from "./RunActions.js";
 import { EventsList, StepsList, ValuesTable } from "./RunDetails.js";
+import { handBack, useResume } from "./resume.js";
 
 type RunEvent = components["schemas"]["RunEvent"];
 const FINISHED = new Set(["success", "failed", "cancelled"]);
@@ -27,6 +28,9 @@ export function RunPage() {
 function RunView({ runId }: { runId: string }) {
   const queryClient = useQueryClient();
   const [events, setEvents] = useState<RunEvent[]>([]);
+  // The wait (its opened_at) at which this tab took the run's page: control ends with the wait.
+  const [heldAt, setHeldAt] = useState<string | null>(null);
+  const resume = useResume(runId);
   const run = useQuery({
     queryKey: ["run", runId],
     queryFn: () => unwrap(api.GET("/api/runs/{run_id}", { params: { path: { run_id: runId } } })),
@@ -80,6 +84,12 @@ function RunView({ runId }: { runId: string }) {
   const r = run.data;
   const ended = FINISHED.has(r.status);
   const retryOf = events.find((e) => e.type === "run_created")?.data.retry_of;
+  const waitKey = r.wait_context?.opened_at ?? null;
+  const inControl = heldAt !== null && heldAt === waitKey;
+  const handBackFirst = async () => {
+    await handBack(r.id);
+    setHeldAt(null);
+  };
   return (
     <section>
       <p>
@@ -110,8 +120,16 @@ function RunView({ runId }: { runId: string }) {
         ) : null}
       </p>
       <RunActions run={r} secretKeys={secretKeys} />
-      {r.status === "waiting_otp" || r.status === "waiting_user" ? <LiveView runId={r.id} /> : null}
-      <GateForm run={r} />
+      {r.status === "waiting_otp" || r.status === "waiting_user" ? (
+        <LiveView
+          run={r}
+          resume={resume}
+          inControl={inControl}
+          setInControl={(held) => setHeldAt(held ? waitKey : null)}
+          handBackFirst={handBackFirst}
+        />
+      ) : null}
+      <GateForm run={r} resume={resume} before={inControl ? handBackFirst : undefined} />
       <h2>Steps</h2>
       {flow.isError ? <ErrorState error={flow.error} title="The flow's steps could not be loaded" /> : null}
       {evidence.isError ? <ErrorState error={evidence.error} /> : null}
