@@ -15,6 +15,8 @@ export {
   sanitizeSegment,
   TEMPLATE_TOKENS,
   type TemplateContext,
+  type TemplateMeta,
+  TOKEN_FALLBACKS,
   type TemplateToken,
 } from "./domain/naming-template.js";
 export { type PreviewKind, previewKindOf } from "./domain/preview-kind.js";

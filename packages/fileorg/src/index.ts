@@ -269,6 +269,8 @@ export {
   sanitizeSegment,
   TEMPLATE_TOKENS,
   type TemplateContext,
+  type TemplateMeta,
+  TOKEN_FALLBACKS,
   type TemplateToken,
   withSuffix,
 } from "./domain/template.js";

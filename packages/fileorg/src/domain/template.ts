@@ -17,6 +17,8 @@ export {
   splitName,
   TEMPLATE_TOKENS,
   type TemplateContext,
+  type TemplateMeta,
+  TOKEN_FALLBACKS,
   type TemplateParse,
   type TemplateToken,
 } from "./naming-template.js";
