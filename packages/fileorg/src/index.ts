@@ -270,8 +270,8 @@ export {
   TEMPLATE_TOKENS,
   type TemplateContext,
   type TemplateMeta,
-  TOKEN_FALLBACKS,
   type TemplateToken,
+  TOKEN_FALLBACKS,
   withSuffix,
 } from "./domain/template.js";
 export type { TemplateIssue } from "./domain/template-check.js";

@@ -56,7 +56,9 @@ export function cleanTagText(value: unknown): string | undefined {
 }
 
 function cleanNumber(value: unknown, max: number): number | undefined {
-  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= max ? value : undefined;
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= max
+    ? value
+    : undefined;
 }
 
 /** The stored metadata of a file: its camera, when it was taken (a real EXIF date) and its tags; `null`: none. */

@@ -90,10 +90,15 @@ function audioTest(c: Extract<MetaCondition, { field: "audio" }>): Test {
   if (year !== undefined)
     tests.push((row) => {
       const y = row.meta?.year;
-      return y !== undefined && (year.min === undefined || y >= year.min) && (year.max === undefined || y <= year.max);
+      return (
+        y !== undefined &&
+        (year.min === undefined || y >= year.min) &&
+        (year.max === undefined || y <= year.max)
+      );
     });
   // An `audio` condition with no tag named asks whether the file has tags at all.
-  if (tests.length === 0) tests.push((row) => row.meta?.artist !== undefined || row.meta?.album !== undefined);
+  if (tests.length === 0)
+    tests.push((row) => row.meta?.artist !== undefined || row.meta?.album !== undefined);
   return allOf(tests);
 }
 

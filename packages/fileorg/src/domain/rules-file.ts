@@ -68,8 +68,12 @@ const FILTER_FIELDS = {
   }),
   exif: strictFields(
     {
-      make: TagGlob.optional().meta({ description: "EXIF Make: a glob or the exact text, any case: `Canon`" }),
-      model: TagGlob.optional().meta({ description: "EXIF Model: a glob or the exact text, any case: `EOS *`" }),
+      make: TagGlob.optional().meta({
+        description: "EXIF Make: a glob or the exact text, any case: `Canon`",
+      }),
+      model: TagGlob.optional().meta({
+        description: "EXIF Model: a glob or the exact text, any case: `EOS *`",
+      }),
     },
     "exif",
   ).meta({ description: "A photo's camera (EXIF); `{}`: any photo with a camera" }),

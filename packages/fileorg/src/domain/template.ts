@@ -18,9 +18,9 @@ export {
   TEMPLATE_TOKENS,
   type TemplateContext,
   type TemplateMeta,
-  TOKEN_FALLBACKS,
   type TemplateParse,
   type TemplateToken,
+  TOKEN_FALLBACKS,
 } from "./naming-template.js";
 
 /** The key two paths collide on when they differ only by case or Unicode normalization. */

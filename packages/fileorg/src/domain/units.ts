@@ -148,10 +148,7 @@ function common(values: ReadonlyArray<string | undefined>): string | null | unde
 }
 
 /** What an album folder's tags say: its album and artist, or that its tracks belong to several albums. */
-export type AlbumByTags =
-  | { album: string; artist: string; tagged: number }
-  | { albums: number }
-  | undefined;
+export type AlbumByTags = { album: string; artist: string; tagged: number } | { albums: number } | undefined;
 
 /**
  * The album a folder's tracks share by their tags: the album tag every tagged track agrees on, filed under

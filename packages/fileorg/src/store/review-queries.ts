@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import { dateBoundMs, type RuleCondition, type RuleConditions } from "../domain/review-rule.js";
-import { rowTexts, rows } from "./schema.js";
+import { rows, rowTexts } from "./schema.js";
 
 const GLOB_SPECIAL = /[*?[\]{}()!+@\\]/;
 

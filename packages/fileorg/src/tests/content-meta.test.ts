@@ -22,7 +22,13 @@ const LONG_TEXT = `${"hay ".repeat(5000)}needle\n`;
 const MESS: Record<string, string | Buffer> = {
   "canon.jpg": jpegWithCamera("Canon", "Canon EOS 80D", "2019:07:14 09:30:00"),
   "fuji.jpg": jpegWithCamera("FUJIFILM", "X-T3", "2021:03:01 10:00:00"),
-  "song.mp3": mp3WithId3({ artist: "Björk", album: "Homogenic", title: "Jóga", track: "2/10", genre: "Electronic" }),
+  "song.mp3": mp3WithId3({
+    artist: "Björk",
+    album: "Homogenic",
+    title: "Jóga",
+    track: "2/10",
+    genre: "Electronic",
+  }),
   "noise.mp3": mp3WithId3({}),
   "invoice.txt": "INVOICE no. 42\nTotal due: 10 EUR\n",
   "diary.md": "# Dear   diary\nnothing happened\n",

@@ -17,7 +17,7 @@ import type { ReviewRowFacts } from "../../domain/review-row.js";
 import { compileRulePlan, type RowChanges } from "../../domain/review-rule.js";
 import { type ParsedTemplate, parseTemplate, pathKey, renderTemplate } from "../../domain/template.js";
 import { FileorgError } from "../../errors.js";
-import { rowTexts, rows } from "../../store/schema.js";
+import { rows, rowTexts } from "../../store/schema.js";
 import { categoryTemplates } from "../categories.js";
 import { digestOf, type RowRecord, reviewOf, thresholdOf, toManifestRow } from "../manifest/index.js";
 import type { JobRecord } from "../records.js";

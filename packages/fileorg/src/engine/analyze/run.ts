@@ -4,7 +4,7 @@ import type { ConflictScope } from "../../domain/detect-conflicts.js";
 import { parseTemplate } from "../../domain/template.js";
 import { FileorgError } from "../../errors.js";
 import { createBulkInserter } from "../../store/bulk-insert.js";
-import { jobs, rowTexts, rows } from "../../store/schema.js";
+import { jobs, rows, rowTexts } from "../../store/schema.js";
 import { confineScope } from "../confined-fs.js";
 import { analyzeThreadsFor, createInspectPool, type InspectedFile } from "../inspect-pool.js";
 import { type RowRecord, recomputeConflicts, thresholdOf } from "../manifest/index.js";

@@ -97,7 +97,11 @@ async function withTags(dir: string, entries: ListingEntry[]): Promise<ListingEn
         ? e
         : {
             ...e,
-            tags: { album, artist: cleanTagText(tags?.artist), album_artist: cleanTagText(tags?.album_artist) },
+            tags: {
+              album,
+              artist: cleanTagText(tags?.artist),
+              album_artist: cleanTagText(tags?.album_artist),
+            },
           },
     );
   }

@@ -14,7 +14,8 @@ const AUDIO_HEAD_DEFAULT = 256 << 10;
 export const TEXT_EXCERPT_BYTES = 16 << 10;
 
 /** Files whose text is kept as an excerpt: documents and data written as text (not source code). */
-const TEXT_EXT = /\.(txt|text|md|markdown|rst|org|adoc|csv|tsv|json|jsonl|ndjson|xml|html?|ya?ml|toml|ini|log|tex|srt|vtt|eml|ics|vcf)$/i;
+const TEXT_EXT =
+  /\.(txt|text|md|markdown|rst|org|adoc|csv|tsv|json|jsonl|ndjson|xml|html?|ya?ml|toml|ini|log|tex|srt|vtt|eml|ics|vcf)$/i;
 
 interface MusicMetadata {
   parseBuffer(
@@ -59,7 +60,8 @@ export function audioHeadLength(first: Buffer): number {
     magic === "OggS" ||
     (magic === "RIFF" && first.toString("latin1", 8, 12) === "WAVE") ||
     (magic === "FORM" && /^AIF[FC]$/.test(first.toString("latin1", 8, 12))) ||
-    (first.toString("latin1", 4, 8) === "ftyp" && /^(M4A |M4B |mp42|isom)/.test(first.toString("latin1", 8, 12))) ||
+    (first.toString("latin1", 4, 8) === "ftyp" &&
+      /^(M4A |M4B |mp42|isom)/.test(first.toString("latin1", 8, 12))) ||
     (first.length >= 2 && first[0] === 0xff && ((first[1] ?? 0) & 0xe0) === 0xe0 && (first[1] ?? 0) < 0xfe);
   return isAudio ? Math.min(AUDIO_HEAD_DEFAULT, first.length) : 0;
 }

@@ -3,9 +3,9 @@ import { and, asc, eq, or, type SQL } from "drizzle-orm";
 import { categoriesOfRule } from "../../domain/categories.js";
 import { renderedFileName } from "../../domain/content-check.js";
 import type { Actor } from "../../domain/job.js";
+import { needsText } from "../../domain/meta-conditions.js";
 import type { RuleOutcome, RuleRequest } from "../../domain/review-api.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
-import { needsText } from "../../domain/meta-conditions.js";
 import type { ReviewRowFacts } from "../../domain/review-row.js";
 import { planRules, type ReviewRule, type RowChanges } from "../../domain/review-rule.js";
 import { type DraftRule, draftRuleFromExamples } from "../../domain/rule-inference.js";
@@ -13,7 +13,7 @@ import { type ParsedTemplate, parseTemplate, renderTemplate } from "../../domain
 import { FileorgError, NotFoundError } from "../../errors.js";
 import { ReviewError } from "../../review-errors.js";
 import { rulePrefilter } from "../../store/review-queries.js";
-import { conflicts, rowTexts, rows } from "../../store/schema.js";
+import { conflicts, rows, rowTexts } from "../../store/schema.js";
 import { assertKnownCategories, categoryTemplates } from "../categories.js";
 import {
   type InternalPatch,
