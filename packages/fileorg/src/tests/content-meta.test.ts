@@ -2,8 +2,9 @@ import { join } from "node:path";
 import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ManifestRow } from "../domain/manifest.js";
+import type { ReviewRuleInput } from "../domain/review-rule.js";
 import { createFileorg } from "../engine/fileorg.js";
-import { audioTagsOf } from "../engine/readers/content-meta.js";
+import { audioTagsOf, TEXT_EXCERPT_BYTES, textExcerptOf } from "../engine/readers/content-meta.js";
 import { jpegWithCamera, mp3WithId3 } from "./content-fixtures.js";
 import { createHarness, type Harness, TEST_KEY, writeTree } from "./harness.js";
 
@@ -47,9 +48,9 @@ const MESS: Record<string, string | Buffer> = {
 };
 
 /** The engines composed as the server composes them, and the mess analyzed with `template`. */
-async function analyzed(template?: string) {
+async function analyzed(template?: string, savedRules: readonly ReviewRuleInput[] = []) {
   const base = await createHarness({ start: false });
-  const { fileorg, review } = createFileorg({
+  const { fileorg, review, preferences } = createFileorg({
     db: drizzle(base.db.$client),
     allowedRoots: [base.dir],
     journalKey: TEST_KEY,
@@ -66,6 +67,7 @@ async function analyzed(template?: string) {
   const src = join(base.dir, "mess");
   const out = join(base.dir, "out");
   writeTree(src, MESS, MAY_2024);
+  for (const rule of savedRules) await preferences.save("review-rules", rule);
   const job = await fileorg.analyze(
     { source_dir: src, output_dir: out, ...(template === undefined ? {} : { naming_template: template }) },
     LOCAL,
@@ -144,6 +146,31 @@ describe("content metadata at analyze, in rules and in templates", () => {
     expect(rel(r.get("invoice.txt"))).toBe("documents/Unknown Camera/Unknown Artist/00 invoice.txt");
   });
 
+  it("saved rules at analyze see the tags, the camera and the text as each row is built", async () => {
+    const { rows, rel } = await analyzed(undefined, [
+      {
+        name: "Bills by text",
+        conditions: { all: [{ field: "text", contains: ["total due"] }] },
+        actions: [{ type: "set_target", template: "bills/{name}{ext}" }],
+      },
+      {
+        name: "Tracks by tags",
+        conditions: { all: [{ field: "audio", album: "homo*" }] },
+        actions: [{ type: "set_target", template: "albums/{album}/{track} {title}{ext}" }],
+      },
+      {
+        name: "Fuji by camera",
+        conditions: { all: [{ field: "exif", make: "fujifilm" }] },
+        actions: [{ type: "set_target", template: "cams/{camera_model}/{name}{ext}" }],
+      },
+    ]);
+    const r = await rows();
+    expect(rel(r.get("invoice.txt"))).toBe("bills/invoice.txt");
+    expect(rel(r.get("song.mp3"))).toBe("albums/Homogenic/02 Jóga.mp3");
+    expect(rel(r.get("fuji.jpg"))).toBe("cams/X-T3/fuji.jpg");
+    expect(rel(r.get("canon.jpg"))).toBe("images/2019/canon.jpg");
+  });
+
   it("groups an album by its tags whatever its folder is called, and no album of several", async () => {
     const { rows, rel } = await analyzed();
     const r = await rows();
@@ -181,5 +208,12 @@ rules:
     const missing = (name: string) => import(`${name}-not-installed`);
     expect(await audioTagsOf(track, missing)).toBeUndefined();
     expect(await audioTagsOf(Buffer.from("ID3 not really"))).toBeUndefined();
+  });
+
+  it("cuts a text excerpt at its bound without splitting a character, and drops a BOM", () => {
+    const text = `${"a".repeat(TEXT_EXCERPT_BYTES - 1)}é and more`;
+    const excerpt = textExcerptOf(Buffer.from(`\ufeff${text}`, "utf8").subarray(3));
+    expect(excerpt).toBe("a".repeat(TEXT_EXCERPT_BYTES - 1));
+    expect(textExcerptOf(Buffer.from("\ufeffhello", "utf8"))).toBe("hello");
   });
 });
