@@ -54,6 +54,7 @@ export {
   ResolutionPreview,
   summarizeOutcome,
 } from "./domain/conflict-preview.js";
+export { type AudioTags, RowMeta } from "./domain/content-meta.js";
 export {
   type ConflictRow,
   type ConflictScope,
