@@ -15,7 +15,9 @@ export {
   sanitizeSegment,
   TEMPLATE_TOKENS,
   type TemplateContext,
+  type TemplateMeta,
   type TemplateToken,
+  TOKEN_FALLBACKS,
 } from "./domain/naming-template.js";
 export { type PreviewKind, previewKindOf } from "./domain/preview-kind.js";
 export { BUCKET_LABELS, labelReason, REVIEW_REASON_LABELS } from "./domain/reason-labels.js";

@@ -54,6 +54,7 @@ export {
   ResolutionPreview,
   summarizeOutcome,
 } from "./domain/conflict-preview.js";
+export { type AudioTags, RowMeta } from "./domain/content-meta.js";
 export {
   type ConflictRow,
   type ConflictScope,
@@ -269,7 +270,9 @@ export {
   sanitizeSegment,
   TEMPLATE_TOKENS,
   type TemplateContext,
+  type TemplateMeta,
   type TemplateToken,
+  TOKEN_FALLBACKS,
   withSuffix,
 } from "./domain/template.js";
 export type { TemplateIssue } from "./domain/template-check.js";

@@ -10226,6 +10226,37 @@ export interface components {
              * @enum {string}
              */
             role: "any" | "original" | "copy" | "none";
+        } | {
+            /** @enum {string} */
+            field: "exif";
+            /** @description EXIF Make: a glob or the exact text, any case */
+            make?: string;
+            /** @description EXIF Model: a glob or the exact text, any case */
+            model?: string;
+        } | {
+            /** @enum {string} */
+            field: "taken";
+            from?: string;
+            to?: string;
+        } | {
+            /** @enum {string} */
+            field: "audio";
+            artist?: string;
+            album_artist?: string;
+            album?: string;
+            title?: string;
+            genre?: string;
+            year?: {
+                min?: number;
+                max?: number;
+            };
+        } | {
+            /** @enum {string} */
+            field: "text";
+            /** @description Any of these words or phrases, any case */
+            contains?: string[];
+            /** @description A regular expression (RE2) over the excerpt */
+            regex?: string;
         };
         RuleAction: {
             /** @enum {string} */

@@ -19,9 +19,19 @@ export const TEMPLATE_TOKENS = [
   "hash8",
   "parent",
   "relpath",
+  "camera_make",
+  "camera_model",
+  "artist",
+  "album",
+  "track",
+  "title",
+  "unit",
 ] as const;
 /** A naming-template token. */
 export type TemplateToken = (typeof TEMPLATE_TOKENS)[number];
+
+/** The tokens that make a file name vary per file (`{title}` falls back to `{name}`). */
+const FILE_NAME_TOKENS: ReadonlySet<TemplateToken> = new Set(["name", "hash8", "title"]);
 
 /** A parsed naming template: one list of literal/token parts per path segment. */
 export type ParsedTemplate = ReadonlyArray<ReadonlyArray<{ literal: string } | { token: TemplateToken }>>;
@@ -65,8 +75,11 @@ export function parseTemplate(source: string): TemplateParse {
     parsed.push(parts);
   }
   const lastSegment = parsed[parsed.length - 1] ?? [];
-  if (!lastSegment.some((p) => "token" in p && (p.token === "name" || p.token === "hash8"))) {
-    return { ok: false, message: "The last segment of the naming template must contain {name} or {hash8}." };
+  if (!lastSegment.some((p) => "token" in p && FILE_NAME_TOKENS.has(p.token))) {
+    return {
+      ok: false,
+      message: "The last segment of the naming template must contain {name} or {hash8} (or {title}).",
+    };
   }
   return { ok: true, template: parsed };
 }
@@ -89,6 +102,45 @@ export interface TemplateContext {
   sourcePath?: string | undefined;
   /** The analyzed folder: `{relpath}` is the file's folder relative to it. */
   sourceRoot?: string | undefined;
+  /** What the content says (camera, tags): `{camera_make}` `{camera_model}` `{artist}` `{album}` `{track}` `{title}`. */
+  meta?: TemplateMeta | null | undefined;
+  /** The folder of the unit kept whole the file belongs to (`{unit}` is its name). */
+  unitRoot?: string | null | undefined;
+}
+
+/** The content metadata a template reads (a row's `meta`). */
+export interface TemplateMeta {
+  camera_make?: string | undefined;
+  camera_model?: string | undefined;
+  artist?: string | undefined;
+  album_artist?: string | undefined;
+  album?: string | undefined;
+  title?: string | undefined;
+  track?: number | undefined;
+}
+
+/** What a metadata token renders when the content does not say (`{title}` falls back to `{name}`, `{unit}` to `{parent}`). */
+export const TOKEN_FALLBACKS = {
+  camera_make: "Unknown Camera",
+  camera_model: "Unknown Model",
+  artist: "Unknown Artist",
+  album: "Unknown Album",
+  track: "00",
+} as const;
+
+/** The values of the metadata tokens, each with its fallback. */
+function metaValues(ctx: TemplateContext, name: string) {
+  const m = ctx.meta ?? undefined;
+  const track = m?.track;
+  return {
+    camera_make: m?.camera_make ?? TOKEN_FALLBACKS.camera_make,
+    camera_model: m?.camera_model ?? TOKEN_FALLBACKS.camera_model,
+    artist: m?.artist ?? m?.album_artist ?? TOKEN_FALLBACKS.artist,
+    album: m?.album ?? TOKEN_FALLBACKS.album,
+    track: track === undefined ? TOKEN_FALLBACKS.track : String(track).padStart(2, "0"),
+    title: m?.title ?? name,
+    unit: ctx.unitRoot == null ? parentName(ctx) : basename(ctx.unitRoot),
+  };
 }
 
 /** The folders between `sourceRoot` and the file, each made a legal segment; none at the root or outside it. */
@@ -150,6 +202,7 @@ export function renderTemplate(template: ParsedTemplate, ctx: TemplateContext): 
     hash8: (ctx.sha256 ?? "nohash00").slice(0, 8),
     parent: parentName(ctx),
     relpath: "",
+    ...metaValues(ctx, name),
   };
   const segments = template.flatMap((parts, i) => {
     const only = parts.length === 1 ? parts[0] : undefined;

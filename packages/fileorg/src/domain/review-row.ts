@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { RowMeta } from "./content-meta.js";
 import { type ManifestRow, REVIEW_BUCKETS } from "./manifest.js";
 
 /** Zod schema of a review bucket (the buckets are the manifest's). */
@@ -27,6 +28,10 @@ export interface ReviewRowContext {
    * yet: rules at analyze).
    */
   duplicate?: "original" | "copy" | undefined;
+  /** What the content says besides its date (camera, taken date, tags); absent or null: nothing. */
+  meta?: RowMeta | null | undefined;
+  /** The text excerpt of a text file (loaded only when a rule tests it); absent: none. */
+  text?: string | undefined;
 }
 
 /** A row together with its context: what conditions are evaluated against. */

@@ -2,6 +2,7 @@ import { compileUserRegex } from "@vetted/store/limits";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { CategoryName } from "./manifest.js";
+import { compileMetaCondition, META_CONDITIONS } from "./meta-conditions.js";
 import { PathInput } from "./path-input.js";
 import { basenameOf, extensionOf, ReviewBucketEnum, type ReviewRowFacts } from "./review-row.js";
 import { checkNamingTemplate } from "./template-check.js";
@@ -15,7 +16,8 @@ export const DateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()
 /**
  * One test on a row. `extension`, `mime`, `category`, `bucket` and `reason` match any of the listed values;
  * `date` tests the modification time, `content_date` the file's best date (EXIF, PDF, Office, file name);
- * `unit` whether the row belongs to a folder kept whole (of one of the listed kinds).
+ * `unit` whether the row belongs to a folder kept whole (of one of the listed kinds); `exif`, `taken`,
+ * `audio` and `text` what the content says (`meta-conditions.ts`).
  */
 export const RuleCondition = z
   .discriminatedUnion("field", [
@@ -67,6 +69,7 @@ export const RuleCondition = z
           "any: in a group of files with the same content; original / copy: that group's original or a copy of it; none: in no group",
       }),
     }),
+    ...META_CONDITIONS,
   ])
   .superRefine((c, ctx) => {
     if (
@@ -257,6 +260,11 @@ function compileCondition(c: RuleCondition): Test {
           : c.role === "none"
             ? row.duplicate === undefined
             : row.duplicate === c.role;
+    case "exif":
+    case "taken":
+    case "audio":
+    case "text":
+      return compileMetaCondition(c, dateBoundMs);
   }
 }
 

@@ -23,7 +23,7 @@ export interface RulesFileExport {
   left_out: RulesFileLeftOut[];
 }
 
-type FileValue = string | number | boolean | string[] | { [key: string]: string | number | undefined };
+type FileValue = string | number | boolean | string[] | { [key: string]: unknown };
 type Group = Record<string, FileValue>;
 type FileRule = Record<string, unknown> & { name: string };
 
@@ -72,6 +72,18 @@ function filterOf(c: RuleCondition): [string, FileValue] | Refused {
       return ["conflict", c.value];
     case "duplicate":
       return ["duplicate", c.role === "any" ? true : c.role === "none" ? false : c.role];
+    case "exif":
+    case "taken":
+    case "audio":
+      return [c.field, boundsOf(c)];
+    case "text":
+      return [
+        "text",
+        {
+          ...(c.contains === undefined ? {} : { contains: listOrOne(c.contains) }),
+          ...(c.regex === undefined ? {} : { regex: c.regex }),
+        },
+      ];
   }
 }
 

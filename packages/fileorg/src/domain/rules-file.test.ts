@@ -107,7 +107,7 @@ rules:
       [
         "4:28: rule "A" filters.name_regex: invalid regular expression: Invalid regular expression: /(/: Unterminated group",
         "4:46: rule "A" filters.size.min: min must not be greater than max",
-        "5:24: rule "A" actions.target: {nope}: unknown token; use one of {category} {yyyy} {mm} {dd} {name} {ext} {hash8} {parent} {relpath}",
+        "5:24: rule "A" actions.target: {nope}: unknown token; use one of {category} {yyyy} {mm} {dd} {name} {ext} {hash8} {parent} {relpath} {camera_make} {camera_model} {artist} {album} {track} {title} {unit}",
         "6:11: rule "A" name: the name is already used by rule 1; names must be unique",
         "6:5: rule "A" filters: a rule needs at least one condition in all, any or none",
       ]

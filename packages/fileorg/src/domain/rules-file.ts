@@ -38,6 +38,8 @@ const DateRange = (what: string) =>
     what,
   );
 
+const TagGlob = z.string().min(1).max(500);
+
 const FILTER_FIELDS = {
   extension: oneOrMany(z.string().min(1)).meta({
     description: "File extension(s), with or without the dot, any case: `pdf` or `[jpg, jpeg]`",
@@ -64,6 +66,42 @@ const FILTER_FIELDS = {
   unit: z.union([z.boolean(), oneOrMany(z.enum(UNIT_KINDS))]).meta({
     description: "true: inside a folder kept whole; false: in none; kind(s): inside a unit of that kind",
   }),
+  exif: strictFields(
+    {
+      make: TagGlob.optional().meta({
+        description: "EXIF Make: a glob or the exact text, any case: `Canon`",
+      }),
+      model: TagGlob.optional().meta({
+        description: "EXIF Model: a glob or the exact text, any case: `EOS *`",
+      }),
+    },
+    "exif",
+  ).meta({ description: "A photo's camera (EXIF); `{}`: any photo with a camera" }),
+  taken: DateRange("date a photo was taken (EXIF DateTimeOriginal)"),
+  audio: strictFields(
+    {
+      artist: TagGlob.optional().meta({ description: "Artist tag: a glob or the exact text, any case" }),
+      album_artist: TagGlob.optional().meta({ description: "Album artist tag" }),
+      album: TagGlob.optional().meta({ description: "Album tag" }),
+      title: TagGlob.optional().meta({ description: "Title tag" }),
+      genre: TagGlob.optional().meta({ description: "Genre tag" }),
+      year: Range("year tag", z.number().int()).optional(),
+    },
+    "audio",
+  ).meta({ description: "A track's tags (ID3, Vorbis comments, MP4…); `{}`: any tagged track" }),
+  text: strictFields(
+    {
+      contains: oneOrMany(z.string().min(1).max(1000))
+        .optional()
+        .meta({ description: "A word or phrase (or a list: any of them), any case" }),
+      regex: z
+        .string()
+        .min(1)
+        .optional()
+        .meta({ description: "A regular expression (RE2; `(?i)` for any case) over the excerpt" }),
+    },
+    "text",
+  ).meta({ description: "The first 16 KiB of a text file (.txt, .md, .csv, .json…), read at analyze" }),
 };
 
 const FILTER_SHAPE = Object.fromEntries(
@@ -178,6 +216,19 @@ function conditionOf(key: keyof RulesFileFilters, f: RulesFileFilters): RuleCond
       return typeof f.unit === "boolean"
         ? { field: "unit", value: f.unit }
         : { field: "unit", in: asList(f.unit), value: true };
+    case "exif":
+      return f.exif === undefined ? undefined : { field: "exif", ...f.exif };
+    case "taken":
+      return f.taken === undefined ? undefined : { field: "taken", ...f.taken };
+    case "audio":
+      return f.audio === undefined ? undefined : { field: "audio", ...f.audio };
+    case "text":
+      if (f.text === undefined) return undefined;
+      return {
+        field: "text",
+        ...(f.text.contains === undefined ? {} : { contains: asList(f.text.contains) }),
+        ...(f.text.regex === undefined ? {} : { regex: f.text.regex }),
+      };
   }
 }
 

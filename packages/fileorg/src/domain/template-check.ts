@@ -24,6 +24,13 @@ const SAMPLE: TemplateValues = {
   hash8: "0a1b2c3d",
   parent: "Downloads",
   relpath: "projects/2024",
+  camera_make: "Canon",
+  camera_model: "EOS 80D",
+  artist: "Artist",
+  album: "Album",
+  track: "01",
+  title: "Title",
+  unit: "Project",
 };
 
 /** Splits a template into literal text and `{token}` parts; unbalanced braces become issues. */
@@ -126,10 +133,11 @@ export function checkNamingTemplate(template: string): TemplateIssue[] {
   }
   if (issues.length > 0) return issues;
   const last = template.split("/").at(-1) ?? "";
-  if (!last.includes("{name}") && !last.includes("{hash8}")) {
+  if (!last.includes("{name}") && !last.includes("{hash8}") && !last.includes("{title}")) {
     issues.push({
       part: last || template,
-      message: "the file name part must contain {name} or {hash8}, or every file would get the same name",
+      message:
+        "the file name part must contain {name} or {hash8} (or {title}), or every file would get the same name",
     });
   }
   issues.push(...checkRelativePath(renderTemplateText(template, SAMPLE)));

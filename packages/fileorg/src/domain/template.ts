@@ -17,8 +17,10 @@ export {
   splitName,
   TEMPLATE_TOKENS,
   type TemplateContext,
+  type TemplateMeta,
   type TemplateParse,
   type TemplateToken,
+  TOKEN_FALLBACKS,
 } from "./naming-template.js";
 
 /** The key two paths collide on when they differ only by case or Unicode normalization. */

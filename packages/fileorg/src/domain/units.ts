@@ -23,6 +23,15 @@ export interface ListingEntry {
   kind: "file" | "dir";
   /** Modification time (ms), when known (the photos of a candidate photo event). */
   mtime?: number | undefined;
+  /** A track's tags, when read (the tracks of a candidate album). */
+  tags?: AlbumTags | undefined;
+}
+
+/** The tags that say which album a track belongs to. */
+export interface AlbumTags {
+  artist?: string | undefined;
+  album_artist?: string | undefined;
+  album?: string | undefined;
 }
 
 /** A folder as the recogniser sees it: its own name, its parent's name and its direct entries. */
@@ -115,6 +124,63 @@ function albumReason(entries: readonly ListingEntry[]): string | undefined {
   return `album folder: ${tracks.length} ${how} in one folder`;
 }
 
+/** Whether the listing may be a music album (the caller then reads its tracks' tags). */
+export function mayBeAlbum(listing: FolderListing): boolean {
+  return albumReason(listing.entries) !== undefined;
+}
+
+/** Whether a listing entry is a track (by its name). */
+export function isTrackName(name: string): boolean {
+  return AUDIO_EXT.test(name);
+}
+
+const key = (s: string) => s.normalize("NFC").toLowerCase();
+
+/** The one value every track that has it agrees on (any case), `null` when tracks disagree, `undefined` when none has it. */
+function common(values: ReadonlyArray<string | undefined>): string | null | undefined {
+  let found: string | undefined;
+  for (const v of values) {
+    if (v === undefined) continue;
+    if (found === undefined) found = v;
+    else if (key(found) !== key(v)) return null;
+  }
+  return found;
+}
+
+/** What an album folder's tags say: its album and artist, or that its tracks belong to several albums. */
+export type AlbumByTags = { album: string; artist: string; tagged: number } | { albums: number } | undefined;
+
+/**
+ * The album a folder's tracks share by their tags: the album tag every tagged track agrees on, filed under
+ * the album artist they agree on, else the artist, else `Various Artists` when the artists differ.
+ * `{ albums }`: the tracks name several albums (no album unit). `undefined`: no track has an album tag.
+ */
+export function albumByTags(entries: readonly ListingEntry[]): AlbumByTags {
+  const tracks = entries.filter((e) => isFile(e) && AUDIO_EXT.test(e.name) && e.tags?.album !== undefined);
+  if (tracks.length === 0) return undefined;
+  const album = common(tracks.map((e) => e.tags?.album));
+  if (album === null || album === undefined)
+    return { albums: new Set(tracks.map((e) => key(e.tags?.album ?? ""))).size };
+  const albumArtist = common(tracks.map((e) => e.tags?.album_artist));
+  const artist = common(tracks.map((e) => e.tags?.artist));
+  const by = albumArtist ?? (artist === null ? "Various Artists" : artist) ?? "Unknown Artist";
+  return { album, artist: by, tagged: tracks.length };
+}
+
+/** The album unit of a folder found by its pattern: its tags' album and artist when they agree. */
+function albumOf(listing: FolderListing, reason: string): Recognition | undefined {
+  const tagged = albumByTags(listing.entries);
+  if (tagged !== undefined && "albums" in tagged) return undefined;
+  if (tagged !== undefined)
+    return {
+      kind: "music_album",
+      reason: `${reason}; album tags: "${tagged.album}" by ${tagged.artist} (${tagged.tagged} tagged)`,
+      target: `music/${seg(tagged.artist)}/${seg(tagged.album)}`,
+    };
+  const artist = seg(listing.parentName || "Unknown Artist");
+  return { kind: "music_album", reason, target: `music/${artist}/${seg(listing.name)}` };
+}
+
 /** Three or more photos and nothing but sidecars: one shoot. */
 function photoReason(entries: readonly ListingEntry[]): string | undefined {
   const files = entries.filter(isFile).filter((e) => !e.name.startsWith("."));
@@ -148,7 +214,8 @@ function dayParts(ms: number): { yyyy: string; ymd: string } {
 /**
  * Recognises a folder that must stay whole, from its listing (pure). In order: an app bundle or package by
  * its name, a software project (a VCS folder, then a project manifest), a LaTeX project, a music album
- * (`music/{artist}/{album}`: the parent folder names the artist), a photo event
+ * (`music/{artist}/{album}`: its tracks' album tags when they agree, else the parent folder names the artist
+ * and the folder the album; tracks tagged with several albums are no album), a photo event
  * (`photos/{yyyy}/{yyyy-mm-dd} {folder}`). Undefined: an ordinary folder, walked file by file.
  */
 export function recogniseUnit(listing: FolderListing): Recognition | undefined {
@@ -164,8 +231,8 @@ export function recogniseUnit(listing: FolderListing): Recognition | undefined {
   if (latex !== undefined) return { kind: "document_project", reason: latex, target: `documents/${name}` };
   const album = albumReason(listing.entries);
   if (album !== undefined) {
-    const artist = seg(listing.parentName || "Unknown Artist");
-    return { kind: "music_album", reason: album, target: `music/${artist}/${name}` };
+    const found = albumOf(listing, album);
+    if (found !== undefined) return found;
   }
   const photos = photoReason(listing.entries);
   if (photos !== undefined) {

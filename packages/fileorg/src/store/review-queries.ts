@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import { dateBoundMs, type RuleCondition, type RuleConditions } from "../domain/review-rule.js";
-import { rows } from "./schema.js";
+import { rows, rowTexts } from "./schema.js";
 
 const GLOB_SPECIAL = /[*?[\]{}()!+@\\]/;
 
@@ -92,6 +92,13 @@ function conditionSql(c: RuleCondition): SQL | undefined {
       return c.value
         ? sql`json_array_length(${rows.conflictIds}) > 0`
         : sql`json_array_length(${rows.conflictIds}) = 0`;
+    case "exif":
+    case "taken":
+    case "audio":
+      // Only a row whose content said something can match.
+      return sql`${rows.meta} IS NOT NULL`;
+    case "text":
+      return sql`EXISTS (SELECT 1 FROM ${rowTexts} WHERE ${rowTexts.rowId} = ${rows.id})`;
   }
 }
 

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { CONFLICT_KINDS, CONFLICT_STATUSES } from "../domain/conflict.js";
 import { DATE_SOURCES } from "../domain/content-date.js";
+import type { RowMeta } from "../domain/content-meta.js";
 import type { JobError } from "../domain/job.js";
 import { JOB_EVENT_TYPES, JOB_KINDS, JOB_STATUSES } from "../domain/job.js";
 import type { AppliedRule, RowError } from "../domain/manifest.js";
@@ -90,6 +91,8 @@ export const rows = sqliteTable(
     /** The unit (a folder kept whole) the row belongs to: its rows are approved, edited, applied together. */
     unitId: text("unit_id"),
     unit: text("unit", { mode: "json" }).$type<RowUnit>(),
+    /** What the content says besides its date: a photo's camera and taken date, a track's tags; null: none. */
+    meta: text("meta", { mode: "json" }).$type<RowMeta>(),
     /**
      * The folder of where the file will be (`PLACE`), with its trailing `/`: computed by SQLite (a virtual
      * column, never written), indexed so the grouped view counts folders without reading the rows.
@@ -109,6 +112,20 @@ export const rows = sqliteTable(
     index("fileorg_rows_place_idx").on(t.jobId, t.action, t.placeDir, t.size),
     index("fileorg_rows_unit_idx").on(t.jobId, t.unitId),
   ],
+);
+
+/**
+ * The text excerpt of a row's file (a text file's first bytes, bounded at analyze), for the rules' `text`
+ * filter. Apart from the rows so that reading rows never reads excerpts.
+ */
+export const rowTexts = sqliteTable(
+  "fileorg_row_texts",
+  {
+    rowId: text("row_id").primaryKey(),
+    jobId: text("job_id").notNull(),
+    excerpt: text("excerpt").notNull(),
+  },
+  (t) => [index("fileorg_row_texts_job_idx").on(t.jobId)],
 );
 
 /** Conflicts of a manifest; an id is stable for a (job, kind, key). */

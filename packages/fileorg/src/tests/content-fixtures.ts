@@ -169,3 +169,98 @@ export function solidPng(width: number, height: number, rgb: readonly [number, n
     pngChunk("IEND", Buffer.alloc(0)),
   ]);
 }
+
+/** One TIFF IFD entry of ASCII text: its tag, and the text (NUL-terminated) placed at `at`. */
+interface AsciiEntry {
+  tag: number;
+  text: Buffer;
+}
+
+/**
+ * A real (tiny) JPEG whose EXIF says the camera (`Make`, `Model` in IFD0) and, when given, when the photo
+ * was taken (`DateTimeOriginal` in the Exif IFD).
+ */
+export function jpegWithCamera(make: string, model: string, dateTimeOriginal?: string): Buffer {
+  const ascii = (tag: number, s: string): AsciiEntry => ({ tag, text: Buffer.from(`${s}\0`, "latin1") });
+  const ifd0: AsciiEntry[] = [ascii(0x010f, make), ascii(0x0110, model)];
+  const ifd0Count = ifd0.length + 1;
+  const ifd0Size = 2 + 12 * ifd0Count + 4;
+  const exifIfd = 8 + ifd0Size;
+  const exifSize = dateTimeOriginal === undefined ? 0 : 2 + 12 + 4;
+  let dataAt = exifIfd + exifSize;
+  const data: Buffer[] = [];
+  const tiff = Buffer.alloc(dataAt);
+  tiff.write("II", 0, "latin1");
+  tiff.writeUInt16LE(42, 2);
+  tiff.writeUInt32LE(8, 4);
+  tiff.writeUInt16LE(ifd0Count, 8);
+  const entry = (at: number, tag: number, type: number, count: number, value: number) => {
+    tiff.writeUInt16LE(tag, at);
+    tiff.writeUInt16LE(type, at + 2);
+    tiff.writeUInt32LE(count, at + 4);
+    tiff.writeUInt32LE(value, at + 8);
+  };
+  ifd0.forEach((e, i) => {
+    entry(10 + 12 * i, e.tag, 2, e.text.length, dataAt);
+    data.push(e.text);
+    dataAt += e.text.length;
+  });
+  // The Exif IFD pointer (0x8769) last (tags ascending); no Exif IFD: it points at an empty one.
+  entry(10 + 12 * ifd0.length, 0x8769, 4, 1, dateTimeOriginal === undefined ? 0 : exifIfd);
+  tiff.writeUInt32LE(0, 10 + 12 * ifd0Count);
+  if (dateTimeOriginal !== undefined) {
+    const date = Buffer.from(`${dateTimeOriginal}\0`, "latin1");
+    tiff.writeUInt16LE(1, exifIfd);
+    entry(exifIfd + 2, 0x9003, 2, date.length, dataAt);
+    tiff.writeUInt32LE(0, exifIfd + 14);
+    data.push(date);
+  }
+  const payload = Buffer.concat([Buffer.from("Exif\0\0", "latin1"), tiff, ...data]);
+  const app1 = Buffer.alloc(4);
+  app1.writeUInt16BE(0xffe1, 0);
+  app1.writeUInt16BE(payload.length + 2, 2);
+  return Buffer.concat([Buffer.from([0xff, 0xd8]), app1, payload, Buffer.from([0xff, 0xd9])]);
+}
+
+/** ID3v2.3 text frames a test track carries. */
+export interface Id3Tags {
+  artist?: string;
+  album?: string;
+  title?: string;
+  track?: string;
+  year?: string;
+  genre?: string;
+}
+
+const ID3_FRAMES: Record<keyof Id3Tags, string> = {
+  artist: "TPE1",
+  album: "TALB",
+  title: "TIT2",
+  track: "TRCK",
+  year: "TYER",
+  genre: "TCON",
+};
+
+/**
+ * A real (tiny) MP3: an ID3v2.3 tag with the given text frames (UTF-16 with its BOM, so any text fits),
+ * then `frames` silent MPEG-1 Layer III frames (128 kbit/s, 44.1 kHz).
+ */
+export function mp3WithId3(tags: Id3Tags, frames = 3): Buffer {
+  const parts: Buffer[] = [];
+  for (const [key, id] of Object.entries(ID3_FRAMES) as Array<[keyof Id3Tags, string]>) {
+    const value = tags[key];
+    if (value === undefined) continue;
+    const body = Buffer.concat([Buffer.from([0x01, 0xff, 0xfe]), Buffer.from(value, "utf16le")]);
+    const header = Buffer.alloc(10);
+    header.write(id, 0, "latin1");
+    header.writeUInt32BE(body.length, 4);
+    parts.push(header, body);
+  }
+  const frameData = Buffer.concat(parts);
+  const size = frameData.length;
+  const header = Buffer.from([0x49, 0x44, 0x33, 3, 0, 0, 0, 0, 0, 0]);
+  for (let i = 0; i < 4; i++) header[9 - i] = (size >> (7 * i)) & 0x7f;
+  const frame = Buffer.alloc(417);
+  frame.writeUInt32BE(0xfffb9000, 0);
+  return Buffer.concat([header, frameData, ...Array.from({ length: frames }, () => frame)]);
+}

@@ -4,6 +4,7 @@ import { fileTypeFromBuffer } from "file-type";
 import { classifyFile } from "../../domain/categorize.js";
 import { checkContent } from "../../domain/content-check.js";
 import { chooseDate, type DateHint } from "../../domain/content-date.js";
+import { type RawMeta, type RowMeta, rowMetaOf } from "../../domain/content-meta.js";
 import type { RowError } from "../../domain/manifest.js";
 import { type ParsedTemplate, pathKey, renderTemplate } from "../../domain/template.js";
 import { INITIAL_STATUS } from "../../domain/transitions.js";
@@ -26,8 +27,15 @@ export interface FileFacts {
   sniffedExt: string | undefined;
   /** Date texts the content carries, best first. */
   dateHints: readonly DateHint[];
+  /** A photo's camera and a track's tags, as read. */
+  meta: RawMeta | undefined;
+  /** A text file's excerpt (bounded). */
+  text: string | undefined;
   error: RowError | null;
 }
+
+/** A row as analyze builds it: the stored row and, for a text file, its excerpt (stored apart). */
+export type BuiltRow = RowRecord & { textExcerpt?: string | undefined };
 
 /** A reader thread's answer as the facts a row is built from (sniffing the magic bytes when it can tell more). */
 export async function factsOf(file: InspectedFile): Promise<FileFacts> {
@@ -43,6 +51,8 @@ export async function factsOf(file: InspectedFile): Promise<FileFacts> {
     sniffedMime: sniffed?.mime,
     sniffedExt: sniffed?.ext,
     dateHints: file.dateHints ?? [],
+    meta: file.meta,
+    text: file.text,
     error:
       file.errorCode === null
         ? null
@@ -128,7 +138,7 @@ function unitTargetOfFile(facts: FileFacts, unit: PlannedUnit, at: number) {
 }
 
 /** What a file's name and bytes say: its class, the content check, its best date and its target. */
-function targetOf(facts: FileFacts, plan: AnalyzePlan, at: number) {
+function targetOf(facts: FileFacts, plan: AnalyzePlan, at: number, meta: RowMeta | null) {
   const fileName = basename(facts.sourcePath);
   const { sniffedMime, sniffedExt } = facts;
   const content = checkContent({
@@ -152,6 +162,7 @@ function targetOf(facts: FileFacts, plan: AnalyzePlan, at: number) {
     sha256: facts.sha256,
     sourcePath: facts.sourcePath,
     sourceRoot: plan.sourceDir,
+    meta,
   });
   return { cls, content, dated, targetPath: join(plan.outputDir, rel) };
 }
@@ -164,11 +175,12 @@ export async function buildRow(
   seq: number,
   rowId: string,
   at: number,
-): Promise<RowRecord> {
+): Promise<BuiltRow> {
   const blocked = facts.error !== null;
   const unit = plan.units?.find(facts.sourcePath);
+  const meta = rowMetaOf(facts.meta, facts.dateHints, at);
   const { cls, content, dated, targetPath } =
-    unit === undefined ? targetOf(facts, plan, at) : unitTargetOfFile(facts, unit, at);
+    unit === undefined ? targetOf(facts, plan, at, meta) : unitTargetOfFile(facts, unit, at);
   const inPlace = targetPath === facts.sourcePath;
   const reasonCodes = [...cls.reasonCodes];
   for (const code of content.reasonCodes) if (!reasonCodes.includes(code)) reasonCodes.push(code);
@@ -210,6 +222,7 @@ export async function buildRow(
     dateSource: dated.source,
     unitId: unit?.id ?? null,
     unit: unit === undefined ? null : rowUnitOf(unit),
+    meta,
   };
   const adjusted = blocked || inPlace || unit !== undefined ? undefined : plan.adjust?.(partial);
   if (adjusted !== undefined) {
@@ -219,5 +232,7 @@ export async function buildRow(
   }
   const { reviewBucket, reasonCodes: withVerdict } = reviewOf(partial, plan.confidenceThreshold);
   const row = { ...partial, reasonCodes: withVerdict };
-  return { ...row, reviewBucket, planDigest: digestOf({ ...row, reviewBucket }) };
+  const built: BuiltRow = { ...row, reviewBucket, planDigest: digestOf({ ...row, reviewBucket }) };
+  if (facts.text !== undefined && !blocked) built.textExcerpt = facts.text;
+  return built;
 }

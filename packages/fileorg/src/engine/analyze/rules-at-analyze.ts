@@ -17,15 +17,18 @@ import type { ReviewRowFacts } from "../../domain/review-row.js";
 import { compileRulePlan, type RowChanges } from "../../domain/review-rule.js";
 import { type ParsedTemplate, parseTemplate, pathKey, renderTemplate } from "../../domain/template.js";
 import { FileorgError } from "../../errors.js";
-import { rows } from "../../store/schema.js";
+import { rows, rowTexts } from "../../store/schema.js";
 import { categoryTemplates } from "../categories.js";
 import { digestOf, type RowRecord, reviewOf, thresholdOf, toManifestRow } from "../manifest/index.js";
 import type { JobRecord } from "../records.js";
 import type { FileorgResources } from "../resources.js";
 import type { JobRun } from "../run.js";
 
+/** A row as analyze built it, with its text excerpt (stored apart) when it has one. */
+type AnalyzedRow = RowRecord & { textExcerpt?: string | undefined };
+
 /** Applies the runtime limits, the strategy pack and the saved rules to each new row (in place). */
-export type RowFinisher = (row: RowRecord, files: number, bytes: number) => Promise<void>;
+export type RowFinisher = (row: AnalyzedRow, files: number, bytes: number) => Promise<void>;
 
 /** What the finisher needs of the analyze plan. */
 export interface FinisherPlan {
@@ -72,9 +75,9 @@ async function isOccupied(target: string, row: RowRecord, dirs: Map<string, Prom
   }
 }
 
-function factsOfRow(row: RowRecord): ReviewRowFacts {
+function factsOfRow(row: AnalyzedRow): ReviewRowFacts {
   const { job_id: _j, conflict_ids: _c, applied_rules: _a, ...rest } = toManifestRow(row);
-  return { ...rest, has_conflict: false };
+  return { ...rest, has_conflict: false, meta: row.meta, text: row.textExcerpt };
 }
 
 /** The target renderers rules use at analyze: a rule's own template, and retargeting on a new category. */
@@ -88,6 +91,8 @@ function renderersOf(plan: FinisherPlan, byCategory: ReadonlyMap<string, ParsedT
         mtime: row.mtime,
         fileName: basename(row.source_path),
         sha256: row.sha256,
+        meta: row.meta,
+        unitRoot: row.unit?.root,
       }),
     );
   return {
@@ -124,7 +129,7 @@ async function settleTarget(row: RowRecord, target: string, dirs: Map<string, Pr
 
 /** Applies one group's planned changes to the row; answers whether any rule of the group matched. */
 async function applyGroup(
-  row: RowRecord,
+  row: AnalyzedRow,
   compiled: CompiledGroup,
   dirs: Map<string, Promise<boolean>>,
 ): Promise<boolean> {
@@ -164,7 +169,7 @@ function blockTooLarge(row: RowRecord, max: number): void {
 
 /** Files a built-in category the pack does not sort into as `other`, retargeted. */
 async function applyPackCategories(
-  row: RowRecord,
+  row: AnalyzedRow,
   set: AnalyzeRuleSet,
   retarget: (row: ReviewRowFacts, category: string) => string,
   dirs: Map<string, Promise<boolean>>,
@@ -252,6 +257,7 @@ export async function discardingRowsOnLimit<T>(run: JobRun, scan: () => Promise<
     if (err instanceof FileorgError && err.code === "JOB_LIMIT_EXCEEDED") {
       await runTransaction(run.ctx.db, async (tx) => {
         await tx.delete(rows).where(eq(rows.jobId, run.job.id));
+        await tx.delete(rowTexts).where(eq(rowTexts.jobId, run.job.id));
       });
     }
     throw err;

@@ -4,14 +4,14 @@ import type { ConflictScope } from "../../domain/detect-conflicts.js";
 import { parseTemplate } from "../../domain/template.js";
 import { FileorgError } from "../../errors.js";
 import { createBulkInserter } from "../../store/bulk-insert.js";
-import { jobs, rows } from "../../store/schema.js";
+import { jobs, rows, rowTexts } from "../../store/schema.js";
 import { confineScope } from "../confined-fs.js";
 import { analyzeThreadsFor, createInspectPool, type InspectedFile } from "../inspect-pool.js";
 import { type RowRecord, recomputeConflicts, thresholdOf } from "../manifest/index.js";
 import { createPlanAccumulator } from "../plan-hash.js";
 import type { FileorgResources, JobBody } from "../resources.js";
 import type { JobRun } from "../run.js";
-import { type AnalyzePlan, buildRow, factsOf } from "./rows.js";
+import { type AnalyzePlan, type BuiltRow, buildRow, factsOf } from "./rows.js";
 import {
   discardingRowsOnLimit,
   prepareRowFinisher,
@@ -28,6 +28,9 @@ import { inspectAll, listProtected, mapBounded, type WalkStats, walkFiles } from
  */
 const BATCH = 5000;
 const insertRows = createBulkInserter(rows);
+const insertTexts = createBulkInserter(rowTexts);
+/** A batch is also written once its rows' text excerpts reach this many characters (bounded memory). */
+const BATCH_TEXT = 8 << 20;
 /**
  * The page cache of the connection that writes a batch: the SHA-256 and target indexes of 100,000 rows
  * outgrow SQLite's default 2 MiB, and a batch then re-reads and spills index pages for most of its rows.
@@ -48,23 +51,34 @@ interface ScanTotals {
 /** Writes rows in batches; while a batch is written the reader threads go on reading the next files. */
 function createRowWriter(run: JobRun, totals: ScanTotals, stats: WalkStats) {
   let batch: RowRecord[] = [];
+  let texts: Array<typeof rowTexts.$inferInsert> = [];
+  let textSize = 0;
   let pending: Promise<void> = Promise.resolve();
   return {
-    push(row: RowRecord): boolean {
-      batch.push(row);
-      return batch.length >= BATCH;
+    push(row: BuiltRow): boolean {
+      const { textExcerpt, ...stored } = row;
+      batch.push(stored);
+      if (textExcerpt !== undefined) {
+        texts.push({ rowId: row.id, jobId: row.jobId, excerpt: textExcerpt });
+        textSize += textExcerpt.length;
+      }
+      return batch.length >= BATCH || textSize >= BATCH_TEXT;
     },
     async flush(): Promise<void> {
       await pending;
       if (batch.length === 0) return;
       const values = batch;
-      batch = [];
       const statement = insertRows(values);
+      const textStatement = insertTexts(texts);
+      batch = [];
+      texts = [];
+      textSize = 0;
       // The driver is synchronous: it holds the main thread while the batch is written.
       pending = runTransaction(run.ctx.db, async (tx) => {
         if (statement === undefined) return;
         await tx.run(BATCH_PAGE_CACHE);
         await tx.run(statement);
+        if (textStatement !== undefined) await tx.run(textStatement);
       });
       const { seq, discovered, bytes } = totals;
       await run.progress(discovered === 0 ? 0 : (0.9 * seq) / Math.max(discovered, seq), {

@@ -64,6 +64,8 @@ export async function buildSpecialRow(
     sniffedMime: undefined,
     sniffedExt: undefined,
     dateHints: [],
+    meta: undefined,
+    text: undefined,
     error,
   };
   const built = await buildRow(facts, plan, jobId, 0, rowId, at);

@@ -1,15 +1,23 @@
 import { createHash } from "node:crypto";
 import type { Dirent } from "node:fs";
-import { lstat, opendir } from "node:fs/promises";
+import { constants } from "node:fs";
+import { lstat, open, opendir } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
+import { cleanTagText } from "../../domain/content-meta.js";
 import {
   distinctUnitTarget,
+  isTrackName,
   type ListingEntry,
+  mayBeAlbum,
   mayBePhotoEvent,
   type RowUnit,
   recogniseUnit,
 } from "../../domain/units.js";
+import { AUDIO_HEAD, audioHeadLength, audioTagsOf } from "../readers/content-meta.js";
 import { SKIPPED_DIRECTORIES } from "./walk.js";
+
+/** The most tracks of one candidate album whose tags are read (the rest are judged by the ones read). */
+const MAX_TAGGED_TRACKS = 64;
 
 /** A unit found before the scan: what rows say about it, and its folder under the output root. */
 export interface PlannedUnit extends RowUnit {
@@ -54,6 +62,52 @@ async function withMtimes(dir: string, entries: ListingEntry[]): Promise<Listing
   );
 }
 
+/** A track's head (its tags), read without following a symlink; `undefined` when it cannot be read. */
+async function trackHead(path: string): Promise<Buffer | undefined> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    if (!(await handle.stat()).isFile()) return undefined;
+    const first = Buffer.alloc(AUDIO_HEAD);
+    const { bytesRead } = await handle.read(first, 0, AUDIO_HEAD, 0);
+    const length = audioHeadLength(first.subarray(0, bytesRead));
+    return length === 0 ? undefined : first.subarray(0, length);
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/** Adds the tracks' album tags to a listing (only for a folder that may be an album), one track at a time. */
+async function withTags(dir: string, entries: ListingEntry[]): Promise<ListingEntry[]> {
+  const out: ListingEntry[] = [];
+  let read = 0;
+  for (const e of entries) {
+    if (e.kind !== "file" || !isTrackName(e.name) || read >= MAX_TAGGED_TRACKS) {
+      out.push(e);
+      continue;
+    }
+    read++;
+    const head = await trackHead(join(dir, e.name));
+    const tags = head === undefined ? undefined : await audioTagsOf(head);
+    const album = cleanTagText(tags?.album);
+    out.push(
+      album === undefined
+        ? e
+        : {
+            ...e,
+            tags: {
+              album,
+              artist: cleanTagText(tags?.artist),
+              album_artist: cleanTagText(tags?.album_artist),
+            },
+          },
+    );
+  }
+  return out;
+}
+
 /** What discovering units needs. */
 export interface UnitDiscovery {
   jobId: string;
@@ -65,7 +119,8 @@ export interface UnitDiscovery {
 }
 
 /**
- * Walks the folders under the source (names only; photo mtimes for a candidate shoot) and recognises the
+ * Walks the folders under the source (names only; photo mtimes for a candidate shoot, the tracks' album tags
+ * for a candidate album) and recognises the
  * ones that must stay whole (`recogniseUnit`, pure). A unit's folder is not descended into: a project inside
  * a project is part of it. The source folder itself, a folder holding the output folder and a
  * protected folder are never units (they are descended into). Holds only the pending folders and the
@@ -86,7 +141,9 @@ export async function discoverUnits(d: UnitDiscovery): Promise<UnitIndex> {
       const listing = { name: basename(dir), parentName: basename(dirname(dir)), entries, at: d.at };
       const seen = mayBePhotoEvent(listing)
         ? { ...listing, entries: await withMtimes(dir, entries) }
-        : listing;
+        : mayBeAlbum(listing)
+          ? { ...listing, entries: await withTags(dir, entries) }
+          : listing;
       const found = recogniseUnit(seen);
       if (found !== undefined) {
         const target = distinctUnitTarget(found.target, taken);

@@ -95,6 +95,8 @@ async function targetOf(
     sha256: r.sha256,
     sourcePath: r.sourcePath,
     sourceRoot: ctx.sourceDir,
+    meta: r.meta,
+    unitRoot: split ? null : r.unit?.root,
   });
   return posix.join(ctx.outputDir, rel);
 }

@@ -6,7 +6,13 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import packageBuild from "../../../tsup.config.js";
-import { docxCreated, jpegWithExif, pdfWithCreationDate } from "../../tests/content-fixtures.js";
+import {
+  docxCreated,
+  jpegWithCamera,
+  jpegWithExif,
+  mp3WithId3,
+  pdfWithCreationDate,
+} from "../../tests/content-fixtures.js";
 
 const PACKAGE_DIR = fileURLToPath(new URL("../../..", import.meta.url));
 const OUT_DIR = join(PACKAGE_DIR, "node_modules", ".cache", `fileorg-readers-${process.pid}`);
@@ -39,17 +45,35 @@ async function buildPool(): Promise<string> {
   return join(OUT_DIR, "pool.js");
 }
 
+/** What the built worker answers for each file: its date hints, metadata and text excerpt. */
+interface Probed {
+  hints: unknown;
+  meta: unknown;
+  text: unknown;
+}
+
 const PROBE = `
 const [pool, root, ...files] = process.argv.slice(1);
 const { createInspectPool } = await import(pool);
 const threads = createInspectPool(1);
 const found = await threads.inspect(files, [root]);
 await threads.close();
-process.stdout.write(JSON.stringify(found.map((f) => f?.dateHints ?? null)));
+process.stdout.write(JSON.stringify(found.map((f) => ({ hints: f?.dateHints ?? null, meta: f?.meta ?? null, text: f?.text ?? null }))));
 `;
 
 describe("the built file threads", () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-built-")));
+  /** Writes `files` and asks the built worker about them, in a plain node process (no TypeScript loader). */
+  async function probe(pool: string, files: Record<string, string | Buffer>): Promise<Probed[]> {
+    for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
+    const paths = Object.keys(files).map((name) => join(dir, name));
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--input-type=module", "-e", PROBE, pool, dir, ...paths],
+      { cwd: OUT_DIR },
+    );
+    return JSON.parse(stdout) as Probed[];
+  }
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
     rmSync(OUT_DIR, { recursive: true, force: true });
@@ -63,19 +87,30 @@ describe("the built file threads", () => {
       "photo.jpg": jpegWithExif("2019:07:14 10:11:12"),
       "notes.txt": "no date here\n",
     };
-    for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
-    const paths = Object.keys(files).map((name) => join(dir, name));
-    // A plain node process: no TypeScript loader, so only the built `.js` worker can answer.
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ["--input-type=module", "-e", PROBE, pool, dir, ...paths],
-      { cwd: OUT_DIR },
-    );
-    expect(JSON.parse(stdout)).toEqual([
+    const found = await probe(pool, files);
+    expect(found.map((f) => f.hints)).toEqual([
       [{ source: "pdf", text: "D:20180304101112+02'00'" }],
       [{ source: "office", text: "2017-11-23T08:00:00Z" }],
       [{ source: "exif", text: "2019:07:14 10:11:12" }],
       null,
+    ]);
+  }, 60_000);
+
+  it("read a track's tags, a photo's camera and a text file's excerpt from the built worker", async () => {
+    const pool = await buildPool();
+    const found = await probe(pool, {
+      "song.mp3": mp3WithId3({ artist: "Björk", album: "Homogenic", title: "Jóga", track: "2" }),
+      "camera.jpg": jpegWithCamera("Canon", "EOS 80D"),
+      "notes.md": "# Notes\n",
+    });
+    expect(found).toEqual([
+      {
+        hints: null,
+        meta: { audio: { artist: "Björk", album: "Homogenic", title: "Jóga", track: 2 } },
+        text: null,
+      },
+      { hints: null, meta: { camera: { make: "Canon", model: "EOS 80D" } }, text: null },
+      { hints: null, meta: null, text: "# Notes\n" },
     ]);
   }, 60_000);
 });

@@ -1,10 +1,10 @@
 /**
  * The file threads' date readers, over Node built-ins (and `exifr`, loaded on the first photo). Given the
- * first bytes of a file the thread was reading anyway and its descriptor, `dateHintsOf` answers the date
+ * first bytes of a file the thread was reading anyway and its descriptor, `contentOf` answers the date
  * texts the content carries, best first — EXIF `DateTimeOriginal`/`CreateDate` of a photo (JPEG, PNG, TIFF,
  * HEIC/AVIF), a PDF's `/CreationDate` or XMP `xmp:CreateDate` (head and last 64 KiB), an Office document's
  * `docProps/core.xml` `dcterms:created` (through the zip's central directory, one bounded entry inflated) —
- * or a promise of them (EXIF). Reads are bounded; anything unexpected yields no hint. The texts are parsed
+ * or a promise of them (EXIF, with the photo's camera `Make`/`Model` from the same parse). Reads are bounded; anything unexpected yields no hint. The texts are parsed
  * and checked on the main thread by the pure `chooseDate` (`domain/content-date.ts`).
  */
 import { readSync } from "node:fs";
@@ -20,6 +20,14 @@ const MAX_ZIP_DIRECTORY = 1 << 20;
 /** An Office part is never inflated past this (a zip bomb yields no hint). */
 const MAX_CORE_XML = 1 << 20;
 const EXIF_TAGS = ["DateTimeOriginal", "CreateDate"] as const;
+/** The EXIF camera fields read with the dates (one parse). */
+const CAMERA_TAGS = ["Make", "Model"] as const;
+
+/** What the content readers found: date texts (best first) and, for a photo, its camera. */
+export interface ContentRead {
+  hints: DateHint[];
+  camera?: { make?: string | undefined; model?: string | undefined } | undefined;
+}
 
 type ExifParse = typeof import("exifr")["parse"];
 /** `exifr`, required on the first photo only: most analyses never parse EXIF. */
@@ -135,31 +143,36 @@ function officeHints(fd: number, size: number): DateHint[] {
   return created?.[1] === undefined ? [] : [{ source: "office", text: created[1] }];
 }
 
-async function exifHints(head: Buffer): Promise<DateHint[]> {
+async function exifRead(head: Buffer): Promise<ContentRead> {
   try {
-    const tags: unknown = await loadExifParse()(head, { pick: [...EXIF_TAGS], reviveValues: false });
+    const tags: unknown = await loadExifParse()(head, {
+      pick: [...EXIF_TAGS, ...CAMERA_TAGS],
+      reviveValues: false,
+    });
     const hints: DateHint[] = [];
-    if (typeof tags !== "object" || tags === null) return hints;
+    if (typeof tags !== "object" || tags === null) return { hints };
     const record = tags as Record<string, unknown>;
     for (const key of EXIF_TAGS) {
       const text = record[key];
       if (typeof text === "string") hints.push({ source: "exif", text });
     }
-    return hints;
+    const make = typeof record.Make === "string" ? record.Make : undefined;
+    const model = typeof record.Model === "string" ? record.Model : undefined;
+    return make === undefined && model === undefined ? { hints } : { hints, camera: { make, model } };
   } catch {
-    return [];
+    return { hints: [] };
   }
 }
 
-/** The date texts of a file's content (best first), or a promise of them (a photo's EXIF); never throws. */
-export function dateHintsOf(fd: number, head: Buffer, size: number): DateHint[] | Promise<DateHint[]> {
+/** The date texts of a file's content (best first) and a photo's camera, or a promise of them (EXIF); never throws. */
+export function contentOf(fd: number, head: Buffer, size: number): ContentRead | Promise<ContentRead> {
   try {
     const kind = dateKindOf(head);
-    if (kind === "image") return exifHints(head);
-    if (kind === "pdf") return pdfHints(fd, head, size);
-    if (kind === "zip") return officeHints(fd, size);
+    if (kind === "image") return exifRead(head);
+    if (kind === "pdf") return { hints: pdfHints(fd, head, size) };
+    if (kind === "zip") return { hints: officeHints(fd, size) };
   } catch {
     // A truncated or malformed file: no hint, the mtime decides.
   }
-  return [];
+  return { hints: [] };
 }

@@ -6,9 +6,10 @@
  */
 import { createHash } from "node:crypto";
 import { closeSync, readSync } from "node:fs";
-import type { DateHint } from "../../domain/content-date.js";
+import type { RawMeta } from "../../domain/content-meta.js";
 import type { ConfinedFs, FileFacts } from "../confined-fs.js";
-import { DATE_HEAD, dateHintsOf, dateKindOf } from "./content-dates.js";
+import { type ContentRead, contentOf, DATE_HEAD, dateKindOf } from "./content-dates.js";
+import { audioHeadLength, audioTagsOf, keepsTextExcerpt, textExcerptOf } from "./content-meta.js";
 import type { InspectedFile, LinkMove, LinkMoveOutcome, PathStat, PoolScope } from "./protocol.js";
 
 /** The first bytes kept for magic-byte sniffing (what `file-type` reads at most). */
@@ -57,14 +58,33 @@ interface ReadPass {
   plainText: boolean;
   /** A copy of the first bytes when a date reader applies to them. */
   dateHead: Buffer | null;
+  /** A copy of a track's first bytes (its tags), bounded by `AUDIO_HEAD`. */
+  audioHead: Buffer | null;
+  /** A text file's excerpt, when its name says it is kept. */
+  text: string | undefined;
 }
 
-/** Reads the whole file once, hashing it as it goes; keeps the head where sniffing or dates need it. */
-function readPass(fd: number, size: number): ReadPass {
+/** What the first read of a file keeps beyond its sniffing head. */
+type Kept = Partial<Pick<ReadPass, "dateHead" | "audioHead" | "text">>;
+
+/** What the first read of a file keeps beyond its sniffing head: the date head, a track's head, a text excerpt. */
+function keptOf(first: Buffer, plainText: boolean, keepText: boolean): Kept {
+  if (plainText) return { text: keepText ? textExcerptOf(first) : undefined };
+  const head = first.subarray(0, HEAD);
+  const dateHead = dateKindOf(head) === null ? null : Buffer.from(first.subarray(0, DATE_HEAD));
+  const audio = dateHead === null ? audioHeadLength(first) : 0;
+  return { dateHead, audioHead: audio === 0 ? null : Buffer.from(first.subarray(0, audio)) };
+}
+
+/**
+ * Reads the whole file once, hashing it as it goes; keeps the head where sniffing, dates or tags need it,
+ * and a text file's excerpt.
+ */
+function readPass(fd: number, size: number, keepText: boolean): ReadPass {
   const hash = createHash("sha256");
   let head: Uint8Array | null = null;
   let plainText = false;
-  let dateHead: Buffer | null = null;
+  let kept: Kept = {};
   let position = 0;
   for (;;) {
     const n = readSync(fd, buffer, 0, buffer.length, position);
@@ -73,15 +93,35 @@ function readPass(fd: number, size: number): ReadPass {
       const first = buffer.subarray(0, Math.min(n, HEAD));
       plainText = isPlainText(first);
       head = plainText ? null : Uint8Array.prototype.slice.call(first);
-      if (!plainText && dateKindOf(first) !== null)
-        dateHead = Buffer.from(buffer.subarray(0, Math.min(n, DATE_HEAD)));
+      kept = keptOf(buffer.subarray(0, n), plainText, keepText);
     }
     hash.update(buffer.subarray(0, n));
     position += n;
     // A short read ending exactly at the size fstat gave is the end: no extra read to see EOF.
     if (position === size && n < buffer.length) break;
   }
-  return { sha256: hash.digest("hex"), head, plainText, dateHead };
+  return {
+    sha256: hash.digest("hex"),
+    head,
+    plainText,
+    dateHead: kept.dateHead ?? null,
+    audioHead: kept.audioHead ?? null,
+    text: kept.text,
+  };
+}
+
+/** The inspected file with what its content says (no field for what it does not say). */
+function withContent(
+  base: InspectedFile,
+  read: ContentRead,
+  audio: RawMeta["audio"],
+  text: string | undefined,
+): InspectedFile {
+  const out: InspectedFile = { ...base };
+  if (read.hints.length > 0) out.dateHints = read.hints;
+  if (read.camera !== undefined || audio !== undefined) out.meta = { camera: read.camera, audio };
+  if (text !== undefined) out.text = text;
+  return out;
 }
 
 function errnoOf(err: unknown): string {
@@ -92,7 +132,8 @@ function errnoOf(err: unknown): string {
 /**
  * Reads one file through the confined layer: its real parent must lie inside the roots, the file is opened
  * with O_NOFOLLOW (never a symlink swapped in since the walk) and O_NONBLOCK (never blocking on a FIFO).
- * A photo's EXIF is parsed asynchronously (from a copy of its first bytes, the file already closed).
+ * A photo's EXIF and a track's tags are parsed asynchronously (from a copy of its first bytes, the file
+ * already closed); the thread parses one file at a time, so it holds at most one such copy.
  */
 export function inspectFile(
   confined: ThreadConfinedFs,
@@ -118,14 +159,15 @@ export function inspectFile(
   try {
     const facts = factsOf(file, info);
     try {
-      const { sha256, head, plainText, dateHead } = readPass(fd, info.size);
-      // No hints, no field: one object fewer to copy back per file.
-      const done = (dateHints: DateHint[]): InspectedFile =>
-        dateHints.length === 0
-          ? { ...facts, sha256, head, errorCode: null, plainText }
-          : { ...facts, sha256, head, errorCode: null, plainText, dateHints };
-      const hints = dateHead === null ? [] : dateHintsOf(fd, dateHead, info.size);
-      return Array.isArray(hints) ? done(hints) : hints.then(done);
+      const pass = readPass(fd, info.size, keepsTextExcerpt(file));
+      const { sha256, head, plainText, dateHead, audioHead, text } = pass;
+      const base: InspectedFile = { ...facts, sha256, head, errorCode: null, plainText };
+      const read = dateHead === null ? { hints: [] } : contentOf(fd, dateHead, info.size);
+      if (audioHead !== null)
+        return audioTagsOf(audioHead).then((audio) => withContent(base, { hints: [] }, audio, text));
+      return read instanceof Promise
+        ? read.then((r) => withContent(base, r, undefined, text))
+        : withContent(base, read, undefined, text);
     } catch (readError) {
       return { ...facts, sha256: null, head: null, errorCode: errnoOf(readError), plainText: false };
     }

@@ -3,6 +3,7 @@
  * items, one answer with the results in the items' order.
  */
 import type { DateHint } from "../../domain/content-date.js";
+import type { RawMeta } from "../../domain/content-meta.js";
 import type { ConfinedMoveOutcome, FileFacts, SourceIdentity } from "../confined-fs.js";
 
 /** What a reader thread tells about one file; `undefined` when it vanished or is not a regular file. */
@@ -23,6 +24,10 @@ export interface InspectedFile {
   plainText: boolean;
   /** Date texts the content carries (EXIF, PDF, Office core properties), best first; left out when none. */
   dateHints?: DateHint[] | undefined;
+  /** A photo's camera and a track's tags; left out when none. */
+  meta?: RawMeta | undefined;
+  /** A text file's first bytes as text (bounded: `TEXT_EXCERPT_BYTES`); left out for other files. */
+  text?: string | undefined;
 }
 
 /** What a file thread's lstat tells: the facts, `{ outside: true }` when the real parent is outside the roots, `null` when nothing is there. */

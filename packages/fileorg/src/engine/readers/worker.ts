@@ -15,14 +15,24 @@ const confined = confinedFs as ThreadConfinedFs;
 
 type Result = ReaderAnswer["results"][number];
 
-/** Runs one batch; its caches (open directories) are released whatever happens. */
-function runBatch(request: ReaderRequest): Array<Result | Promise<Result>> {
+/**
+ * Runs one batch, one item at a time: an item whose content is parsed asynchronously (a photo's EXIF, a
+ * track's tags) is awaited before the next one is read, so a thread holds at most one copy of a file's
+ * head. Its caches (open directories) are released whatever happens.
+ */
+async function runBatch(request: ReaderRequest): Promise<Result[]> {
   const caches: BatchCaches = { parents: new Map(), dirs: new Map() };
   const { scope } = request;
   try {
     switch (request.op) {
-      case "inspect":
-        return request.items.map((file) => inspectFile(confined, file, scope, caches));
+      case "inspect": {
+        const results: Result[] = [];
+        for (const file of request.items) {
+          const r = inspectFile(confined, file, scope, caches);
+          results.push(r instanceof Promise ? await r : r);
+        }
+        return results;
+      }
       case "stat":
         return request.items.map((file) => statPath(confined, file, scope, caches));
       case "link":
@@ -33,25 +43,16 @@ function runBatch(request: ReaderRequest): Array<Result | Promise<Result>> {
   }
 }
 
-/** The results as they are, or — when a photo's EXIF is still being parsed — a promise of them all. */
-function settled(results: Array<Result | Promise<Result>>): Result[] | Promise<Result[]> {
-  const ready: Result[] = [];
-  for (const r of results) {
-    if (r instanceof Promise) return Promise.all(results);
-    ready.push(r);
-  }
-  return ready;
-}
-
 const port = parentPort;
 if (port !== null) {
+  // Batches run one after another (a batch awaiting a parse never interleaves with the next one).
+  let queue: Promise<void> = Promise.resolve();
   port.on("message", (request: ReaderRequest) => {
-    const answer = (results: Result[]) => {
-      const message: ReaderAnswer = { id: request.id, results };
-      port.postMessage(message);
-    };
-    const results = settled(runBatch(request));
-    if (Array.isArray(results)) answer(results);
-    else void results.then(answer);
+    queue = queue
+      .then(() => runBatch(request))
+      .then((results) => {
+        const message: ReaderAnswer = { id: request.id, results };
+        port.postMessage(message);
+      });
   });
 }

@@ -3,6 +3,7 @@ import { and, asc, eq, or, type SQL } from "drizzle-orm";
 import { categoriesOfRule } from "../../domain/categories.js";
 import { renderedFileName } from "../../domain/content-check.js";
 import type { Actor } from "../../domain/job.js";
+import { needsText } from "../../domain/meta-conditions.js";
 import type { RuleOutcome, RuleRequest } from "../../domain/review-api.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
 import type { ReviewRowFacts } from "../../domain/review-row.js";
@@ -12,7 +13,7 @@ import { type ParsedTemplate, parseTemplate, renderTemplate } from "../../domain
 import { FileorgError, NotFoundError } from "../../errors.js";
 import { ReviewError } from "../../review-errors.js";
 import { rulePrefilter } from "../../store/review-queries.js";
-import { conflicts, rows } from "../../store/schema.js";
+import { conflicts, rows, rowTexts } from "../../store/schema.js";
 import { assertKnownCategories, categoryTemplates } from "../categories.js";
 import {
   type InternalPatch,
@@ -44,17 +45,31 @@ async function duplicateRoles(
   return roles;
 }
 
+/** The text excerpts of the rows `where` selects (only asked for when a rule tests `text`). */
+async function textsOf(res: ReviewResources, jobId: string, where: SQL | undefined) {
+  const found = await res.db
+    .select({ rowId: rowTexts.rowId, excerpt: rowTexts.excerpt })
+    .from(rowTexts)
+    .innerJoin(rows, eq(rows.id, rowTexts.rowId))
+    .where(and(eq(rowTexts.jobId, jobId), where));
+  return new Map(found.map((t) => [t.rowId, t.excerpt]));
+}
+
 /** Loads rows of a job as rule facts; `where` narrows them (it must include the job). */
 async function loadFacts(
   res: ReviewResources,
   jobId: string,
   where: SQL | undefined = eq(rows.jobId, jobId),
+  withText = false,
 ): Promise<{ facts: ReviewRowFacts[]; records: Map<string, RowRecord> }> {
   const all = await res.db.select().from(rows).where(where).orderBy(asc(rows.seq));
   const roles = await duplicateRoles(res, jobId);
+  const texts = withText ? await textsOf(res, jobId, where) : new Map<string, string>();
   const facts = all.map((r) => {
     const role = roles.get(r.id);
-    return role === undefined ? toFacts(r) : { ...toFacts(r), duplicate: role };
+    const text = texts.get(r.id);
+    const f = text === undefined ? toFacts(r) : { ...toFacts(r), text };
+    return role === undefined ? f : { ...f, duplicate: role };
   });
   return { facts, records: new Map(all.map((r) => [r.id, r])) };
 }
@@ -94,6 +109,8 @@ function renderersOf(
         sha256: row.sha256,
         sourcePath: row.source_path,
         sourceRoot: String(job.params.source_dir ?? ""),
+        meta: row.meta,
+        unitRoot: row.unit?.root,
       }),
     );
   return {
@@ -146,7 +163,11 @@ export async function planRuleSet(res: ReviewResources, jobId: string, ruleSet: 
   }
   // SQL narrows the rows the rules can match; the rules themselves are then evaluated exactly.
   const filters = ruleSet.map((r) => rulePrefilter(jobId, r.conditions));
-  const { facts, records } = await loadFacts(res, jobId, filters.length === 1 ? filters[0] : or(...filters));
+  const withText = ruleSet.some((r) =>
+    needsText([...(r.conditions.all ?? []), ...(r.conditions.any ?? []), ...(r.conditions.none ?? [])]),
+  );
+  const where = filters.length === 1 ? filters[0] : or(...filters);
+  const { facts, records } = await loadFacts(res, jobId, where, withText);
   const renderers = renderersOf(job, records, await categoryTemplates(res.db));
   const planned = planRules(facts, ruleSet, { ...renderers, includeUnchanged: true });
   const threshold = thresholdOf(job);

@@ -67,6 +67,8 @@ async function targetOps(
         sha256: r.sha256,
         sourcePath: r.sourcePath,
         sourceRoot: String(job.params.source_dir ?? ""),
+        meta: r.meta,
+        unitRoot: r.unit?.root,
       });
       return { row_id: r.id, patch: { target_path: join(outputDir, rel) } };
     });
