@@ -78,7 +78,9 @@ export function renderRulesApplied(ctx: CommandContext, file: string, outcome: R
     `${ctx.c.bold("Rules")} from ${file} changed ${plural(outcome.changed_count, "row")} (plan revision ${outcome.revision}):`,
   ];
   for (const rule of outcome.rules)
-    lines.push(`  ${rule.name}${whereOf(file, rule)}: changed ${plural(rule.changed, "row")} (matched ${rule.matched})`);
+    lines.push(
+      `  ${rule.name}${whereOf(file, rule)}: changed ${plural(rule.changed, "row")} (matched ${rule.matched})`,
+    );
   return lines.join("\n");
 }
 

@@ -76,7 +76,10 @@ describe("a rules file with locations and copy: true", () => {
     const rows = new Map(
       (await fileorg.listRows(jobId)).items.map((r) => [r.source_path.slice(src.length + 1), r]),
     );
-    expect(rows.get("Scans/a.pdf")).toMatchObject({ action: "copy", target_path: join(out, "archive/a.pdf") });
+    expect(rows.get("Scans/a.pdf")).toMatchObject({
+      action: "copy",
+      target_path: join(out, "archive/a.pdf"),
+    });
     expect(rows.get("Scans/2024/b.pdf")).toMatchObject({
       action: "copy",
       target_path: join(out, "archive/2024/b.pdf"),

@@ -48,9 +48,7 @@ async function markAction(harness: Harness, manifestId: string, action: "trash" 
     rows.push(...page.items);
     cursor = page.next_cursor ?? undefined;
   } while (cursor !== undefined);
-  const operations = rows
-    .filter((_, i) => i % 3 === 0)
-    .map((r) => ({ row_id: r.row_id, patch: { action } }));
+  const operations = rows.filter((_, i) => i % 3 === 0).map((r) => ({ row_id: r.row_id, patch: { action } }));
   await harness.engine.applyPatches(manifestId, operations, { actor: "test" });
 }
 
@@ -92,7 +90,8 @@ function copyProblems(
   const atTarget = existsSync(row.target_path);
   if (atTarget && sha(row.target_path) !== row.sha256)
     problems.push(`${row.row_id}: a partial or wrong copy at ${row.target_path}`);
-  if (atTarget !== journaled) problems.push(`${row.row_id}: copy at target ${atTarget}, journaled ${journaled}`);
+  if (atTarget !== journaled)
+    problems.push(`${row.row_id}: copy at target ${atTarget}, journaled ${journaled}`);
   if (atTarget !== (row.status === "applied"))
     problems.push(`${row.row_id}: copy at target ${atTarget}, status ${row.status}`);
   return { problems, atTarget };
