@@ -280,7 +280,7 @@ export function compileConditions(conditions: RuleConditions): Test {
     all.every((t) => t(row)) && (any.length === 0 || any.some((t) => t(row))) && !none.some((t) => t(row));
 }
 
-/** Whether a row satisfies a rule's conditions. */
+/** Whether a row satisfies a rule's conditions (its `location` is not looked at: {@link compileRulePlan} tests it). */
 export function matchesRule(rule: Pick<ReviewRule, "conditions">, row: ReviewRowFacts): boolean {
   return compileConditions(rule.conditions)(row);
 }
