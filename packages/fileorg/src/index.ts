@@ -232,10 +232,17 @@ export {
 export type { DraftRule } from "./domain/rule-inference.js";
 export { draftRuleFromExamples } from "./domain/rule-inference.js";
 export {
+  type LocationBase,
+  locationProblem,
+  rankByLocation,
+  resolveLocation,
+} from "./domain/rule-locations.js";
+export {
   RULES_FILE_VERSION,
   RulesFile,
   RulesFileActions,
   RulesFileFilters,
+  RulesFileLocation,
   RulesFileRule,
   rulesFileJsonSchema,
 } from "./domain/rules-file.js";
@@ -245,6 +252,7 @@ export {
   loadRulesFile,
   type RulesFileCheck,
   type RulesFileIssue,
+  type RulesFileRuleSource,
 } from "./domain/rules-file-check.js";
 export {
   exportRulesFile,

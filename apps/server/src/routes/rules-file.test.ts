@@ -73,7 +73,7 @@ async function started() {
         { category: r.category, action: r.action, target: r.target_path },
       ]),
     );
-  return { post, get, jobId, rows };
+  return { post, get, jobId, rows, src };
 }
 
 describe("rules files over HTTP: simulate and run on a job's plan", () => {
@@ -198,5 +198,45 @@ describe("rules files over HTTP: simulate and run on a job's plan", () => {
     const sim = await s.post(`/api/jobs/${s.jobId}/rules-file/simulate`, { text });
     expect(sim.status, JSON.stringify(sim.json)).toBe(200);
     expect(RulesFileOutcome.parse(sim.json).rules.map((r) => [r.name, r.matched])).toEqual([["Scans", 3]]);
+  });
+
+  it("exports saved rules that carry a location into location blocks, which simulate only inside them", async () => {
+    const s = await started();
+    const save = (rule: unknown) => s.post("/api/preferences/review-rules", rule);
+    const saved = [
+      {
+        name: "Copy scans",
+        priority: 9,
+        location: s.src,
+        conditions: { all: [{ field: "name_glob", glob: "scan-*" }] },
+        actions: [{ type: "copy" }],
+      },
+      {
+        name: "Nowhere",
+        priority: 8,
+        location: join(s.src, "nowhere"),
+        conditions: { all: [{ field: "extension", in: ["txt"] }] },
+        actions: [{ type: "skip" }],
+      },
+      {
+        name: "Notes",
+        conditions: { all: [{ field: "extension", in: ["txt"] }] },
+        actions: [{ type: "skip" }],
+      },
+    ];
+    for (const rule of saved) expect((await save(rule)).status).toBe(200);
+    const text = String((await s.get("/api/preferences/review-rules/export")).json);
+    expect(text).toContain("locations:");
+    expect(text).toContain(`- path: ${s.src}\n`);
+    const sim = await s.post(`/api/jobs/${s.jobId}/rules-file/simulate`, { text });
+    expect(sim.status, JSON.stringify(sim.json)).toBe(200);
+    const rules = RulesFileOutcome.parse(sim.json).rules;
+    expect(rules.map((r) => [r.name, r.location, r.matched])).toEqual([
+      ["Copy scans", s.src, 3],
+      ["Nowhere", join(s.src, "nowhere"), 0],
+      ["Notes", undefined, 1],
+    ]);
+    const lines = text.split("\n");
+    for (const r of rules) expect(lines[(r.line ?? 0) - 1]).toContain(`name: ${r.name}`);
   });
 });

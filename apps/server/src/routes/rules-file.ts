@@ -6,7 +6,7 @@ import { IfMatch, parseIfMatch } from "./manifest.js";
 
 const JobParam = z.object({ job_id: idParam("job_id", "An analyze job") });
 const BAD_FILE =
-  "400 RULES_FILE_SYNTAX (the YAML cannot be read) or RULES_FILE_INVALID (not a rules file), every problem in details.issues: {code, rule?, rule_index?, field, line?, column?, message}";
+  "400 RULES_FILE_SYNTAX (the YAML cannot be read) or RULES_FILE_INVALID (not a rules file), every problem in details.issues: {code, rule?, rule_index?, location_index?, field, line?, column?, message}";
 
 /**
  * A rules file (the YAML text of `vetted rules`) over an analyze job's manifest: simulated (per-rule counts

@@ -3109,7 +3109,7 @@ export interface paths {
                     bucket?: "blocked" | "conflict" | "needs_review" | "auto_safe";
                     status?: "pending" | "applied" | "skipped" | "failed" | "rolled_back";
                     category?: components["schemas"]["FileorgCategoryName"];
-                    action?: "move" | "skip" | "trash";
+                    action?: "move" | "skip" | "trash" | "copy";
                     text?: string;
                     /** @description Only rows with this reason code */
                     reason?: "ALREADY_IN_PLACE" | "APPROVED" | "BLOCKED" | "EDITED" | "EXTENSION_MISMATCH" | "FILE_TOO_LARGE" | "IGNORED" | "LEARNED_AGREES" | "LEARNED_DISAGREES" | "LOW_CONFIDENCE" | "MIME_FROM_EXTENSION" | "MIME_FROM_MAGIC" | "OPEN_CONFLICT" | "PACK_CATEGORY" | "PACK_RULE" | "PROTECTED_PATH" | "SAVED_RULE" | "SKIP_CHOSEN" | "SOURCE_CHANGED" | "SPECIAL_FILE" | "SYMLINK" | "UNIT_KEPT_WHOLE" | "UNKNOWN_TYPE" | "UNREADABLE";
@@ -4141,6 +4141,8 @@ export interface paths {
                                 priority: number;
                                 /** @default false */
                                 stop_further_rules: boolean;
+                                /** @description A folder: the rule only matches rows whose source path is inside it. Absolute, `~/…` (the engine's home directory) or relative to the analyzed folder */
+                                location?: string;
                                 conditions: components["schemas"]["RuleConditions"];
                                 actions: components["schemas"]["RuleAction"][];
                                 /** @description Bumped on every save */
@@ -4193,6 +4195,8 @@ export interface paths {
                             priority: number;
                             /** @default false */
                             stop_further_rules: boolean;
+                            /** @description A folder: the rule only matches rows whose source path is inside it. Absolute, `~/…` (the engine's home directory) or relative to the analyzed folder */
+                            location?: string;
                             conditions: components["schemas"]["RuleConditions"];
                             actions: components["schemas"]["RuleAction"][];
                             /** @description Bumped on every save */
@@ -5471,7 +5475,7 @@ export interface paths {
         put?: never;
         /**
          * What each rule of a rules file would change in the plan, with example rows; saves nothing
-         * @description 400 RULES_FILE_SYNTAX (the YAML cannot be read) or RULES_FILE_INVALID (not a rules file), every problem in details.issues: {code, rule?, rule_index?, field, line?, column?, message}
+         * @description 400 RULES_FILE_SYNTAX (the YAML cannot be read) or RULES_FILE_INVALID (not a rules file), every problem in details.issues: {code, rule?, rule_index?, location_index?, field, line?, column?, message}
          */
         post: {
             parameters: {
@@ -5544,7 +5548,7 @@ export interface paths {
         put?: never;
         /**
          * Applies a rules file to the plan as one audited revision (all rules or none); honours If-Match. Nothing moves
-         * @description 400 RULES_FILE_SYNTAX (the YAML cannot be read) or RULES_FILE_INVALID (not a rules file), every problem in details.issues: {code, rule?, rule_index?, field, line?, column?, message}
+         * @description 400 RULES_FILE_SYNTAX (the YAML cannot be read) or RULES_FILE_INVALID (not a rules file), every problem in details.issues: {code, rule?, rule_index?, location_index?, field, line?, column?, message}
          */
         post: {
             parameters: {
@@ -9918,7 +9922,7 @@ export interface components {
             category: string;
             confidence: number;
             /** @enum {string} */
-            action: "move" | "skip" | "trash";
+            action: "move" | "skip" | "trash" | "copy";
             /** @enum {string} */
             review_bucket: "blocked" | "conflict" | "needs_review" | "auto_safe";
             reason_codes: string[];
@@ -9987,7 +9991,7 @@ export interface components {
              */
             category?: string;
             /** @enum {string} */
-            action?: "move" | "skip" | "trash";
+            action?: "move" | "skip" | "trash" | "copy";
         };
         FileorgConflictList: {
             items: components["schemas"]["FileorgConflict"][];
@@ -10103,7 +10107,7 @@ export interface components {
                 files: {
                     row_id: string;
                     /** @enum {string} */
-                    action: "move" | "skip" | "trash";
+                    action: "move" | "skip" | "trash" | "copy";
                     /** @description Where it would go, relative to the output folder */
                     target: string;
                     /** @description True when the resolution changes this file's plan */
@@ -10128,7 +10132,7 @@ export interface components {
             /** @description Its planned target, relative to the output folder */
             target: string;
             /** @enum {string} */
-            action: "move" | "skip" | "trash";
+            action: "move" | "skip" | "trash" | "copy";
             size: number;
             /** @description Last modified (ISO 8601) */
             mtime: string;
@@ -10275,6 +10279,9 @@ export interface components {
             type: "trash";
         } | {
             /** @enum {string} */
+            type: "copy";
+        } | {
+            /** @enum {string} */
             type: "approve";
         };
         ReviewRule: {
@@ -10286,6 +10293,8 @@ export interface components {
             priority: number;
             /** @default false */
             stop_further_rules: boolean;
+            /** @description A folder: the rule only matches rows whose source path is inside it. Absolute, `~/…` (the engine's home directory) or relative to the analyzed folder */
+            location?: string;
             conditions: components["schemas"]["RuleConditions"];
             actions: components["schemas"]["RuleAction"][];
         };
@@ -10459,7 +10468,7 @@ export interface components {
             category: string;
             confidence: number;
             /** @enum {string} */
-            action: "move" | "skip" | "trash";
+            action: "move" | "skip" | "trash" | "copy";
             /** @enum {string} */
             review_bucket: "blocked" | "conflict" | "needs_review" | "auto_safe";
             reason_codes: string[];
@@ -10610,6 +10619,10 @@ export interface components {
         };
         RulesFileRuleOutcome: {
             name: string;
+            /** @description The rule's 1-based line in the rules file */
+            line?: number;
+            /** @description The rule's location block (its path as written), when it has one */
+            location?: string;
             /** @description Rows the rule matches (pending or failed rows only: finished rows never change) */
             matched: number;
             /** @description Of those, the rows whose plan changes (by this rule or an earlier one with continue: true) */

@@ -43,7 +43,9 @@ async function applySafeRows(
   plan: PlanJson,
   options: OrganizeOptions,
 ): Promise<{ jobId: string | undefined; code: ExitCode }> {
-  const safe = plan.rows.filter((r) => r.review_bucket === "auto_safe" && r.action === "move").length;
+  const safe = plan.rows.filter(
+    (r) => r.review_bucket === "auto_safe" && (r.action === "move" || r.action === "copy"),
+  ).length;
   const out = (line: string) => (options.json ? ctx.io.stderr.write(`${line}\n`) : say(ctx.io, line));
   if (safe === 0) {
     out("Nothing is safe to apply without review.");

@@ -27,7 +27,10 @@ export function rowLabel(row: ReviewQueueRow, sourceDir: string, outputDir: stri
     const r = relative(base, path);
     return r === "" || r.startsWith("..") ? path : r;
   };
-  const target = row.action === "skip" ? "(stays)" : rel(row.target_path, outputDir);
+  const target =
+    row.action === "skip"
+      ? "(stays)"
+      : `${rel(row.target_path, outputDir)}${row.action === "copy" ? " (copy; the source stays)" : ""}`;
   return `${rel(row.source_path, sourceDir)} → ${target} [${row.category}]`;
 }
 

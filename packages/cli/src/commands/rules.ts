@@ -63,22 +63,33 @@ function describeChanges(changes: RulesFileOutcome["rules"][number]["examples"][
   return parts.length === 0 ? "no change" : parts.join("; ");
 }
 
-/** One line per rule: how many rows of the plan it changed (organize --rules). */
+/** Where a rule is in its file, for people: ` (rules.yaml:12, in Scans)`. */
+function whereOf(file: string, rule: RulesFileOutcome["rules"][number]): string {
+  const parts = [
+    ...(rule.line === undefined ? [] : [`${file}:${rule.line}`]),
+    ...(rule.location === undefined ? [] : [`in ${rule.location}`]),
+  ];
+  return parts.length === 0 ? "" : ` (${parts.join(", ")})`;
+}
+
+/** One line per rule, with its line in the file: how many rows of the plan it changed (organize --rules). */
 export function renderRulesApplied(ctx: CommandContext, file: string, outcome: RulesFileOutcome): string {
   const lines = [
     `${ctx.c.bold("Rules")} from ${file} changed ${plural(outcome.changed_count, "row")} (plan revision ${outcome.revision}):`,
   ];
   for (const rule of outcome.rules)
-    lines.push(`  ${rule.name}: changed ${plural(rule.changed, "row")} (matched ${rule.matched})`);
+    lines.push(
+      `  ${rule.name}${whereOf(file, rule)}: changed ${plural(rule.changed, "row")} (matched ${rule.matched})`,
+    );
   return lines.join("\n");
 }
 
 /** Per-rule counts and a few example rows, for people. */
-function renderOutcome(ctx: CommandContext, outcome: RulesFileOutcome): string {
+function renderOutcome(ctx: CommandContext, file: string, outcome: RulesFileOutcome): string {
   const lines: string[] = [];
   for (const rule of outcome.rules) {
     lines.push(
-      `${ctx.c.bold(rule.name)}: matches ${plural(rule.matched, "row")}, ${outcome.applied ? "changed" : "would change"} ${rule.changed}`,
+      `${ctx.c.bold(rule.name)}${whereOf(file, rule)}: matches ${plural(rule.matched, "row")}, ${outcome.applied ? "changed" : "would change"} ${rule.changed}`,
     );
     for (const example of rule.examples)
       lines.push(`  ${example.source_path}: ${describeChanges(example.changes)}`);
@@ -101,7 +112,7 @@ async function sim(ctx: CommandContext, file: string, options: RulesOptions): Pr
   const { text } = checkedRules(ctx, file, options.json === true);
   return ctx.withBackend(async (backend) => {
     const outcome = await backend.simulateRulesFile(jobId, text);
-    say(ctx.io, options.json === true ? JSON.stringify(outcome, null, 2) : renderOutcome(ctx, outcome));
+    say(ctx.io, options.json === true ? JSON.stringify(outcome, null, 2) : renderOutcome(ctx, file, outcome));
     if (options.json !== true) say(ctx.io, "Simulation: nothing was changed.");
     return EXIT.ok;
   });
@@ -117,7 +128,7 @@ async function run(ctx: CommandContext, file: string, options: RulesOptions): Pr
   return ctx.withBackend(async (backend) => {
     if (options.yes !== true) {
       const preview = await backend.simulateRulesFile(jobId, text);
-      if (options.json !== true) ctx.io.stderr.write(`${renderOutcome(ctx, preview)}\n`);
+      if (options.json !== true) ctx.io.stderr.write(`${renderOutcome(ctx, file, preview)}\n`);
       const question = `Change ${plural(preview.changed_count, "row")} of the plan of ${jobId}?`;
       if (!(await confirmOrRefuse(ctx, question))) {
         say(ctx.io, "Nothing was changed.");
@@ -127,7 +138,7 @@ async function run(ctx: CommandContext, file: string, options: RulesOptions): Pr
     const outcome = await backend.runRulesFile(jobId, text);
     if (options.json === true) say(ctx.io, JSON.stringify(outcome, null, 2));
     else {
-      say(ctx.io, renderOutcome(ctx, outcome));
+      say(ctx.io, renderOutcome(ctx, file, outcome));
       say(
         ctx.io,
         `Nothing moved yet: review with ${ctx.command} review ${jobId}, then ${ctx.command} apply ${jobId}.`,

@@ -58,7 +58,10 @@ export function renderReviewTable(
     colWidths: [14, 40, 70],
   });
   for (const row of rows.slice(0, limit)) {
-    const target = row.action === "skip" ? "(stays)" : shortPath(row.target_path, plan.summary.output_dir);
+    const target =
+      row.action === "skip"
+        ? "(stays)"
+        : `${shortPath(row.target_path, plan.summary.output_dir)}${row.action === "copy" ? " (copy; the source stays)" : ""}`;
     table.push([
       bucketColor(row.review_bucket, c)(row.review_bucket),
       reasonOf(row),

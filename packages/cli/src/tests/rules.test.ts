@@ -43,6 +43,26 @@ rules:
       move: archive
 `;
 
+/** Two locations (relative to the analyzed folder) and a global rule, with their lines: 6, 11, 15. */
+const LOCATED = `version: 1
+locations:
+  - path: pics
+    rules:
+      # the picture folder stays as it is
+      - name: Pictures stay
+        filters: { extension: png }
+        actions: { skip: true }
+  - path: copy
+    rules:
+      - name: Copy the copies
+        filters: { extension: txt }
+        actions: { copy: true, target: "copies/{name}{ext}" }
+rules:
+  - name: Text is documents
+    filters: { extension: txt }
+    actions: { category: documents }
+`;
+
 describe("vetted rules check | sim | run, on a rules file on disk", () => {
   let box: Sandbox;
   let mess: string;
@@ -72,7 +92,7 @@ describe("vetted rules check | sim | run, on a rules file on disk", () => {
     expect(bad.stderr.split("\n")).toEqual([
       'bad.yaml:6:20: rule "Scans are documents" filters.size.min: min must not be greater than max',
       'bad.yaml:11:21: rule "Move old" filters.date.from: expected a date (2024-05-31) or a date-time with an offset (2024-05-31T09:00:00+02:00)',
-      'bad.yaml:13:7: rule "Move old" actions.move: unknown action field "move"; use category, target, skip, trash, approve',
+      'bad.yaml:13:7: rule "Move old" actions.move: unknown action field "move"; use category, target, skip, trash, copy, approve',
       "vetted: RULES_FILE_INVALID: bad.yaml has 3 problems",
       "",
     ]);
@@ -81,7 +101,7 @@ describe("vetted rules check | sim | run, on a rules file on disk", () => {
   it("simulates the file on the plan: per-rule counts and example rows, nothing changed", async () => {
     const text = await runVetted(["rules", "sim", rulesFile, "--job", plan.job_id], box.env);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toContain("Scans are documents: matches 3 rows, would change 3");
+    expect(text.stdout).toContain(`Scans are documents (${rulesFile}:4): matches 3 rows, would change 3`);
     expect(text.stdout).toContain(`${join(mess, "scan-001.dat")}: category other → documents; target_path`);
     expect(text.stdout).toContain("Simulation: nothing was changed.");
     const sim = await runVetted(["rules", "sim", rulesFile, "--job", plan.job_id, "--json"], box.env);
@@ -142,7 +162,41 @@ describe("vetted rules check | sim | run, on a rules file on disk", () => {
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Rules from rules\.yaml changed \d+ rows \(plan revision \d+\):/);
-    expect(run.stdout).toContain("  Scans are documents: changed 3 rows (matched 3)");
-    expect(run.stdout).toContain("  Keep notes where they are: changed 1 row (matched 1)");
+    expect(run.stdout).toContain("  Scans are documents (rules.yaml:4): changed 3 rows (matched 3)");
+    expect(run.stdout).toContain("  Keep notes where they are (rules.yaml:10): changed 1 row (matched 1)");
+  });
+
+  it("organize --rules with two locations: each location's rules act only inside it, before the global ones, and each rule's line is named", async () => {
+    writeFileSync(join(box.root, "located.yaml"), LOCATED);
+    const run = await runVetted(
+      ["organize", mess, "--out", join(box.root, "out-located"), "--rules", "located.yaml", "--json"],
+      box.env,
+      undefined,
+      box.root,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const located = JSON.parse(run.stdout) as PlanJson;
+    expect(located.rules?.rules.map((r) => [r.name, r.line, r.location, r.matched])).toEqual([
+      ["Pictures stay", 6, "pics", 1],
+      ["Copy the copies", 11, "copy", 1],
+      ["Text is documents", 15, undefined, 2],
+    ]);
+    const byPath = new Map(located.rows.map((r) => [r.source_path.slice(mess.length + 1), r]));
+    expect(byPath.get("pics/photo.png")?.action).toBe("skip");
+    expect(byPath.get("copy/readme.txt")).toMatchObject({
+      action: "copy",
+      target_path: join(box.root, "out-located", "copies", "readme.txt"),
+    });
+    expect(byPath.get("readme.txt")?.action).toBe("move");
+    expect(byPath.get("readme.txt")?.category).toBe("documents");
+    const text = await runVetted(
+      ["organize", mess, "--out", join(box.root, "out-located"), "--rules", "located.yaml"],
+      box.env,
+      undefined,
+      box.root,
+    );
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain("  Copy the copies (located.yaml:11, in copy): changed 1 row (matched 1)");
+    expect(text.stdout).toContain("  Pictures stay (located.yaml:6, in pics): changed 1 row (matched 1)");
   });
 });

@@ -54,7 +54,8 @@ const bySeq = (a: ConflictRow, b: ConflictRow) => a.seq - b.seq;
  * or hash). Only rows that will move take part. Pure and deterministic: rows are ordered by `seq`.
  */
 export function detectConflicts(rows: readonly ConflictRow[], scope: ConflictScope): DetectedConflict[] {
-  const moving = rows.filter((r) => r.action === "move").sort(bySeq);
+  // A copy lands at its target like a move does.
+  const moving = rows.filter((r) => r.action === "move" || r.action === "copy").sort(bySeq);
   const found: DetectedConflict[] = [];
   const byKey = groupBy(
     moving.filter((r) => scope.targetKeys.has(r.targetKey)),

@@ -5,10 +5,11 @@ import { ROW_STATUSES } from "./transitions.js";
 import { RowUnit } from "./units.js";
 
 /** What apply does with a row. */
-export const ROW_ACTIONS = ["move", "skip", "trash"] as const;
+export const ROW_ACTIONS = ["move", "skip", "trash", "copy"] as const;
 /**
- * What apply does with a row: `move` it to `target_path`, `skip` it, or `trash` it (moved to the system
- * trash per the freedesktop.org Trash specification, with its `.trashinfo`; rollback restores it).
+ * What apply does with a row: `move` it to `target_path`, `skip` it, `trash` it (moved to the system
+ * trash per the freedesktop.org Trash specification, with its `.trashinfo`; rollback restores it), or
+ * `copy` it to `target_path` (the source stays; rollback removes exactly the copy it made).
  */
 export type RowAction = (typeof ROW_ACTIONS)[number];
 

@@ -5,6 +5,7 @@ import { CategoryName } from "./manifest.js";
 import { compileMetaCondition, META_CONDITIONS } from "./meta-conditions.js";
 import { PathInput } from "./path-input.js";
 import { basenameOf, extensionOf, ReviewBucketEnum, type ReviewRowFacts } from "./review-row.js";
+import { type LocationBase, locationProblem, locationTest } from "./rule-locations.js";
 import { checkNamingTemplate } from "./template-check.js";
 import { UNIT_KINDS } from "./units.js";
 
@@ -123,6 +124,7 @@ export const RuleAction = z
     }),
     z.object({ type: z.literal("skip") }),
     z.object({ type: z.literal("trash") }),
+    z.object({ type: z.literal("copy") }),
     z.object({ type: z.literal("approve") }),
   ])
   .meta({ id: "RuleAction" });
@@ -137,6 +139,15 @@ export const ReviewRule = z
     enabled: z.boolean().default(true),
     priority: z.number().int().min(-1_000_000).max(1_000_000).default(0),
     stop_further_rules: z.boolean().default(false),
+    location: PathInput.superRefine((path, ctx) => {
+      const problem = locationProblem(path);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+    })
+      .optional()
+      .meta({
+        description:
+          "A folder: the rule only matches rows whose source path is inside it. Absolute, `~/…` (the engine's home directory) or relative to the analyzed folder",
+      }),
     conditions: RuleConditions,
     actions: z.array(RuleAction).min(1),
   })
@@ -277,7 +288,7 @@ export function compileConditions(conditions: RuleConditions): Test {
     all.every((t) => t(row)) && (any.length === 0 || any.some((t) => t(row))) && !none.some((t) => t(row));
 }
 
-/** Whether a row satisfies a rule's conditions. */
+/** Whether a row satisfies a rule's conditions (its `location` is not looked at: {@link compileRulePlan} tests it). */
 export function matchesRule(rule: Pick<ReviewRule, "conditions">, row: ReviewRowFacts): boolean {
   return compileConditions(rule.conditions)(row);
 }
@@ -311,6 +322,8 @@ export interface PlanRulesOptions {
   retarget?: ((row: ReviewRowFacts, category: string) => string | undefined) | undefined;
   /** Also return matching rows whose fields would not change (with empty `changes`). */
   includeUnchanged?: boolean | undefined;
+  /** What rules' relative and `~` locations are resolved against (without it only absolute ones match). */
+  locationBase?: LocationBase | undefined;
 }
 
 /**
@@ -343,7 +356,11 @@ export function compileRulePlan(
   rules: readonly ReviewRule[],
   options: PlanRulesOptions,
 ): (row: ReviewRowFacts) => RowChanges | undefined {
-  const compiled = orderRules(rules).map((rule) => ({ rule, test: compileConditions(rule.conditions) }));
+  const compiled = orderRules(rules).map((rule) => {
+    const conditions = compileConditions(rule.conditions);
+    const inside = locationTest(rule.location, options.locationBase);
+    return { rule, test: (row: ReviewRowFacts) => inside(row.source_path) && conditions(row) };
+  });
   return (row) => {
     if (row.status !== "pending" && row.status !== "failed") return undefined;
     const changes: RowChanges["changes"] = {};
@@ -394,6 +411,9 @@ function applyAction(
       return;
     case "trash":
       changes.action ??= { from: row.action, to: "trash" };
+      return;
+    case "copy":
+      changes.action ??= { from: row.action, to: "copy" };
       return;
     case "approve":
       // Blocked and conflicting rows cannot be approved past their problem.

@@ -81,6 +81,64 @@ describe("exportRulesFile", () => {
     }
   });
 
+  it("keeps a saved rule's location (its block) and a copy action through the round trip", () => {
+    const rules = [
+      ...saved.slice(0, 2),
+      {
+        id: "rule_scans",
+        name: "Copy scans",
+        priority: 5,
+        location: "/home/me/Scans",
+        conditions: { all: [{ field: "extension", in: ["pdf"] }] },
+        actions: [{ type: "copy" }],
+      } satisfies ReviewRuleInput,
+      {
+        id: "rule_downloads",
+        name: "Trash partials",
+        priority: 4,
+        location: "~/Downloads",
+        conditions: { all: [{ field: "extension", in: ["part"] }] },
+        actions: [{ type: "trash" }],
+      } satisfies ReviewRuleInput,
+    ].map((r) => ReviewRule.parse(r));
+    const exported = exportRulesFile(rules);
+    expect(exported).toMatchObject({ exported: 4, left_out: [] });
+    const checked = checkRulesFile(exported.text);
+    if (!checked.ok) throw new Error(JSON.stringify(checked.issues));
+    expect(checked.rules.map((r) => [r.name, r.location, r.actions])).toEqual([
+      ["Copy scans", "/home/me/Scans", [{ type: "copy" }]],
+      ["Trash partials", "~/Downloads", [{ type: "trash" }]],
+      ["Old photos", undefined, [{ type: "approve" }]],
+      ["Receipts", undefined, rules[0]?.actions],
+    ]);
+    expect(checked.sources.map((s) => s.location)).toEqual([
+      "/home/me/Scans",
+      "~/Downloads",
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it("leaves out a located rule the file refuses, naming it, and keeps the others", () => {
+    const rules = [
+      ReviewRule.parse({
+        name: "Bad reason",
+        location: "Scans",
+        conditions: { all: [{ field: "reason", in: ["NOPE"] }] },
+        actions: [{ type: "skip" }],
+      }),
+      ReviewRule.parse({
+        name: "Fine",
+        location: "Scans",
+        conditions: { all: [{ field: "extension", in: ["pdf"] }] },
+        actions: [{ type: "skip" }],
+      }),
+    ];
+    const exported = exportRulesFile(rules);
+    expect(exported.exported).toBe(1);
+    expect(exported.left_out.map((l) => l.rule)).toEqual(["Bad reason"]);
+  });
+
   it("answers an empty file with a header when nothing is saved", () => {
     const exported = exportRulesFile([]);
     expect(exported).toMatchObject({ exported: 0, left_out: [] });

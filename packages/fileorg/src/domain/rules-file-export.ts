@@ -1,12 +1,13 @@
 import { stringify } from "yaml";
 import { compareRules, type ReviewRule, type RuleAction, type RuleCondition } from "./review-rule.js";
 import { RULES_FILE_VERSION } from "./rules-file.js";
-import { checkRulesFile } from "./rules-file-check.js";
+import { checkRulesFile, type RulesFileIssue } from "./rules-file-check.js";
 
 /**
  * Saved review rules written out as a rules file, so a person can move from rules kept in the database to
- * a versioned file. Every exported rule reads back (through {@link checkRulesFile}) as the same conditions
- * and actions; the file's order is the engine's order (priority, then name). A rule the file format cannot
+ * a versioned file. Every exported rule reads back (through {@link checkRulesFile}) as the same conditions,
+ * actions and location; the file's order is the engine's order (priority, then name), rules with a location
+ * going into that location's block (blocks in the order of their first rule). A rule the file format cannot
  * say is left out and named. Pure.
  */
 
@@ -26,6 +27,8 @@ export interface RulesFileExport {
 type FileValue = string | number | boolean | string[] | { [key: string]: unknown };
 type Group = Record<string, FileValue>;
 type FileRule = Record<string, unknown> & { name: string };
+/** A rule of the file and the location block it goes in (none: the global rules). */
+type Placed = { rule: FileRule; location: string | undefined };
 
 /** Why the file cannot say a saved rule. */
 class Refused {
@@ -145,15 +148,49 @@ function uniqueName(name: string, taken: Set<string>): string {
   return candidate;
 }
 
-function render(rules: readonly FileRule[], leftOut: readonly RulesFileLeftOut[]): string {
+/**
+ * The file's location blocks (in the order their first rule applies) and global rules, and each placed
+ * rule's index in the order {@link checkRulesFile} reads them back (its issues name that place).
+ */
+function blocksOf(placed: readonly Placed[]) {
+  const byLocation = new Map<string, FileRule[]>();
+  const global: FileRule[] = [];
+  for (const p of placed) {
+    if (p.location === undefined) global.push(p.rule);
+    else byLocation.set(p.location, [...(byLocation.get(p.location) ?? []), p.rule]);
+  }
+  const locations = [...byLocation].map(([path, rules]) => ({ path, rules }));
+  const readOrder = [...locations.flatMap((l) => l.rules), ...global];
+  return { locations, global, readOrder };
+}
+
+function render(placed: readonly Placed[], leftOut: readonly RulesFileLeftOut[]): string {
+  const { locations, global } = blocksOf(placed);
+  const count = placed.length;
   const header = [
-    `# Vetted rules file: ${rules.length} saved review rule${rules.length === 1 ? "" : "s"}, in the order they apply.`,
+    `# Vetted rules file: ${count} saved review rule${count === 1 ? "" : "s"}, in the order they apply.`,
     "# Check it with `vetted rules check <file>`, simulate it with `vetted rules sim <file> --job <id>`.",
     ...(leftOut.length === 0 ? [] : ["# Left out (a rules file cannot say them):"]),
     ...leftOut.map((l) => `#   ${JSON.stringify(l.rule)}: ${l.reason}`),
   ];
-  const body = stringify({ version: RULES_FILE_VERSION, rules }, { lineWidth: 0 });
+  const body = stringify(
+    {
+      version: RULES_FILE_VERSION,
+      ...(locations.length === 0 ? {} : { locations }),
+      ...(global.length === 0 && locations.length > 0 ? {} : { rules: global }),
+    },
+    { lineWidth: 0 },
+  );
   return `${header.join("\n")}\n${body}`;
+}
+
+/** The index, in the read-back order, of the rule an issue names (`undefined`: not a rule's issue). */
+function readIndexOf(issue: RulesFileIssue, placed: readonly Placed[]): number | undefined {
+  if (issue.rule_index === undefined) return undefined;
+  const { locations } = blocksOf(placed);
+  if (issue.location_index === undefined)
+    return locations.reduce((n, l) => n + l.rules.length, 0) + issue.rule_index;
+  return locations.slice(0, issue.location_index).reduce((n, l) => n + l.rules.length, 0) + issue.rule_index;
 }
 
 /**
@@ -164,23 +201,26 @@ function render(rules: readonly FileRule[], leftOut: readonly RulesFileLeftOut[]
 export function exportRulesFile(saved: readonly ReviewRule[]): RulesFileExport {
   const leftOut: RulesFileLeftOut[] = [];
   const taken = new Set<string>();
-  let rules: FileRule[] = [];
+  let placed: Placed[] = [];
   for (const rule of [...saved].sort(compareRules)) {
     const fileRule = fileRuleOf(rule);
     if (fileRule instanceof Refused) leftOut.push({ rule: rule.name, reason: fileRule.reason });
-    else rules.push({ ...fileRule, name: uniqueName(rule.name, taken) });
+    else placed.push({ rule: { ...fileRule, name: uniqueName(rule.name, taken) }, location: rule.location });
   }
   // What the file's own check refuses (a reason code it does not know, …) is left out too.
   for (;;) {
-    const text = render(rules, leftOut);
-    const checked = rules.length === 0 ? undefined : checkRulesFile(text);
-    if (checked === undefined || checked.ok) return { text, exported: rules.length, left_out: leftOut };
-    const bad = new Map<number, string>();
-    for (const issue of checked.issues)
-      if (issue.rule_index !== undefined && !bad.has(issue.rule_index))
-        bad.set(issue.rule_index, `${issue.field}: ${issue.message}`);
-    if (bad.size === 0) return { text, exported: rules.length, left_out: leftOut };
-    for (const [index, reason] of bad) leftOut.push({ rule: rules[index]?.name ?? "", reason });
-    rules = rules.filter((_, index) => !bad.has(index));
+    const text = render(placed, leftOut);
+    const checked = placed.length === 0 ? undefined : checkRulesFile(text);
+    if (checked === undefined || checked.ok) return { text, exported: placed.length, left_out: leftOut };
+    const { readOrder } = blocksOf(placed);
+    const bad = new Map<FileRule, string>();
+    for (const issue of checked.issues) {
+      const index = readIndexOf(issue, placed);
+      const rule = index === undefined ? undefined : readOrder[index];
+      if (rule !== undefined && !bad.has(rule)) bad.set(rule, `${issue.field}: ${issue.message}`);
+    }
+    if (bad.size === 0) return { text, exported: placed.length, left_out: leftOut };
+    for (const [rule, reason] of bad) leftOut.push({ rule: rule.name, reason });
+    placed = placed.filter((p) => !bad.has(p.rule));
   }
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ReviewRule, RowChanges } from "./review-rule.js";
+import type { RulesFileRuleSource } from "./rules-file-check.js";
 
 /**
  * What the rules of a rules file do (simulation) or did (run) to a manifest, rule by rule. Pure.
@@ -31,6 +32,10 @@ export type RulesFileExample = z.infer<typeof RulesFileExample>;
 export const RulesFileRuleOutcome = z
   .object({
     name: z.string(),
+    line: z.number().int().optional().meta({ description: "The rule's 1-based line in the rules file" }),
+    location: z.string().optional().meta({
+      description: "The rule's location block (its path as written), when it has one",
+    }),
     matched: z.number().int().meta({
       description: "Rows the rule matches (pending or failed rows only: finished rows never change)",
     }),
@@ -91,13 +96,22 @@ export function summarizeRulesFile(
     applied: boolean;
     revision: number;
     rules: readonly ReviewRule[];
+    /** Where each rule is in the file (`sources[i]` is `rules[i]`'s), for its line and location. */
+    sources?: readonly RulesFileRuleSource[];
     matches: ReadonlyArray<{ row_id: string; changes: RowChanges["changes"]; rule_ids: readonly string[] }>;
     sourcePathOf: (rowId: string) => string;
   },
   examples = 3,
 ): RulesFileOutcome {
   const byRule = new Map<string, RulesFileRuleOutcome>(
-    input.rules.map((r) => [r.id ?? r.name, { name: r.name, matched: 0, changed: 0, examples: [] }]),
+    input.rules.map((r, i) => {
+      const source = input.sources?.[i];
+      const where = {
+        ...(source?.line === undefined ? {} : { line: source.line }),
+        ...(source?.location === undefined ? {} : { location: source.location }),
+      };
+      return [r.id ?? r.name, { name: r.name, ...where, matched: 0, changed: 0, examples: [] }];
+    }),
   );
   const unchangedExamples = new Map<string, RulesFileExample[]>();
   let changedCount = 0;

@@ -3,13 +3,15 @@ import { CategoryName } from "./manifest.js";
 import { ReviewBucketEnum } from "./review-row.js";
 import type { ReviewRule, RuleAction, RuleCondition } from "./review-rule.js";
 import { ReasonCode, strictFields } from "./row-filter.js";
+import { locationProblem } from "./rule-locations.js";
 import { UNIT_KINDS } from "./units.js";
 
 /**
  * The rules file: review rules a person keeps in one YAML file under version control, in a shape made for
  * writing by hand. Each rule turns into exactly one {@link ReviewRule} of the existing rule engine (its
- * filters are that engine's conditions, its actions that engine's actions); the file's order is the rules'
- * priority. Pure: the schema and the translation, no I/O.
+ * filters are that engine's conditions, its actions that engine's actions, its location block its
+ * `location`); the file's order is the rules' priority (location rules first, see `rankByLocation`).
+ * Pure: the schema and the translation, no I/O.
  */
 
 /** The version of the rules file format this package reads. */
@@ -126,6 +128,10 @@ export const RulesFileActions = strictFields(
       description:
         "The file is moved to the system trash at apply (freedesktop.org trash, with its .trashinfo; rollback restores it)",
     }),
+    copy: z.literal(true).optional().meta({
+      description:
+        "The file is copied to its target at apply and the source stays (never overwriting; the copy's SHA-256 is checked; rollback removes exactly that copy)",
+    }),
     approve: z.literal(true).optional().meta({
       description: "Approves rows that need review (blocked and conflicting rows stay as they are)",
     }),
@@ -154,18 +160,51 @@ export const RulesFileRule = strictFields(
 /** One rule of the file. */
 export type RulesFileRule = z.infer<typeof RulesFileRule>;
 
+/** A folder and the rules that apply only to the rows inside it. */
+export const RulesFileLocation = strictFields(
+  {
+    path: z
+      .string()
+      .min(1)
+      .superRefine((path, ctx) => {
+        const problem = locationProblem(path);
+        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .meta({
+        description:
+          "The folder: absolute (`/srv/scans`), `~/…` (the home directory of the process running the engine) or relative to the analyzed folder (`Scans`); no `..`",
+      }),
+    rules: z.array(RulesFileRule).min(1).meta({
+      description: "Match only rows whose source path is inside the folder; in order, the first match wins",
+    }),
+  },
+  "location",
+).meta({ id: "RulesFileLocation" });
+/** A folder and its rules. */
+export type RulesFileLocation = z.infer<typeof RulesFileLocation>;
+
 /** A rules file. */
 export const RulesFile = strictFields(
   {
     version: z.literal(RULES_FILE_VERSION).meta({ description: "The format version: 1" }),
-    rules: z.array(RulesFileRule).min(1).meta({ description: "Evaluated in order: the first match wins" }),
+    locations: z.array(RulesFileLocation).min(1).optional().meta({
+      description:
+        "Rules per folder: a row meets the rules of the most specific location that contains it first, then those of the outer ones, then the global `rules`",
+    }),
+    rules: z.array(RulesFileRule).min(1).optional().meta({
+      description: "Rules for every row, after any location's: evaluated in order, the first match wins",
+    }),
   },
   "rules file",
-).meta({
-  id: "VettedRulesFile",
-  title: "Vetted rules file",
-  description: "Review rules for @vetted/fileorg, applied to an analyze job's manifest (vetted rules run)",
-});
+)
+  .refine((file) => file.rules !== undefined || file.locations !== undefined, {
+    message: "a rules file needs `rules:` or `locations:` (or both)",
+  })
+  .meta({
+    id: "VettedRulesFile",
+    title: "Vetted rules file",
+    description: "Review rules for @vetted/fileorg, applied to an analyze job's manifest (vetted rules run)",
+  });
 /** A rules file. */
 export type RulesFile = z.infer<typeof RulesFile>;
 
@@ -254,6 +293,7 @@ export function reviewRuleOf(
   rule: RulesFileRule,
   index: number,
   count: number,
+  location?: string,
 ): { rule: z.input<typeof ReviewRule>; sources: RuleSources } {
   const all = conditionsOf(rule.filters, "filters");
   const any = conditionsOf(rule.any, "any");
@@ -277,6 +317,10 @@ export function reviewRuleOf(
     actions.push({ type: "trash" });
     actionSources.push(["actions", "trash"]);
   }
+  if (a.copy === true) {
+    actions.push({ type: "copy" });
+    actionSources.push(["actions", "copy"]);
+  }
   if (a.approve === true) {
     actions.push({ type: "approve" });
     actionSources.push(["actions", "approve"]);
@@ -292,6 +336,7 @@ export function reviewRuleOf(
       enabled: rule.enabled ?? true,
       priority: count - index,
       stop_further_rules: rule.continue !== true,
+      ...(location === undefined ? {} : { location }),
       conditions: groups,
       actions,
     },

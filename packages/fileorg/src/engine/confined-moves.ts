@@ -189,3 +189,34 @@ export async function copyMoveConfined(
     await closeAsync(source.fd).catch(() => undefined);
   }
 }
+
+/**
+ * Copies the recorded source to a temp name next to the target (opened without following symlinks, real
+ * parents inside the roots; still the analyzed file), keeps its times, fsyncs, checks the copy's SHA-256
+ * against the source's (the recorded one, which the identity check ties to this file), and links it into
+ * place (never replacing anything). The source stays; a crash leaves at most the temp name, never a part
+ * file under the target's name.
+ */
+export async function copyConfined(
+  copy: { from: string; to: string; temp: string; sha256: string; identity: SourceIdentity | null },
+  scope: PoolScope,
+): Promise<"copied"> {
+  const { from, to } = copy;
+  const source = confinedFs.openReadIn(scope.source, from);
+  if (source.code !== undefined) throw refusal(source.code, from, to);
+  try {
+    if (!confinedFs.matchesIdentity(copy.identity, source.facts)) {
+      throw new MoveError("SOURCE_CHANGED", `${from} is not the file analyzed (changed or replaced).`);
+    }
+    const folder = confinedFs.holdFolder(scope.target, dirname(to));
+    if ("code" in folder) throw refusal(folder.code, from, to);
+    try {
+      await copyInto(folder, source, copy);
+    } finally {
+      folder.release();
+    }
+    return "copied";
+  } finally {
+    await closeAsync(source.fd).catch(() => undefined);
+  }
+}

@@ -148,7 +148,7 @@ export const conflicts = sqliteTable(
 );
 
 /** Journal operations. */
-export const JOURNAL_OPS = ["move", "mkdir", "rmdir", "trash", "untrash"] as const;
+export const JOURNAL_OPS = ["move", "mkdir", "rmdir", "trash", "untrash", "copy", "uncopy"] as const;
 /** Journal record states: an intent, then its completion. */
 export const JOURNAL_STATES = ["intent", "done", "failed", "not_done"] as const;
 

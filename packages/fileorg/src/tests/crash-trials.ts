@@ -39,8 +39,8 @@ async function bundleChild(): Promise<string> {
   });
   return join(outDir, "crash-child.js");
 }
-/** Marks every third row of the manifest `trash` (a person's edit: apply takes it by default). */
-async function markTrash(harness: Harness, manifestId: string): Promise<void> {
+/** Marks every third row of the manifest `trash` or `copy` (a person's edit: apply takes it by default). */
+async function markAction(harness: Harness, manifestId: string, action: "trash" | "copy"): Promise<void> {
   const rows = [];
   let cursor: string | undefined;
   do {
@@ -48,9 +48,7 @@ async function markTrash(harness: Harness, manifestId: string): Promise<void> {
     rows.push(...page.items);
     cursor = page.next_cursor ?? undefined;
   } while (cursor !== undefined);
-  const operations = rows
-    .filter((_, i) => i % 3 === 0)
-    .map((r) => ({ row_id: r.row_id, patch: { action: "trash" as const } }));
+  const operations = rows.filter((_, i) => i % 3 === 0).map((r) => ({ row_id: r.row_id, patch: { action } }));
   await harness.engine.applyPatches(manifestId, operations, { actor: "test" });
 }
 
@@ -76,6 +74,27 @@ function trashProblems(trashDir: string, trashedTo: ReadonlyMap<string, string>)
   if (files.length !== expected.size)
     problems.push(`${expected.size} journaled trash moves, ${files.length} files`);
   return problems;
+}
+
+/**
+ * A copy row after recovery: the source is always there with its hash; the target is either absent or a
+ * whole copy with the same hash, exactly when the copy is journaled done and the row applied.
+ */
+function copyProblems(
+  row: { row_id: string; source_path: string; target_path: string; sha256: string | null; status: string },
+  journaled: boolean,
+) {
+  const problems: string[] = [];
+  if (!existsSync(row.source_path)) problems.push(`${row.row_id}: a copy's source is gone`);
+  else if (sha(row.source_path) !== row.sha256) problems.push(`${row.row_id}: a copy's source changed`);
+  const atTarget = existsSync(row.target_path);
+  if (atTarget && sha(row.target_path) !== row.sha256)
+    problems.push(`${row.row_id}: a partial or wrong copy at ${row.target_path}`);
+  if (atTarget !== journaled)
+    problems.push(`${row.row_id}: copy at target ${atTarget}, journaled ${journaled}`);
+  if (atTarget !== (row.status === "applied"))
+    problems.push(`${row.row_id}: copy at target ${atTarget}, status ${row.status}`);
+  return { problems, atTarget };
 }
 
 const EXTS = ["txt", "md", "csv", "json", "py", "html", "log", "zzz"];
@@ -117,7 +136,12 @@ function findTempFiles(dir: string): string[] {
 }
 
 /** Builds the bench: `files` files analyzed once; every trial applies them in a child, kills it, recovers, checks, rolls back. */
-export async function createCrashBench(files: number, forceCopy = false, trash = false): Promise<CrashBench> {
+export async function createCrashBench(
+  files: number,
+  forceCopy = false,
+  trash = false,
+  copy = false,
+): Promise<CrashBench> {
   // With `trash`, every third row is trashed (into a test trash, on the same device as the tree).
   const trashDir = trash
     ? join(realpathSync(mkdtempSync(join(tmpdir(), "fileorg-crash-trash-"))), "Trash")
@@ -131,7 +155,7 @@ export async function createCrashBench(files: number, forceCopy = false, trash =
   const analyze = await harness.engine.analyze({ source_dir: src, output_dir: out }, { actor: "test" });
   const analyzed = await harness.engine.waitForJob(analyze.job_id, 60_000);
   if (analyzed.status !== "succeeded") throw new Error(`analyze ${analyzed.status}`);
-  if (trash) await markTrash(harness, analyze.job_id);
+  if (trash || copy) await markAction(harness, analyze.job_id, trash ? "trash" : "copy");
   await harness.engine.stop();
   const manifestId = analyze.job_id;
   const childScript = await bundleChild();
@@ -189,7 +213,7 @@ export async function createCrashBench(files: number, forceCopy = false, trash =
       .where(and(eq(journal.jobId, applyId), eq(journal.state, "done")));
     const doneMoves = new Set(
       doneRecords.flatMap((r) =>
-        (r.op === "move" || r.op === "trash") && r.rowId !== null ? [r.rowId] : [],
+        (r.op === "move" || r.op === "trash" || r.op === "copy") && r.rowId !== null ? [r.rowId] : [],
       ),
     );
     // Where each trashed row's file went: its target is that trash entry.
@@ -202,6 +226,12 @@ export async function createCrashBench(files: number, forceCopy = false, trash =
     do {
       const page = await engine.listRows(manifestId, { limit: 1000, cursor });
       for (const row of page.items) {
+        if (row.action === "copy") {
+          const copied = copyProblems(row, doneMoves.has(row.row_id));
+          problems.push(...copied.problems);
+          if (copied.atTarget) applied++;
+          continue;
+        }
         const target = row.action === "trash" ? (trashedTo.get(row.row_id) ?? "") : row.target_path;
         const atSource = existsSync(row.source_path);
         const atTarget = target !== "" && existsSync(target);

@@ -38,6 +38,18 @@ describe("crash safety", () => {
     }
   }, 300_000);
 
+  it("copy rows: a SIGKILL mid-apply never leaves a partial file under a copy's target, the source stays, rollback removes the copies (5 SIGKILLs)", async () => {
+    const copyRows = await createCrashBench(FILES, false, false, true);
+    try {
+      const outcomes: TrialOutcome[] = [];
+      for (let i = 0; i < 5; i++) outcomes.push(await copyRows.trial());
+      expect(outcomes.flatMap((o, i) => o.problems.map((p) => `copy-row trial ${i}: ${p}`))).toEqual([]);
+      expect(outcomes.some((o) => o.appliedBeforeRecovery > 0 && o.appliedBeforeRecovery < FILES)).toBe(true);
+    } finally {
+      await copyRows.close();
+    }
+  }, 180_000);
+
   it("holds the same guarantees on the copy + fsync + verify path of cross-device moves (6 more SIGKILLs)", async () => {
     const copyBench = await createCrashBench(FILES, true);
     try {

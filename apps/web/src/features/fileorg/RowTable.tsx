@@ -202,6 +202,7 @@ function Row(props: {
       <td className="col-bucket" title={reasons}>
         <span className={`badge bucket-${row.review_bucket}`}>{row.review_bucket}</span>
         {row.action === "skip" ? " skip" : row.status === "pending" ? null : ` ${row.status}`}
+        {row.action === "copy" ? " copy" : null}
         <span className="sub" data-cell="reasons">
           {reasons}
         </span>

@@ -1,4 +1,5 @@
 import { lstat } from "node:fs/promises";
+import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { runTransaction } from "@vetted/store";
 import { eq } from "drizzle-orm";
@@ -15,6 +16,7 @@ import {
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
 import type { ReviewRowFacts } from "../../domain/review-row.js";
 import { compileRulePlan, type RowChanges } from "../../domain/review-rule.js";
+import type { LocationBase } from "../../domain/rule-locations.js";
 import { type ParsedTemplate, parseTemplate, pathKey, renderTemplate } from "../../domain/template.js";
 import { FileorgError } from "../../errors.js";
 import { rows, rowTexts } from "../../store/schema.js";
@@ -140,7 +142,7 @@ async function applyGroup(
   if (changes.target_path !== undefined) await settleTarget(row, changes.target_path.to, dirs);
   if (changes.action !== undefined) {
     const to = changes.action.to;
-    row.action = to === "skip" || to === "trash" ? to : "move";
+    row.action = to === "skip" || to === "trash" || to === "copy" ? to : "move";
     if (row.action === "skip" && !row.reasonCodes.includes(REVIEW_MARKERS.skipChosen))
       row.reasonCodes.push(REVIEW_MARKERS.skipChosen);
   }
@@ -183,10 +185,14 @@ async function applyPackCategories(
   return true;
 }
 
-function compileGroups(set: AnalyzeRuleSet | undefined, renderers: ReturnType<typeof renderersOf>) {
+function compileGroups(
+  set: AnalyzeRuleSet | undefined,
+  renderers: ReturnType<typeof renderersOf>,
+  locationBase: LocationBase,
+) {
   return (set?.groups ?? []).map((group) => ({
     group,
-    plan: compileRulePlan(group.rules, { ...renderers, includeUnchanged: true }),
+    plan: compileRulePlan(group.rules, { ...renderers, includeUnchanged: true, locationBase }),
     applied: new Map(group.rules.map((r) => [r.id ?? r.name, appliedRuleOf(r, group)])),
   }));
 }
@@ -212,7 +218,10 @@ export async function prepareRowFinisher(
   const hasRules = (set?.groups ?? []).some((g) => g.rules.length > 0) || set?.packCategories !== undefined;
   const byCategory = hasRules ? await categoryTemplates(res.ctx.db) : new Map<string, ParsedTemplate>();
   const renderers = renderersOf(plan, byCategory);
-  const groups = compileGroups(set, renderers);
+  const groups = compileGroups(set, renderers, {
+    root: String(job.params.source_dir ?? ""),
+    home: homedir(),
+  });
   const threshold = thresholdOf(job);
   const dirs = plan.directories ?? new Map<string, Promise<boolean>>();
   return async (row, files, bytes) => {

@@ -1,5 +1,5 @@
 import { runTransaction } from "@vetted/store";
-import { and, eq, gt, isNotNull, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
 import type { ConflictScope } from "../../domain/detect-conflicts.js";
 import { parseTemplate } from "../../domain/template.js";
 import { FileorgError } from "../../errors.js";
@@ -162,7 +162,7 @@ async function scanRows(
 /** Where conflicts may be: target keys and hashes held by several rows, and rows whose target is occupied. */
 async function conflictScopeOf(run: JobRun): Promise<ConflictScope> {
   const { db } = run.ctx;
-  const moving = and(eq(rows.jobId, run.job.id), eq(rows.action, "move"));
+  const moving = and(eq(rows.jobId, run.job.id), inArray(rows.action, ["move", "copy"]));
   const targetKeys = (
     await db
       .select({ key: rows.targetKey })

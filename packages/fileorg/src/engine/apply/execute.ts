@@ -6,6 +6,7 @@ import { type JournalDraft, type JournalRecord, writeIntents } from "../journal.
 import { linkMovesOnThreads, MOVE_CONCURRENCY, type MoveScope, moveOne } from "../move-steps.js";
 import { mapLimit } from "../pool.js";
 import type { JobRun } from "../run.js";
+import { copyOne, uncopyOne } from "./copy-steps.js";
 import {
   completeGroup,
   type Failure,
@@ -19,6 +20,8 @@ import { moveTrashOne } from "./trash-moves.js";
 /** What one executed group did. */
 export interface GroupOutcome {
   moved: number;
+  /** Of those, the copies made (apply) or removed (rollback). */
+  copied: number;
   bytes: number;
   failed: number;
   /** Rows whose move failed on drift or an occupied target (they reopen as conflicts). */
@@ -85,7 +88,7 @@ export async function executeGroup(
   const drafts: JournalDraft[] = [
     ...planned.mkdirs.map((dir) => intentOf(job.id, at, "mkdir", dir)),
     ...planned.moves.map((m) =>
-      intentOf(job.id, at, m.trash?.op ?? "move", m.to, {
+      intentOf(job.id, at, m.trash?.op ?? m.copy ?? "move", m.to, {
         rowId: m.row.id,
         fromPath: m.from,
         sha256: m.row.sha256,
@@ -98,6 +101,7 @@ export async function executeGroup(
   const outcomes = makeFolders(records, scope);
   const result: GroupOutcome = {
     moved: 0,
+    copied: 0,
     bytes: 0,
     failed: planned.failures.length,
     occupied: [],
@@ -125,12 +129,24 @@ export async function executeGroup(
       },
     )),
   );
+  moveOutcomes.push(
+    ...(await mapLimit(
+      records.filter((r) => r.op === "copy" || r.op === "uncopy"),
+      MOVE_CONCURRENCY,
+      async (record) =>
+        record.op === "copy"
+          ? copyOne(record, identities.get(record.rowId ?? "") ?? null, scope)
+          : uncopyOne(record, identities.get(record.rowId ?? "") ?? null, scope.source),
+    )),
+  );
   for (const o of moveOutcomes) {
     outcomes.push(o);
     if (o.state === "done") {
       result.moved++;
       result.bytes += o.record.size ?? 0;
-      result.done.push({ from: o.record.fromPath ?? "", to: o.record.toPath });
+      // A copy leaves its source where it is: no link to it dangles.
+      if (o.record.op === "copy" || o.record.op === "uncopy") result.copied++;
+      else result.done.push({ from: o.record.fromPath ?? "", to: o.record.toPath });
     } else {
       result.failed++;
       result.byCode[o.error.code] = (result.byCode[o.error.code] ?? 0) + 1;

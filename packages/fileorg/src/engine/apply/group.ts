@@ -69,10 +69,12 @@ export interface PlannedMove {
   identity: SourceIdentity | null;
   /** A move into the system trash (`trash`, with its slot), or back out of it (`untrash`). */
   trash?: { op: "trash" | "untrash"; slot: TrashSlot; original: string } | undefined;
+  /** A copy to the target (the source stays), or rollback's removal of that copy (`from` the copy). */
+  copy?: "copy" | "uncopy" | undefined;
 }
 
 /** Journal operations that move a row's file. */
-export const FILE_OPS: ReadonlySet<string> = new Set(["move", "trash", "untrash"]);
+export const FILE_OPS: ReadonlySet<string> = new Set(["move", "trash", "untrash", "copy", "uncopy"]);
 
 /** A row that failed before its move was attempted. */
 export interface Failure {

@@ -33,6 +33,7 @@ import { removeEmptiedFolders } from "./tidy.js";
 /** What an apply has done so far. */
 interface ApplyTotals {
   moved: number;
+  copied: number;
   bytes: number;
   failed: number;
   would_move: number;
@@ -77,6 +78,15 @@ async function targetProblem(
   return undefined;
 }
 
+/** Why a `copy` row cannot be copied: a copy is verified and undone by its SHA-256, so it needs one. */
+function copyProblem(row: MoveRow): RowError | undefined {
+  if (row.action !== "copy" || row.sha256 !== null) return undefined;
+  return {
+    code: "HASH_UNKNOWN",
+    message: `${row.sourcePath} has no recorded SHA-256: a copy could not be verified nor undone.`,
+  };
+}
+
 /** A free slot in the trash of the row's device, or why there is none (nothing is written yet). */
 function slotFor(p: ApplyPlanning, row: MoveRow, dev: number | undefined): TrashSlot | RowError {
   if (dev === undefined)
@@ -112,6 +122,7 @@ async function planGroup(p: ApplyPlanning, group: readonly MoveRow[], totals: Ap
     const problem =
       protectedRowProblem(p.isProtected, row) ??
       sourceProblem(seen, row) ??
+      copyProblem(row) ??
       (trashing ? undefined : await targetProblem(p, row, plannedTargets, occupiedNow[i] === true));
     const slot =
       problem === undefined && trashing && !p.dryRun
@@ -142,7 +153,8 @@ async function planGroup(p: ApplyPlanning, group: readonly MoveRow[], totals: Ap
         mkdirs.push(dir);
       }
     }
-    moves.push({ row, from: row.sourcePath, to: row.targetPath, identity: identityOfRow(row) });
+    const copy = row.action === "copy" ? ("copy" as const) : undefined;
+    moves.push({ row, from: row.sourcePath, to: row.targetPath, identity: identityOfRow(row), copy });
   }
   return { moves, failures, mkdirs };
 }
@@ -187,6 +199,7 @@ function outcomeOf(dryRun: boolean, t: ApplyTotals) {
     ? { dry_run: true, would_move: t.would_move, would_fail: t.would_fail, by_error: t.byError }
     : {
         moved: t.moved,
+        ...(t.copied > 0 ? { copied: t.copied } : {}),
         failed: t.failed,
         failed_rows: t.failed,
         completed_with_errors: t.failed > 0,
@@ -249,7 +262,7 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Apply
   await run.phase(dryRun ? "simulating" : "moving");
   const p = planningOf(run, manifest, dryRun, options.trash);
   const t: ApplyTotals = {
-    ...{ moved: 0, bytes: 0, failed: 0, would_move: 0, would_fail: 0 },
+    ...{ moved: 0, copied: 0, bytes: 0, failed: 0, would_move: 0, would_fail: 0 },
     byError: {},
     changedRowIds: [],
   };
@@ -276,6 +289,7 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Apply
       } else {
         const outcome = await executeGroup(run, options, "apply", planned, progress, p.scope, p.files);
         t.moved += outcome.moved;
+        t.copied += outcome.copied;
         t.bytes += outcome.bytes;
         t.failed += outcome.failed;
         t.changedRowIds.push(...outcome.occupied);

@@ -69,7 +69,7 @@ function unitSelected(names: ApplyNames): SQL {
 
 /** Rows of a unit, not yet applied, that cannot move (an aggregate over `m`): the unit then stays whole. */
 const UNIT_HELD = sql.raw(
-  `sum(m.status <> 'applied' AND NOT (m.action IN ('move', 'trash') AND m.review_bucket IN (${literals(APPLY_BUCKETS)}) AND m.status IN (${literals(APPLICABLE_STATUSES)}))) > 0`,
+  `sum(m.status <> 'applied' AND NOT (m.action IN ('move', 'trash', 'copy') AND m.review_bucket IN (${literals(APPLY_BUCKETS)}) AND m.status IN (${literals(APPLICABLE_STATUSES)}))) > 0`,
 );
 
 /**
@@ -88,11 +88,11 @@ function wholeSelection(manifestId: string, names: ApplyNames): SQL {
   return sql`(CASE WHEN ${rows.unitId} IS NULL THEN (${selectedCondition(names)}) ELSE ${rows.unitId} IN ${movingUnits(manifestId, names)} END)`;
 }
 
-/** The rows of the manifest an apply moves: selected, `action: move` or `trash`, never blocked or in conflict, not applied. */
+/** The rows of the manifest an apply moves: selected, `action: move`, `trash` or `copy`, never blocked or in conflict, not applied. */
 export function eligibleRows(manifestId: string, names: ApplyNames): SQL | undefined {
   return and(
     eq(rows.jobId, manifestId),
-    inArray(rows.action, ["move", "trash"]),
+    inArray(rows.action, ["move", "trash", "copy"]),
     inArray(rows.reviewBucket, [...APPLY_BUCKETS]),
     inArray(rows.status, APPLICABLE_STATUSES),
     wholeSelection(manifestId, names),

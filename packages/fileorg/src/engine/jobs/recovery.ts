@@ -2,6 +2,7 @@ import { runTransaction } from "@vetted/store";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { moveJob } from "../../domain/transitions.js";
 import { jobs, journal } from "../../store/schema.js";
+import { resolveCopyFromDisk } from "../apply/copy-steps.js";
 import { completeGroup, FILE_OPS, GROUP_SIZE, lstatOrUndefined, type RecordOutcome } from "../apply/group.js";
 import { chunk } from "../db.js";
 import { type JournalRecord, type JournalSigner, resolveMoveFromDisk } from "../journal.js";
@@ -77,7 +78,11 @@ async function settleIntents(res: FileorgResources, signer: JournalSigner, job: 
       continue;
     }
     if (FILE_OPS.has(record.op)) {
-      const verdict = await resolveMoveFromDisk(record, rootsOf(record, res.ctx.guard.roots));
+      const roots = rootsOf(record, res.ctx.guard.roots);
+      const verdict =
+        record.op === "copy" || record.op === "uncopy"
+          ? await resolveCopyFromDisk(record, roots)
+          : await resolveMoveFromDisk(record, roots);
       settleTrashInfo(record, verdict.state);
       if (verdict.state === "done") resolved.done++;
       else if (verdict.state === "not_done") resolved.not_done++;

@@ -38,7 +38,7 @@ async function freeVariant(db: Queryable, jobId: string, path: string, taken: Se
     const [used] = await db
       .select({ id: rows.id })
       .from(rows)
-      .where(and(eq(rows.jobId, jobId), eq(rows.targetKey, key), eq(rows.action, "move")))
+      .where(and(eq(rows.jobId, jobId), eq(rows.targetKey, key), inArray(rows.action, ["move", "copy"])))
       .limit(1);
     if (used === undefined && !(await existsOnDisk(candidate))) {
       taken.add(key);
@@ -123,7 +123,9 @@ async function toDuplicatesFolder(scope: ResolveScope, members: RowRecord[]): Pr
     const [used] = await scope.ctx.db
       .select({ id: rows.id })
       .from(rows)
-      .where(and(eq(rows.jobId, scope.jobId), eq(rows.targetKey, key), eq(rows.action, "move")))
+      .where(
+        and(eq(rows.jobId, scope.jobId), eq(rows.targetKey, key), inArray(rows.action, ["move", "copy"])),
+      )
       .limit(1);
     const free = !scope.taken.has(key) && used === undefined && !(await existsOnDisk(wanted));
     if (free) scope.taken.add(key);

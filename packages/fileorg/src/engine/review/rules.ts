@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { and, asc, eq, or, type SQL } from "drizzle-orm";
 import { categoriesOfRule } from "../../domain/categories.js";
@@ -9,6 +10,7 @@ import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
 import type { ReviewRowFacts } from "../../domain/review-row.js";
 import { planRules, type ReviewRule, type RowChanges } from "../../domain/review-rule.js";
 import { type DraftRule, draftRuleFromExamples } from "../../domain/rule-inference.js";
+import type { LocationBase } from "../../domain/rule-locations.js";
 import { type ParsedTemplate, parseTemplate, renderTemplate } from "../../domain/template.js";
 import { FileorgError, NotFoundError } from "../../errors.js";
 import { ReviewError } from "../../review-errors.js";
@@ -169,7 +171,11 @@ export async function planRuleSet(res: ReviewResources, jobId: string, ruleSet: 
   const where = filters.length === 1 ? filters[0] : or(...filters);
   const { facts, records } = await loadFacts(res, jobId, where, withText);
   const renderers = renderersOf(job, records, await categoryTemplates(res.db));
-  const planned = planRules(facts, ruleSet, { ...renderers, includeUnchanged: true });
+  const planned = planRules(facts, ruleSet, {
+    ...renderers,
+    includeUnchanged: true,
+    locationBase: locationBaseOf(job),
+  });
   const threshold = thresholdOf(job);
   const out: PlannedRow[] = [];
   for (const p of planned) {
@@ -177,6 +183,11 @@ export async function planRuleSet(res: ReviewResources, jobId: string, ruleSet: 
     if (r !== undefined) out.push(predictBucket(p, r, threshold));
   }
   return { job, planned: out, records };
+}
+
+/** What rules' relative and `~` locations mean for a job: its analyzed folder, this process's home. */
+export function locationBaseOf(job: JobRecord): LocationBase {
+  return { root: String(job.params.source_dir ?? ""), home: homedir() };
 }
 
 /** Plans one rule (saved, by id, or inline) over a job. */

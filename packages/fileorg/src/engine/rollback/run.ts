@@ -4,6 +4,7 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import type { RowError } from "../../domain/manifest.js";
 import { journal, rows } from "../../store/schema.js";
 import { createConfinement, missingDirectories } from "../apply/confinement.js";
+import { checkUncopy } from "../apply/copy-steps.js";
 import { executeGroup, intentOf } from "../apply/execute.js";
 import {
   completeGroup,
@@ -59,12 +60,25 @@ async function planGroup(p: RollbackPlanning, group: readonly JournalRecord[]) {
   const failures: Failure[] = [];
   const mkdirs: string[] = [];
   const checks = await mapLimit(group, MOVE_CONCURRENCY, (record) =>
-    checkRollback(record, p.options.signer, scopeOf(p.scope, record)),
+    record.op === "copy"
+      ? checkUncopy(record, p.options.signer, p.scope.source)
+      : checkRollback(record, p.options.signer, scopeOf(p.scope, record)),
   );
   for (const [i, record] of group.entries()) {
     const row = p.rowById.get(record.rowId ?? "");
     if (row === undefined || row.status !== "applied") continue;
     const check = checks[i];
+    if (record.op === "copy") {
+      // Only the copy goes: the source never moved and is never touched.
+      if (check !== undefined && "error" in check) {
+        failures.push({ row, error: check.error });
+        p.byError[check.error.code] = (p.byError[check.error.code] ?? 0) + 1;
+      } else {
+        const identity = check !== undefined && "identity" in check ? check.identity : null;
+        moves.push({ row, from: record.toPath, to: record.fromPath ?? "", identity, copy: "uncopy" });
+      }
+      continue;
+    }
     const error: RowError | undefined =
       (check !== undefined && "error" in check ? check.error : undefined) ??
       ((await p.confined(dirname(record.fromPath ?? "")))
@@ -152,7 +166,9 @@ export async function runRollback(run: JobRun, options: MoveOptions): Promise<Re
       .where(and(eq(journal.jobId, target), eq(journal.state, "done")))
       .orderBy(asc(journal.id))
   ).filter((r) => r.op === "mkdir" || only === undefined || (r.rowId !== null && only.has(r.rowId)));
-  const moveRecords = done.filter((r) => (r.op === "move" || r.op === "trash") && r.rowId !== null);
+  const moveRecords = done.filter(
+    (r) => (r.op === "move" || r.op === "trash" || r.op === "copy") && r.rowId !== null,
+  );
   const p: RollbackPlanning = {
     options,
     // Files go back from the output to the source; folders are recreated under the source.

@@ -32,8 +32,9 @@ export function conflictTitle(kind: ConflictKind, targets: readonly string[]): s
 /** What one file becomes under a resolution: `x/a.jpg → images/a (2).jpg`, or that it stays. */
 export function outcomeLine(
   source: string,
-  outcome: { action: "move" | "skip" | "trash"; target: string },
+  outcome: { action: "move" | "skip" | "trash" | "copy"; target: string },
 ): string {
   if (outcome.action === "skip") return `${source}: skipped, stays where it is`;
+  if (outcome.action === "copy") return `${source} → ${outcome.target} (a copy; the source stays)`;
   return outcome.action === "trash" ? `${source} → the trash` : `${source} → ${outcome.target}`;
 }
