@@ -19,7 +19,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await site.close();
 });
-afterEach(async () => {
+afterEach(async ({ task }) => {
+  // A failed test shows what its servers said (a crash, a browser that would not start).
+  if (task.result?.state === "fail")
+    for (const s of servers) console.error(`server ${s.url} stderr:\n${s.stderr().slice(-4000)}`);
   for (const s of servers.splice(0)) await s.kill();
   for (const a of apps.splice(0)) await a.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });

@@ -56,7 +56,9 @@ describe("two server processes on one database", () => {
       VETTED_DATA_DIR: join(dir, "data"),
       VETTED_ALLOWED_ROOTS: dir,
       VETTED_JOURNAL_KEY: "a-test-journal-key-of-some-length",
-      VETTED_FILEORG_LEASE_MS: "900",
+      // Short enough that B takes over a killed A's job in seconds; long enough that a live A's heartbeat,
+      // late by a loaded machine's stalls, still holds its lease.
+      VETTED_FILEORG_LEASE_MS: "3000",
     };
     const a = await startServerProcess(env);
     servers.push(a);
