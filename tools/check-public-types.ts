@@ -23,6 +23,8 @@ const CONSUMER = `import { runVetted, type CliIo } from "@vetted/cli";
 import { validateText } from "@vetted/comparison";
 import * as fileorg from "@vetted/fileorg";
 import * as runs from "@vetted/runs";
+import { createLocalEmbedder } from "@vetted/runs/embeddings";
+import { createTowerEngine, type TowerEngine } from "@vetted/runs/tower";
 import { runTransaction } from "@vetted/store";
 import { openDatabase } from "@vetted/store/database";
 
@@ -33,7 +35,8 @@ const answer: number = await runTransaction(db, async () => 42);
 const io: CliIo = { cwd: ".", env: {}, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
 const code: number = await runVetted(["--version"], io);
 const checked: boolean = validateText("{}", "comparison.json").ok;
-console.log(answer, code, checked);
+const tower: TowerEngine = createTowerEngine({ db, runs: runs.createRunsEngine({ db, secretsKey: Buffer.alloc(32) }) });
+console.log(answer, code, checked, typeof tower, typeof createLocalEmbedder);
 close();
 `;
 

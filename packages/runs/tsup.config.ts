@@ -30,10 +30,27 @@ const withoutUnusedZod: EsbuildPlugin = {
   },
 };
 
+/** The lanes, each published as `@vetted/runs/<lane>` (package.json `exports`). */
+export const LANES = [
+  "automation",
+  "computer-use",
+  "embeddings",
+  "inbound-sms",
+  "proof",
+  "reconstruction",
+  "sessions",
+  "telemetry",
+  "tower",
+  "webhooks",
+] as const;
+
 export default defineConfig({
   // The local embeddings worker sits beside the bundle, where `lanes/embeddings/local.ts` looks for it.
+  // Each lane is its own entry (`@vetted/runs/<lane>`), so `import "@vetted/runs"` builds only the core's
+  // schemas and code; what entries share lands in chunks beside them.
   entry: {
     index: "src/index.ts",
+    ...Object.fromEntries(LANES.map((lane) => [lane, `src/lanes/${lane}/index.ts`])),
     testing: "src/testing.ts",
     "local-worker": "src/lanes/embeddings/local-worker.ts",
   },
@@ -47,7 +64,9 @@ export default defineConfig({
   // work beside another copy (zod's `instanceof` goes by traits and its registry lives on globalThis,
   // drizzle's `is()` by entity kind), so the consumer's zod and the database from `@vetted/store` meet
   // these schemas and tables as their own. The types still import them (they stay dependency and peer).
-  noExternal: ["zod", "drizzle-orm"],
+  // ipaddr.js is the one CommonJS module the engine imports; loaded by Node it starts Node's CommonJS loader
+  // and lexer (about a fifth of the import), bundled it is a few kilobytes of ESM.
+  noExternal: ["zod", "drizzle-orm", "ipaddr.js"],
   esbuildPlugins: [withoutUnusedZod],
   minifyWhitespace: true,
   minifySyntax: true,

@@ -1,12 +1,8 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import {
-  createEmbeddings,
-  createLocalEmbedder,
-  createProofEngine,
-  createTelemetry,
-  createTowerEngine,
-  type ProofEngine,
-} from "@vetted/runs";
+import { createEmbeddings, createLocalEmbedder } from "@vetted/runs/embeddings";
+import { createProofEngine, type ProofEngine } from "@vetted/runs/proof";
+import { createTelemetry } from "@vetted/runs/telemetry";
+import { createTowerEngine } from "@vetted/runs/tower";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { methodNotAllowed } from "hono/method-not-allowed";

@@ -1,15 +1,11 @@
+import type { BrowserHost, Flow, FlowInput, SessionStates } from "@vetted/runs";
 import {
-  type BrowserHost,
   type ComputerUseEngine,
   type ComputerUseEngineOptions,
   createComputerUseEngine,
   createOpenAiPlanner,
-  createSessionsEngine,
-  type Flow,
-  type FlowInput,
-  type SessionStates,
-  type SessionsEngine,
-} from "@vetted/runs";
+} from "@vetted/runs/computer-use";
+import { createSessionsEngine, type SessionsEngine } from "@vetted/runs/sessions";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 
 /** The OpenAI-compatible planner's settings (`VETTED_CU_PLANNER_URL`, `_MODEL`, `_API_KEY`). */

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { createTowerEngine } from "@vetted/runs";
 import { startTestSite, type TestSite } from "@vetted/runs/testing";
+import { createTowerEngine } from "@vetted/runs/tower";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OpenDatabase, openDatabase } from "./db.js";
 import { createTestApp, LOCAL, type TestApp } from "./tests/test-app.js";

@@ -2,13 +2,13 @@ import {
   type BrowserHost,
   type BrowserHostOptions,
   createBrowserHost,
-  createReconstructionEngine,
   createRunsEngine,
-  type Embeddings,
-  type ProofEngine,
   type RunsEngineOptions,
-  type WebhooksEngineOptions,
 } from "@vetted/runs";
+import type { Embeddings } from "@vetted/runs/embeddings";
+import type { ProofEngine } from "@vetted/runs/proof";
+import { createReconstructionEngine } from "@vetted/runs/reconstruction";
+import type { WebhooksEngineOptions } from "@vetted/runs/webhooks";
 import { createServerAutomation, type ServerAutomationOptions } from "./automation/create.js";
 import {
   type BrowserLanes,

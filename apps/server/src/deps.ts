@@ -1,16 +1,13 @@
 import type { FileorgEngine, InboxEngine, Job, PreferencesEngine, ReviewEngine } from "@vetted/fileorg";
-import type {
-  AutomationEngine,
-  BrowserHost,
-  ComputerUseEngine,
-  Embeddings,
-  ProofEngine,
-  ReconstructionEngine,
-  RunsEngine,
-  SessionsEngine,
-  Telemetry,
-  WebhooksEngine,
-} from "@vetted/runs";
+import type { BrowserHost, RunsEngine } from "@vetted/runs";
+import type { AutomationEngine } from "@vetted/runs/automation";
+import type { ComputerUseEngine } from "@vetted/runs/computer-use";
+import type { Embeddings } from "@vetted/runs/embeddings";
+import type { ProofEngine } from "@vetted/runs/proof";
+import type { ReconstructionEngine } from "@vetted/runs/reconstruction";
+import type { SessionsEngine } from "@vetted/runs/sessions";
+import type { Telemetry } from "@vetted/runs/telemetry";
+import type { WebhooksEngine } from "@vetted/runs/webhooks";
 import type { Config, VonageSettings } from "./config.js";
 import type { OpenDatabase } from "./db.js";
 import type { HealthSettings, OperatorLanes } from "./health-report.js";

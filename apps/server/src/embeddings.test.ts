@@ -1,6 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createEmbeddings, createLocalEmbedder, createOpenAiCompatibleEmbedder } from "@vetted/runs";
+import {
+  createEmbeddings,
+  createLocalEmbedder,
+  createOpenAiCompatibleEmbedder,
+} from "@vetted/runs/embeddings";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "./tests/test-app.js";
 

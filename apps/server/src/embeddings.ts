@@ -4,7 +4,7 @@ import {
   createLocalEmbedder,
   createOpenAiCompatibleEmbedder,
   type Embeddings,
-} from "@vetted/runs";
+} from "@vetted/runs/embeddings";
 import type { Config } from "./config.js";
 
 /**

@@ -1,12 +1,8 @@
 import { ComparisonError, type ComparisonErrorCode } from "@vetted/comparison";
 import { FileorgError, type FileorgErrorCode, ReviewError, type ReviewErrorCode } from "@vetted/fileorg";
-import {
-  BrowserBusyError,
-  EmbeddingsBusyError,
-  QueueFullError,
-  RunsError,
-  type RunsErrorCode,
-} from "@vetted/runs";
+import { BrowserBusyError, RunsError, type RunsErrorCode } from "@vetted/runs";
+import { QueueFullError } from "@vetted/runs/automation";
+import { EmbeddingsBusyError } from "@vetted/runs/embeddings";
 import { findBusyError, StoreError, type StoreErrorCode } from "@vetted/store";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";

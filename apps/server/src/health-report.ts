@@ -1,6 +1,6 @@
 import type { FileorgEngine } from "@vetted/fileorg";
 import type { BrowserHost } from "@vetted/runs";
-import { type Alert, decideAlerts, type RunHealth, type Telemetry } from "@vetted/runs";
+import { type Alert, decideAlerts, type RunHealth, type Telemetry } from "@vetted/runs/telemetry";
 import { type OpenDatabase, pingDatabase } from "./db.js";
 import type { OpsMetrics } from "./ops-metrics.js";
 

@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { CommandsFileError, loadSecretsKey } from "@vetted/runs";
+import { loadSecretsKey } from "@vetted/runs";
+import { CommandsFileError } from "@vetted/runs/automation";
 import { createApp } from "./app.js";
 import { composeEngines, type Engines } from "./compose.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";

@@ -1,4 +1,4 @@
-import type { Telemetry } from "@vetted/runs";
+import type { Telemetry } from "@vetted/runs/telemetry";
 import { Counter, Gauge, type Registry } from "prom-client";
 
 /** The health lane's metrics: refused requests, and the web-vital aggregates read at scrape time. */

@@ -1,4 +1,5 @@
-import { type BrowserHost, createProofEngine, type ProofEngine, type RunsEngine } from "@vetted/runs";
+import type { BrowserHost, RunsEngine } from "@vetted/runs";
+import { createProofEngine, type ProofEngine } from "@vetted/runs/proof";
 import type { Config } from "./config.js";
 import type { OpenDatabase } from "./db.js";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { createReconstructionEngine } from "@vetted/runs";
+import { createReconstructionEngine } from "@vetted/runs/reconstruction";
 import { type ApiShop, startApiShop } from "@vetted/runs/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, LOCAL, type TestApp } from "./tests/test-app.js";

@@ -4,7 +4,7 @@ import {
   type WebhookFeed,
   type WebhooksEngine,
   type WebhooksEngineOptions,
-} from "@vetted/runs";
+} from "@vetted/runs/webhooks";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 
 /**

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
-import { createLocalEmbedder, createRunsEngine, createTokenizer, migrate } from "../src/index.js";
+import { createRunsEngine, migrate } from "../src/index.js";
+import { createLocalEmbedder, createTokenizer } from "../src/lanes/embeddings/index.js";
 
 const TEXTS = Number(process.env.BENCH_TEXTS ?? 1000);
 const STORED = Number(process.env.BENCH_STORED ?? 10_000);

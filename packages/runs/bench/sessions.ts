@@ -11,13 +11,8 @@ import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { chromium } from "playwright-core";
-import {
-  createBrowserHost,
-  createRunsEngine,
-  createSessionsEngine,
-  findChromium,
-  migrate,
-} from "../src/index.js";
+import { createBrowserHost, createRunsEngine, findChromium, migrate } from "../src/index.js";
+import { createSessionsEngine } from "../src/lanes/sessions/index.js";
 import { startTestSite } from "../src/testing.js";
 
 const N = Number(process.env.BENCH_SESSIONS ?? 20);

@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { validateText } from "@vetted/comparison";
 import { createPathGuard, type FileorgEngine, FileorgError, isFinished, type Job } from "@vetted/fileorg";
-import type { AutomationCommand, CommandContext } from "@vetted/runs";
+import type { AutomationCommand, CommandContext } from "@vetted/runs/automation";
 
 /** The largest comparison document `validate-comparison` reads. */
 const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;

@@ -7,7 +7,7 @@ import {
   createReplayFlowCommand,
   loadCommandsFile,
   type RunStarter,
-} from "@vetted/runs";
+} from "@vetted/runs/automation";
 import type { AutomationSettings } from "../config.js";
 import type { Logger } from "../logger.js";
 import { createAnalyzeFolderCommand, createValidateComparisonCommand } from "./built-ins.js";

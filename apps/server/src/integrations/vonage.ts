@@ -1,4 +1,5 @@
-import type { RunsEngine, SmsReceipt } from "@vetted/runs";
+import type { RunsEngine } from "@vetted/runs";
+import type { SmsReceipt } from "@vetted/runs/inbound-sms";
 import type { Context } from "hono";
 import type { VonageSettings } from "../config.js";
 import { ServerError } from "../errors.js";

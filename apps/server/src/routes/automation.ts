@@ -6,7 +6,7 @@ import {
   type OutputEntry,
   RunTaskInput,
   TASK_STATUSES,
-} from "@vetted/runs";
+} from "@vetted/runs/automation";
 import type { AppDeps, AppEnv } from "../deps.js";
 import { resumeId, streamEvents } from "../sse.js";
 import {

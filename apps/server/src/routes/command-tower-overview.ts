@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { LatestFlow, type TowerEngine } from "@vetted/runs";
+import { LatestFlow, type TowerEngine } from "@vetted/runs/tower";
 import type { AppEnv } from "../deps.js";
 import { alertsReport, diagnosticsReport, type HealthSources } from "../health-report.js";
 import { jsonResponse } from "./common.js";

@@ -1,14 +1,14 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { Run } from "@vetted/runs";
+import { FlowDraft } from "@vetted/runs/sessions";
 import {
-  FlowDraft,
   LatestFlow,
-  Run,
   TowerDraftPatch,
   type TowerEngine,
   TowerEvidenceSchema,
   TowerReplayInput,
   TowerStepReplayInput,
-} from "@vetted/runs";
+} from "@vetted/runs/tower";
 import type { AppEnv } from "../deps.js";
 import { errorResponses, jsonBody, jsonResponse } from "./common.js";
 

@@ -7,7 +7,7 @@ import {
   CuPreviewInput,
   CuSession,
   CuSessionInput,
-} from "@vetted/runs";
+} from "@vetted/runs/computer-use";
 import type { AppDeps, AppEnv } from "../deps.js";
 import { errorResponse, errorResponses, idParam, jsonBody, jsonResponse } from "./common.js";
 

@@ -4,7 +4,7 @@ import {
   EMBEDDINGS_MAX_TEXTS,
   type Embeddings,
   EmbeddingsBatchResponse,
-} from "@vetted/runs";
+} from "@vetted/runs/embeddings";
 import type { AppEnv } from "../deps.js";
 import { errorResponse, jsonBody, jsonResponse } from "./common.js";
 

@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { ALERT_CODES, ALERT_SEVERITIES, RUN_STATUSES, RumAccepted, RumIngest } from "@vetted/runs";
+import { RUN_STATUSES } from "@vetted/runs";
+import { ALERT_CODES, ALERT_SEVERITIES, RumAccepted, RumIngest } from "@vetted/runs/telemetry";
 import type { AppEnv } from "../deps.js";
 import { ServerError } from "../errors.js";
 import { alertsReport, diagnosticsReport, type HealthSources } from "../health-report.js";

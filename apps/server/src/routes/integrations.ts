@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { InboundCallback } from "@vetted/runs";
+import { InboundCallback } from "@vetted/runs/inbound-sms";
 import type { AppDeps, AppEnv } from "../deps.js";
 import { handleInboundSms, INBOUND_SMS_PATH } from "../integrations/vonage.js";
 import { errorResponse, jsonResponse, PageQuery, pageOf } from "./common.js";

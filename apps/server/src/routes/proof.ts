@@ -12,7 +12,7 @@ import {
   RunComparison,
   RunReview,
   SimilarFailureMatch,
-} from "@vetted/runs";
+} from "@vetted/runs/proof";
 import type { AppEnv } from "../deps.js";
 import { errorResponse, idParam, jsonBody, jsonResponse, PageQuery, pageOf } from "./common.js";
 

@@ -7,7 +7,7 @@ import {
   ProfileResolveInput,
   ProfileResult,
   ReconstructionPreview,
-} from "@vetted/runs";
+} from "@vetted/runs/reconstruction";
 import type { AppDeps, AppEnv } from "../deps.js";
 import { errorResponse, errorResponses, jsonBody, jsonResponse } from "./common.js";
 

@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { FlowDraft, Session, SessionStartInput } from "@vetted/runs";
+import { FlowDraft, Session, SessionStartInput } from "@vetted/runs/sessions";
 import type { AppDeps, AppEnv } from "../deps.js";
 import {
   errorResponse,

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { WebhooksEngine } from "@vetted/runs";
-import { Webhook, WebhookDelivery, WebhookInput } from "@vetted/runs";
+import type { WebhooksEngine } from "@vetted/runs/webhooks";
+import { Webhook, WebhookDelivery, WebhookInput } from "@vetted/runs/webhooks";
 import type { AppEnv } from "../deps.js";
 import { errorResponses, idParam, jsonBody, jsonResponse, PageQuery, pageOf } from "./common.js";
 

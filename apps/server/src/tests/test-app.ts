@@ -1,12 +1,8 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type BrowserHostOptions,
-  findChromium,
-  type RunsEngineOptions,
-  type WebhooksEngineOptions,
-} from "@vetted/runs";
+import { type BrowserHostOptions, findChromium, type RunsEngineOptions } from "@vetted/runs";
+import type { WebhooksEngineOptions } from "@vetted/runs/webhooks";
 import { type AppDeps, createApp } from "../app.js";
 import type { BrowserLanesOptions } from "../browser-lanes.js";
 import { composeEngines } from "../compose.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ParamSpec, Policies, TemplateInput, validateParams } from "./template.js";
+import { DEFAULT_POLICIES, type ParamSpec, Policies, TemplateInput, validateParams } from "./template.js";
 
 const specs: ParamSpec[] = [
   { key: "shop", type: "string", required: true },
@@ -34,6 +34,10 @@ describe("templates", () => {
       run_timeout_seconds: 7200,
       retries: 0,
     });
+  });
+
+  it("writes out DEFAULT_POLICIES as exactly what parsing no policies gives", () => {
+    expect(DEFAULT_POLICIES).toStrictEqual(Policies.parse({}));
   });
 
   it("refuses duplicate keys, secret defaults and defaults for unknown params", () => {

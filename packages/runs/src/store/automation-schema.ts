@@ -1,12 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import {
-  type OwnerProcess,
-  TASK_REASONS,
-  TASK_STATUSES,
-  type TaskProcessRecord,
-  type TaskReason,
-  type TaskStatus,
-} from "../domain/automation.js";
+import type { OwnerProcess, TaskProcessRecord } from "../domain/automation.js";
+import { TASK_REASONS, TASK_STATUSES, type TaskReason, type TaskStatus } from "../domain/task-status.js";
 
 /*
  * The tables of the automation command lane: tasks and their output lines. Re-exported by `schema.ts`, so

@@ -9,7 +9,7 @@ import {
   createAutomationEngine,
   createProcessCommand,
   parseCommandsFile,
-} from "../index.js";
+} from "../lanes/automation/index.js";
 import { openTestEngine, TEST_SECRETS_KEY } from "./harness.js";
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -30,7 +30,8 @@ describe("@vetted/runs without its optional peers (no browser driver, no local m
       import { mkdtempSync, rmSync } from "node:fs";
       import { tmpdir } from "node:os";
       import { join } from "node:path";
-      import { createBrowserHost, createLocalEmbedder, createRunsEngine, isTerminal, migrate, openDatabase } from "@vetted/runs";
+      import { createBrowserHost, createRunsEngine, isTerminal, migrate, openDatabase } from "@vetted/runs";
+      import { createLocalEmbedder } from "@vetted/runs/embeddings";
 
       const dir = mkdtempSync(join(tmpdir(), "vetted-peers-"));
       const { db, close } = await openDatabase({ url: "file:" + join(dir, "runs.db") });
