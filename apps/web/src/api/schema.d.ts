@@ -9955,6 +9955,28 @@ export interface components {
                  */
                 reason: string;
             } | null;
+            /** @description What analyze read from the content besides its date: a photo's camera and when it was taken, a track's tags; null when it read nothing (never the text excerpt) */
+            meta: {
+                /**
+                 * @description EXIF Make
+                 * @example Canon
+                 */
+                camera_make?: string;
+                /**
+                 * @description EXIF Model
+                 * @example EOS 80D
+                 */
+                camera_model?: string;
+                /** @description EXIF DateTimeOriginal, ms (wall clock as UTC) */
+                taken?: number;
+                artist?: string;
+                album_artist?: string;
+                album?: string;
+                title?: string;
+                track?: number;
+                year?: number;
+                genre?: string;
+            } | null;
         };
         FileorgRowError: {
             /** @example UNREADABLE */
@@ -10500,6 +10522,28 @@ export interface components {
                  * @example has .git
                  */
                 reason: string;
+            } | null;
+            /** @description What analyze read from the content besides its date: a photo's camera and when it was taken, a track's tags; null when it read nothing (never the text excerpt) */
+            meta: {
+                /**
+                 * @description EXIF Make
+                 * @example Canon
+                 */
+                camera_make?: string;
+                /**
+                 * @description EXIF Model
+                 * @example EOS 80D
+                 */
+                camera_model?: string;
+                /** @description EXIF DateTimeOriginal, ms (wall clock as UTC) */
+                taken?: number;
+                artist?: string;
+                album_artist?: string;
+                album?: string;
+                title?: string;
+                track?: number;
+                year?: number;
+                genre?: string;
             } | null;
             reasons: components["schemas"]["ReviewReason"][];
             suggestions: components["schemas"]["RowSuggestion"][];

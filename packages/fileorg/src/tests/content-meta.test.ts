@@ -138,6 +138,29 @@ describe("content metadata at analyze, in rules and in templates", () => {
     expect(after.get("data.csv")?.action).toBe("move");
   });
 
+  it("the public rows carry what analyze read as `meta` (camera, taken, tags), null when nothing, never the text", async () => {
+    const { fileorg, jobId, rows } = await analyzed();
+    const r = await rows();
+    expect(r.get("canon.jpg")?.meta).toEqual({
+      camera_make: "Canon",
+      camera_model: "Canon EOS 80D",
+      taken: Date.UTC(2019, 6, 14, 9, 30),
+    });
+    expect(r.get("song.mp3")?.meta).toEqual({
+      artist: "Björk",
+      album: "Homogenic",
+      title: "Jóga",
+      track: 2,
+      genre: "Electronic",
+    });
+    // A text file's excerpt is read for rules, never shown in the row.
+    expect(r.get("invoice.txt")?.meta).toBeNull();
+    expect(JSON.stringify(r.get("invoice.txt"))).not.toContain("INVOICE");
+    expect(r.get("noise.mp3")?.meta).toBeNull();
+    const song = r.get("song.mp3");
+    expect((await fileorg.getRow(jobId, song?.row_id ?? "")).meta).toEqual(song?.meta);
+  });
+
   it("renders the job's naming template with tags and camera, each with its fallback", async () => {
     const { rows, rel } = await analyzed("{category}/{camera_make}/{artist}/{track} {title}{ext}");
     const r = await rows();

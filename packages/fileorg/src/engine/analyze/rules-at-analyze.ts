@@ -79,7 +79,7 @@ async function isOccupied(target: string, row: RowRecord, dirs: Map<string, Prom
 
 function factsOfRow(row: AnalyzedRow): ReviewRowFacts {
   const { job_id: _j, conflict_ids: _c, applied_rules: _a, ...rest } = toManifestRow(row);
-  return { ...rest, has_conflict: false, meta: row.meta, text: row.textExcerpt };
+  return { ...rest, has_conflict: false, text: row.textExcerpt };
 }
 
 /** The target renderers rules use at analyze: a rule's own template, and retargeting on a new category. */
