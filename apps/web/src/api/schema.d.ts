@@ -9780,6 +9780,8 @@ export interface components {
              * @enum {string}
              */
             detect_original_by?: "name" | "first_seen";
+            /** @description Read the text of PDFs (their first pages, as the excerpt the rules' `text` filter tests). Default: only when a rule in effect at analyze (the strategy pack's, the saved rules) tests `text`; set it when a rules file with a `text` filter will run on the manifest */
+            read_pdf_text?: boolean;
             /** @description The strategy pack whose categories, rules and threshold apply (default: the active one) */
             strategy_pack_id?: string;
         };
