@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
+import { jpegWithCamera, mp3WithId3 } from "../../../packages/fileorg/src/tests/content-fixtures.js";
 import { analyzeOverHttp } from "../bench/seed.js";
 import { expect, expectAccessible, saveScreenshot, type TestServer, test, writeFile } from "./harness.js";
 
@@ -183,4 +184,28 @@ test("keyboard triage never acts on a row off-screen: the first key scrolls it i
   await page.keyboard.press("x");
   await expect(page.locator("[data-row][data-selected=true]")).toHaveCount(1);
   await expectAccessible(page);
+});
+
+test("a row says what its content told: a photo's camera and taken date, a track's artist, album and number", async ({
+  page,
+  server,
+}) => {
+  const source = join(server.root, "content");
+  writeFile(join(source, "photo.jpg"), jpegWithCamera("Canon", "Canon EOS 5D", "2024:05:01 08:00:00"));
+  writeFile(
+    join(source, "song.mp3"),
+    mp3WithId3({ artist: "Björk", album: "Homogenic", title: "Jóga", track: "3" }),
+  );
+  writeFile(join(source, "notes.txt"), "INVOICE no. 42");
+  const job = await analyzeOverHttp(server.url, source, join(server.root, "content-out"));
+  await page.goto(`/files/jobs/${job}`);
+  const rows = page.locator("[data-row]");
+  await expect(rows).toHaveCount(3);
+  const photo = rows.filter({ hasText: "photo.jpg" });
+  await expect(photo.locator("[data-cell=meta]")).toHaveText("· Canon EOS 5D · taken 2024-05-01");
+  await expect(rows.filter({ hasText: "song.mp3" }).locator("[data-cell=meta]")).toHaveText(
+    "· Björk — Homogenic, track 3",
+  );
+  await expect(rows.filter({ hasText: "notes.txt" }).locator("[data-cell=meta]")).toHaveCount(0);
+  await expect(photo.locator("[data-cell=folder]")).toHaveText(".");
 });

@@ -1,7 +1,13 @@
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Job, ManifestPage, ManifestRow } from "@vetted/fileorg";
-import { docxCreated, jpegWithExif, pdfWithCreationDate } from "@vetted/fileorg/testing";
+import {
+  docxCreated,
+  jpegWithCamera,
+  jpegWithExif,
+  mp3WithId3,
+  pdfWithCreationDate,
+} from "@vetted/fileorg/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestApp, LOCAL, type TestApp } from "../tests/test-app.js";
 
@@ -93,6 +99,42 @@ describe("fileorg over HTTP: dates from the content", () => {
     expect(at(rows, "letter.docx").row.date_source).toBe("office");
     expect(at(rows, "notes.txt").rel).toBe("documents/2024/notes.txt");
     expect(at(rows, "notes.txt").row.date_source).toBe("mtime");
+  });
+});
+
+describe("fileorg over HTTP: content metadata in the rows", () => {
+  it("a manifest row carries `meta` (camera, taken date, tags), null when the content said nothing", async () => {
+    const rows = await analyze({
+      "photo.jpg": jpegWithCamera("Canon", "Canon EOS 5D", "2024:05:01 08:00:00"),
+      "song.mp3": mp3WithId3({ artist: "Björk", album: "Homogenic", title: "Jóga", track: "3" }),
+      "notes.txt": "INVOICE no. 42",
+    });
+    expect(at(rows, "photo.jpg").row.meta).toEqual({
+      camera_make: "Canon",
+      camera_model: "Canon EOS 5D",
+      taken: Date.UTC(2024, 4, 1, 8),
+    });
+    expect(at(rows, "song.mp3").row.meta).toMatchObject({
+      artist: "Björk",
+      album: "Homogenic",
+      title: "Jóga",
+      track: 3,
+    });
+    // The text excerpt stays out of the rows API.
+    const notes = at(rows, "notes.txt").row;
+    expect(notes.meta).toBeNull();
+    expect(JSON.stringify(notes)).not.toContain("INVOICE");
+    // An edited row answers its meta as it was read.
+    const photo = at(rows, "photo.jpg").row;
+    const edited = await call<ManifestRow>(
+      "PATCH",
+      `/api/jobs/${photo.job_id}/manifest/rows/${photo.row_id}`,
+      {
+        category: "documents",
+      },
+    );
+    expect(edited.status).toBe(200);
+    expect(edited.body.meta).toEqual(photo.meta);
   });
 });
 

@@ -9780,6 +9780,8 @@ export interface components {
              * @enum {string}
              */
             detect_original_by?: "name" | "first_seen";
+            /** @description Read the text of PDFs (their first pages, as the excerpt the rules' `text` filter tests). Default: only when a rule in effect at analyze (the strategy pack's, the saved rules) tests `text`; set it when a rules file with a `text` filter will run on the manifest */
+            read_pdf_text?: boolean;
             /** @description The strategy pack whose categories, rules and threshold apply (default: the active one) */
             strategy_pack_id?: string;
         };
@@ -9954,6 +9956,28 @@ export interface components {
                  * @example has .git
                  */
                 reason: string;
+            } | null;
+            /** @description What analyze read from the content besides its date: a photo's camera and when it was taken, a track's tags; null when it read nothing (never the text excerpt) */
+            meta: {
+                /**
+                 * @description EXIF Make
+                 * @example Canon
+                 */
+                camera_make?: string;
+                /**
+                 * @description EXIF Model
+                 * @example EOS 80D
+                 */
+                camera_model?: string;
+                /** @description EXIF DateTimeOriginal, ms (wall clock as UTC) */
+                taken?: number;
+                artist?: string;
+                album_artist?: string;
+                album?: string;
+                title?: string;
+                track?: number;
+                year?: number;
+                genre?: string;
             } | null;
         };
         FileorgRowError: {
@@ -10500,6 +10524,28 @@ export interface components {
                  * @example has .git
                  */
                 reason: string;
+            } | null;
+            /** @description What analyze read from the content besides its date: a photo's camera and when it was taken, a track's tags; null when it read nothing (never the text excerpt) */
+            meta: {
+                /**
+                 * @description EXIF Make
+                 * @example Canon
+                 */
+                camera_make?: string;
+                /**
+                 * @description EXIF Model
+                 * @example EOS 80D
+                 */
+                camera_model?: string;
+                /** @description EXIF DateTimeOriginal, ms (wall clock as UTC) */
+                taken?: number;
+                artist?: string;
+                album_artist?: string;
+                album?: string;
+                title?: string;
+                track?: number;
+                year?: number;
+                genre?: string;
             } | null;
             reasons: components["schemas"]["ReviewReason"][];
             suggestions: components["schemas"]["RowSuggestion"][];

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { ruleNeedsText } from "@vetted/fileorg";
 import type { Command } from "commander";
 import type { Backend } from "../backend/backend.js";
 import type { CommandContext } from "../context.js";
@@ -79,8 +80,11 @@ async function applySafeRows(
  * fails (exit 1, every problem) before anything is analyzed.
  */
 async function organize(ctx: CommandContext, dir: string, options: OrganizeOptions): Promise<ExitCode> {
-  const rulesText =
-    options.rules === undefined ? undefined : checkedRules(ctx, options.rules, options.json === true).text;
+  const checked =
+    options.rules === undefined ? undefined : checkedRules(ctx, options.rules, options.json === true);
+  const rulesText = checked?.text;
+  // A rules file that tests `text` needs PDFs' text, which analyze reads only when asked.
+  const readPdfText = checked?.rules.some((r) => ruleNeedsText(r.conditions)) === true;
   return ctx.withBackend(async (backend) => {
     const template = await templateOf(backend, options);
     const queued = await backend.analyze({
@@ -88,6 +92,7 @@ async function organize(ctx: CommandContext, dir: string, options: OrganizeOptio
       ...(options.out === undefined ? {} : { output_dir: resolve(ctx.io.cwd, options.out) }),
       ...(template === undefined ? {} : { naming_template: template }),
       ...(options.hidden === true ? { include_hidden: true } : {}),
+      ...(readPdfText ? { read_pdf_text: true } : {}),
     });
     const analyzed = await runToEnd(
       ctx,

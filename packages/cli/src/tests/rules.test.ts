@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pdfWithText } from "@vetted/fileorg/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PlanJson } from "../plan.js";
 import { createSandbox, hashTree, runVetted, type Sandbox, writeMessyTree } from "./harness.js";
@@ -198,5 +199,32 @@ describe("vetted rules check | sim | run, on a rules file on disk", () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain("  Copy the copies (located.yaml:11, in copy): changed 1 row (matched 1)");
     expect(text.stdout).toContain("  Pictures stay (located.yaml:6, in pics): changed 1 row (matched 1)");
+  });
+
+  it("organize --rules with a `text` filter has analyze read PDFs' text, so the filter finds a phrase inside a PDF", async () => {
+    const papers = join(box.root, "papers");
+    mkdirSync(papers);
+    writeFileSync(join(papers, "contract.pdf"), pdfWithText(["Service agreement", "the golden needle"]));
+    writeFileSync(join(papers, "other.pdf"), pdfWithText(["Nothing to see"]));
+    writeFileSync(
+      join(box.root, "text.yaml"),
+      `version: 1
+rules:
+  - name: Needles
+    filters: { text: { contains: golden needle } }
+    actions: { target: "needles/{name}{ext}" }
+`,
+    );
+    const run = await runVetted(
+      ["organize", papers, "--out", join(box.root, "out-text"), "--rules", "text.yaml", "--json"],
+      box.env,
+      undefined,
+      box.root,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const planned = JSON.parse(run.stdout) as PlanJson;
+    expect(planned.rules?.rules.map((r) => [r.name, r.matched])).toEqual([["Needles", 1]]);
+    const contract = planned.rows.find((r) => r.source_path.endsWith("/contract.pdf"));
+    expect(contract?.target_path).toBe(join(box.root, "out-text", "needles", "contract.pdf"));
   });
 });

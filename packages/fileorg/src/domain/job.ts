@@ -49,6 +49,10 @@ export const AnalyzeRequest = z
       description:
         "How a duplicate group's original is chosen: `name` (no copy marker, then oldest date, then shortest path; default) or `first_seen`",
     }),
+    read_pdf_text: z.boolean().optional().meta({
+      description:
+        "Read the text of PDFs (their first pages, as the excerpt the rules' `text` filter tests). Default: only when a rule in effect at analyze (the strategy pack's, the saved rules) tests `text`; set it when a rules file with a `text` filter will run on the manifest",
+    }),
     strategy_pack_id: z
       .string()
       .refine((id) => findStrategyPack(id) !== undefined, {

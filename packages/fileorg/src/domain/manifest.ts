@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DATE_SOURCES } from "./content-date.js";
+import { RowMeta } from "./content-meta.js";
 import { PathInput } from "./path-input.js";
 import { ROW_STATUSES } from "./transitions.js";
 import { RowUnit } from "./units.js";
@@ -112,6 +113,10 @@ export const ManifestRow = z
     unit: RowUnit.nullable().meta({
       description:
         "The folder kept whole this row belongs to (its rows are approved, edited, applied and rolled back together), and why it was recognised",
+    }),
+    meta: RowMeta.nullable().meta({
+      description:
+        "What analyze read from the content besides its date: a photo's camera and when it was taken, a track's tags; null when it read nothing (never the text excerpt)",
     }),
   })
   .meta({ id: "FileorgManifestRow" });

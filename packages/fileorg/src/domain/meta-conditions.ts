@@ -157,3 +157,14 @@ export function needsText(conditions: Iterable<{ field: string }>): boolean {
   for (const c of conditions) if (c.field === "text") return true;
   return false;
 }
+
+type ConditionList = readonly { field: string }[] | undefined;
+
+/** Whether a rule's conditions (any of its lists) test the text excerpt. */
+export function ruleNeedsText(conditions: {
+  all?: ConditionList;
+  any?: ConditionList;
+  none?: ConditionList;
+}) {
+  return needsText([...(conditions.all ?? []), ...(conditions.any ?? []), ...(conditions.none ?? [])]);
+}

@@ -126,6 +126,7 @@ export {
   RowPatch,
   type RowStatus,
 } from "./manifest.js";
+export { ruleNeedsText } from "./meta-conditions.js";
 // Review, preferences and inbox.
 export {
   type CopyFacts,

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { RowMeta } from "./content-meta.js";
 import { type ManifestRow, REVIEW_BUCKETS } from "./manifest.js";
 
 /** Zod schema of a review bucket (the buckets are the manifest's). */
@@ -28,8 +27,6 @@ export interface ReviewRowContext {
    * yet: rules at analyze).
    */
   duplicate?: "original" | "copy" | undefined;
-  /** What the content says besides its date (camera, taken date, tags); absent or null: nothing. */
-  meta?: RowMeta | null | undefined;
   /** The text excerpt of a text file (loaded only when a rule tests it); absent: none. */
   text?: string | undefined;
 }

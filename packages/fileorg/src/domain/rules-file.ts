@@ -103,7 +103,10 @@ const FILTER_FIELDS = {
         .meta({ description: "A regular expression (RE2; `(?i)` for any case) over the excerpt" }),
     },
     "text",
-  ).meta({ description: "The first 16 KiB of a text file (.txt, .md, .csv, .json…), read at analyze" }),
+  ).meta({
+    description:
+      "The first 16 KiB of a text file (.txt, .md, .csv, .json…), read at analyze; a PDF's first pages when analyze read them (a rule in effect at analyze tests text, or the request sets read_pdf_text)",
+  }),
 };
 
 const FILTER_SHAPE = Object.fromEntries(

@@ -67,8 +67,17 @@ export function analyzeThreadsFor(concurrency: number): number {
   return Math.max(1, Math.min(concurrency, Math.max(2, availableParallelism() - 1), 4));
 }
 
+/** What the reader threads read besides what they always read. */
+export interface InspectOptions {
+  /**
+   * Whether a PDF's text is read as its excerpt (pdfjs over its first pages): only for an analyze whose
+   * rules test `text`, since it costs far more than hashing.
+   */
+  pdfText?: boolean | undefined;
+}
+
 /** Starts `threads` reader threads; calls are spread over them round-robin. */
-export function createInspectPool(threads: number): InspectPool {
+export function createInspectPool(threads: number, options: InspectOptions = {}): InspectPool {
   const pending = new Map<number, Pending>();
   let nextId = 0;
   let failure: Error | undefined;
@@ -106,7 +115,12 @@ export function createInspectPool(threads: number): InspectPool {
   return {
     threads,
     inspect: (paths, roots) =>
-      call<InspectedFile | undefined>({ op: "inspect", items: paths, scope: { source: roots, target: [] } }),
+      call<InspectedFile | undefined>({
+        op: "inspect",
+        items: paths,
+        scope: { source: roots, target: [] },
+        pdfText: options.pdfText === true,
+      }),
     stat: (paths, roots) =>
       call<PathStat>({ op: "stat", items: paths, scope: { source: roots, target: [] } }),
     linkMoves: (moves, scope) => call<LinkMoveOutcome>({ op: "link", items: moves, scope }),

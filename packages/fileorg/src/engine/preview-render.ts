@@ -1,6 +1,5 @@
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { FileorgError } from "../errors.js";
+import { standardFontsDir } from "./readers/pdf-text.js";
 
 /*
  * The heavy parts of previews, loaded on first use: `sharp` (image thumbnails) and `pdfjs-dist` with
@@ -95,16 +94,6 @@ function loadPdf(): Promise<{ pdfjs: PdfJs; fonts: string | undefined }> {
     pdfLoaded = undefined;
   });
   return pdfLoaded;
-}
-
-/** pdfjs' standard fonts folder (for PDFs that use a base-14 font without embedding it). */
-function standardFontsDir(): string | undefined {
-  try {
-    const pkg = createRequire(import.meta.url).resolve("pdfjs-dist/package.json");
-    return `${join(dirname(pkg), "standard_fonts")}/`;
-  } catch {
-    return undefined;
-  }
 }
 
 function renderFailed(kind: string, err: unknown): FileorgError {

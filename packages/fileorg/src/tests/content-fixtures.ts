@@ -122,15 +122,8 @@ export function docxCreated(created: string, padding = 0): Buffer {
   ]);
 }
 
-/** A one-page PDF (200 × 100 pt) whose page is a filled blue rectangle, with a correct xref table. */
-export function onePagePdf(): Buffer {
-  const stream = "0 0 1 rg 20 20 160 60 re f";
-  const objects = [
-    "<< /Type /Catalog /Pages 2 0 R >>",
-    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R /Resources << >> >>",
-    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
-  ];
+/** A PDF of the given objects (object `i + 1` is `objects[i]`, the first the catalog) with a correct xref table. */
+function pdfOf(objects: readonly string[]): Buffer {
   let out = "%PDF-1.4\n";
   const offsets: number[] = [];
   objects.forEach((o, i) => {
@@ -142,6 +135,40 @@ export function onePagePdf(): Buffer {
   for (const off of offsets) out += `${String(off).padStart(10, "0")} 00000 n \n`;
   out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, "latin1");
+}
+
+/** A one-page PDF (200 × 100 pt) whose page is a filled blue rectangle, with a correct xref table. */
+export function onePagePdf(): Buffer {
+  const stream = "0 0 1 rg 20 20 160 60 re f";
+  return pdfOf([
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R /Resources << >> >>",
+    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+  ]);
+}
+
+/**
+ * A PDF with a page per text (ASCII; each line of it drawn in 4 pt Helvetica by a plain content stream: real
+ * text a PDF reader extracts, up to 200 lines of 290 characters on a page), with a correct xref table.
+ */
+export function pdfWithText(pages: readonly string[]): Buffer {
+  const font = 3 + pages.length * 2;
+  const kids = pages.map((_, i) => `${3 + i * 2} 0 R`).join(" ");
+  const objects = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    `<< /Type /Pages /Kids [${kids}] /Count ${pages.length} >>`,
+  ];
+  for (const [i, text] of pages.entries()) {
+    const lines = text.split("\n").map((line) => `(${line.replace(/[\\()]/g, (c) => `\\${c}`)}) Tj T*`);
+    const stream = `BT /F1 4 Tf 3.9 TL 10 780 Td ${lines.join(" ")} ET`;
+    objects.push(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${4 + i * 2} 0 R /Resources << /Font << /F1 ${font} 0 R >> >> >>`,
+      `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+    );
+  }
+  objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>");
+  return pdfOf(objects);
 }
 
 function pngChunk(type: string, data: Buffer): Buffer {

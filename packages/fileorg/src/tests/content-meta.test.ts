@@ -1,14 +1,12 @@
 import { join } from "node:path";
-import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ManifestRow } from "../domain/manifest.js";
 import type { ReviewRuleInput } from "../domain/review-rule.js";
-import { createFileorg } from "../engine/fileorg.js";
 import { audioTagsOf, TEXT_EXCERPT_BYTES, textExcerptOf } from "../engine/readers/content-meta.js";
 import { jpegWithCamera, mp3WithId3 } from "./content-fixtures.js";
-import { createHarness, type Harness, TEST_KEY, writeTree } from "./harness.js";
+import { type ComposedHarness, createComposedHarness, writeTree } from "./harness.js";
 
-let h: Harness | undefined;
+let h: ComposedHarness | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -49,23 +47,10 @@ const MESS: Record<string, string | Buffer> = {
 
 /** The engines composed as the server composes them, and the mess analyzed with `template`. */
 async function analyzed(template?: string, savedRules: readonly ReviewRuleInput[] = []) {
-  const base = await createHarness({ start: false });
-  const { fileorg, review, preferences } = createFileorg({
-    db: drizzle(base.db.$client),
-    allowedRoots: [base.dir],
-    journalKey: TEST_KEY,
-  });
-  await fileorg.start();
-  h = {
-    ...base,
-    engine: fileorg,
-    async close() {
-      await fileorg.stop();
-      await base.close();
-    },
-  };
-  const src = join(base.dir, "mess");
-  const out = join(base.dir, "out");
+  h = await createComposedHarness();
+  const { fileorg, review, preferences } = h;
+  const src = join(h.dir, "mess");
+  const out = join(h.dir, "out");
   writeTree(src, MESS, MAY_2024);
   for (const rule of savedRules) await preferences.save("review-rules", rule);
   const job = await fileorg.analyze(
@@ -136,6 +121,29 @@ describe("content metadata at analyze, in rules and in templates", () => {
     expect(after.get("diary.md")?.action).toBe("skip");
     expect(after.get("long.txt")?.action).toBe("move");
     expect(after.get("data.csv")?.action).toBe("move");
+  });
+
+  it("the public rows carry what analyze read as `meta` (camera, taken, tags), null when nothing, never the text", async () => {
+    const { fileorg, jobId, rows } = await analyzed();
+    const r = await rows();
+    expect(r.get("canon.jpg")?.meta).toEqual({
+      camera_make: "Canon",
+      camera_model: "Canon EOS 80D",
+      taken: Date.UTC(2019, 6, 14, 9, 30),
+    });
+    expect(r.get("song.mp3")?.meta).toEqual({
+      artist: "Björk",
+      album: "Homogenic",
+      title: "Jóga",
+      track: 2,
+      genre: "Electronic",
+    });
+    // A text file's excerpt is read for rules, never shown in the row.
+    expect(r.get("invoice.txt")?.meta).toBeNull();
+    expect(JSON.stringify(r.get("invoice.txt"))).not.toContain("INVOICE");
+    expect(r.get("noise.mp3")?.meta).toBeNull();
+    const song = r.get("song.mp3");
+    expect((await fileorg.getRow(jobId, song?.row_id ?? "")).meta).toEqual(song?.meta);
   });
 
   it("renders the job's naming template with tags and camera, each with its fallback", async () => {

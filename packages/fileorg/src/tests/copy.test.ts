@@ -1,12 +1,10 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFileorg } from "../engine/fileorg.js";
-import { createHarness, type Harness, snapshotTree, TEST_KEY, writeTree } from "./harness.js";
+import { type ComposedHarness, createComposedHarness, snapshotTree, writeTree } from "./harness.js";
 
-let h: Harness | undefined;
+let h: ComposedHarness | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -36,23 +34,10 @@ rules:
 const sha = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 
 async function setUp() {
-  const base = await createHarness({ start: false });
-  const { fileorg, review } = createFileorg({
-    db: drizzle(base.db.$client),
-    allowedRoots: [base.dir],
-    journalKey: TEST_KEY,
-  });
-  await fileorg.start();
-  h = {
-    ...base,
-    engine: fileorg,
-    async close() {
-      await fileorg.stop();
-      await base.close();
-    },
-  };
-  const src = join(base.dir, "src");
-  const out = join(base.dir, "out");
+  h = await createComposedHarness();
+  const { fileorg, review } = h;
+  const src = join(h.dir, "src");
+  const out = join(h.dir, "out");
   writeTree(src, {
     "Scans/a.pdf": "%PDF-1.4 scan a",
     "Scans/2024/b.pdf": "%PDF-1.4 scan b",

@@ -14,6 +14,7 @@ import { dirname, join, relative } from "node:path";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { createFileorgEngine, type FileorgEngineOptions } from "../engine/engine.js";
+import { createFileorg, type Fileorg, type FileorgOptions } from "../engine/fileorg.js";
 import { migrate } from "../store/migrate.js";
 
 /** A temp directory, a migrated file database and an engine over them. */
@@ -47,6 +48,38 @@ export async function createHarness(
       await engine.stop();
       client.close();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A harness whose engines are composed as the server composes them: the core (`engine`), review, preferences. */
+export type ComposedHarness = Harness & Pick<Fileorg, "fileorg" | "review" | "preferences">;
+
+/**
+ * Builds a harness over {@link createFileorg} (the core with review's hooks: strategy pack and saved rules at
+ * analyze, rules files, preferences); the core is started, and `engine` is it.
+ */
+export async function createComposedHarness(
+  options: Partial<Omit<FileorgOptions, "db">> = {},
+): Promise<ComposedHarness> {
+  const base = await createHarness({ start: false });
+  const composed = createFileorg({
+    allowedRoots: [base.dir],
+    journalKey: TEST_KEY,
+    ...options,
+    db: drizzle(base.db.$client),
+  });
+  const { fileorg } = composed;
+  await fileorg.start();
+  return {
+    ...base,
+    engine: fileorg,
+    fileorg,
+    review: composed.review,
+    preferences: composed.preferences,
+    async close() {
+      await fileorg.stop();
+      await base.close();
     },
   };
 }

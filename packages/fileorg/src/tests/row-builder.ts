@@ -24,6 +24,7 @@ export function buildRow(overrides: Partial<ReviewRowFacts> & { source_path: str
     date: Date.UTC(2024, 2, 9, 12),
     date_source: "mtime",
     unit: null,
+    meta: null,
     ...overrides,
   };
 }

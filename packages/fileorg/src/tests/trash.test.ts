@@ -1,11 +1,9 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseTrashInfo } from "../domain/trash-info.js";
-import { createFileorg } from "../engine/fileorg.js";
-import { createHarness, type Harness, snapshotTree, TEST_KEY, writeTree } from "./harness.js";
+import { createComposedHarness, createHarness, type Harness, snapshotTree, writeTree } from "./harness.js";
 
 let h: Harness | undefined;
 const scratches: string[] = [];
@@ -160,24 +158,11 @@ rules:
 describe("a rules file with trash: true", () => {
   it("marks the matching rows trash; apply trashes them and rollback restores them", async () => {
     const home = join(scratch(), "Trash");
-    const base = await createHarness({ start: false });
-    const { fileorg, review } = createFileorg({
-      db: drizzle(base.db.$client),
-      allowedRoots: [base.dir],
-      journalKey: TEST_KEY,
-      trashDir: home,
-    });
-    await fileorg.start();
-    h = {
-      ...base,
-      engine: fileorg,
-      async close() {
-        await fileorg.stop();
-        await base.close();
-      },
-    };
-    const src = join(base.dir, "src");
-    const out = join(base.dir, "out");
+    const composed = await createComposedHarness({ trashDir: home });
+    h = composed;
+    const { fileorg, review } = composed;
+    const src = join(composed.dir, "src");
+    const out = join(composed.dir, "out");
     writeTree(src, { "readme.txt": "same text", "Copy of readme.txt": "same text", "notes.md": "# notes\n" });
     const before = snapshotTree(src);
     const jobId = await analyze(h, src, out);

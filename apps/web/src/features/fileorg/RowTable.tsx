@@ -2,7 +2,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { type RefObject, useEffect, useRef } from "react";
 import { formatBytes } from "./model/format-bytes.js";
 import { isRowVisible } from "./model/review-keys.js";
-import { contentDate, dateSourceLabel, sourceFolder, unitLabel } from "./model/row-facts.js";
+import { contentDate, dateSourceLabel, metaLabel, sourceFolder, unitLabel } from "./model/row-facts.js";
 import { Thumb } from "./Thumb.js";
 import type { ManifestRow } from "./types.js";
 
@@ -28,7 +28,7 @@ export function rowOnScreen(box: HTMLElement | null, rowId: string | undefined):
 /**
  * The virtualised manifest table: only the rows in view (plus a small overscan) are in the DOM; the next
  * page is asked for when the end of what is loaded comes into view. Each row: a thumbnail (images, a PDF's
- * first page; lazy-loaded in a fixed box), name and source folder,
+ * first page; lazy-loaded in a fixed box), name, source folder and what the content told (camera, tags),
  * planned target and unit, content date and where it was read, size, category, bucket and reasons.
  */
 export function RowTable(props: {
@@ -151,6 +151,7 @@ function Row(props: {
   const { row, index, isSelected } = props;
   const name = row.source_path.slice(row.source_path.lastIndexOf("/") + 1);
   const unit = unitLabel(row.unit);
+  const meta = metaLabel(row.meta);
   const reasons = row.reason_codes.join(", ");
   return (
     <tr
@@ -179,8 +180,14 @@ function Row(props: {
         <button type="button" className="link" onClick={() => props.onOpen(index)}>
           {name}
         </button>
-        <span className="sub" data-cell="folder">
-          {props.folder}
+        <span className="sub">
+          <span data-cell="folder">{props.folder}</span>
+          {meta !== undefined ? (
+            <span data-cell="meta" title={meta}>
+              {" · "}
+              {meta}
+            </span>
+          ) : null}
         </span>
       </td>
       <td className="col-target" title={row.target_path}>

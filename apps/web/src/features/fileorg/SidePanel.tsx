@@ -4,7 +4,7 @@ import { useCallback, useState } from "react";
 import { api, unwrap } from "../../api/client.js";
 import { ErrorState, Loading } from "../../ui/states.js";
 import { formatBytes } from "./model/format-bytes.js";
-import { contentDate, dateSourceLabel, unitLabel } from "./model/row-facts.js";
+import { contentDate, dateSourceLabel, metaLabel, unitLabel } from "./model/row-facts.js";
 import { Thumb } from "./Thumb.js";
 import type { ManifestRow } from "./types.js";
 
@@ -41,6 +41,7 @@ export function SidePanel({ jobId, row, revision }: { jobId: string; row: Manife
   const onNoThumb = useCallback(() => setNoThumb(true), []);
   const name = row.source_path.slice(row.source_path.lastIndexOf("/") + 1);
   const unit = unitLabel(row.unit);
+  const meta = metaLabel(row.meta);
   return (
     <aside className="side-panel card" aria-label="Row details">
       <h2>{name}</h2>
@@ -52,6 +53,7 @@ export function SidePanel({ jobId, row, revision }: { jobId: string; row: Manife
         Dated {contentDate(row.date)} (from {dateSourceLabel(row.date_source)})
         {unit !== undefined ? ` · moves with its unit: ${unit} (${row.unit?.reason ?? ""})` : ""}
       </p>
+      {meta !== undefined ? <p>{meta}</p> : null}
       <p className="muted">From {row.source_path}</p>
       <p>{BUCKET_LABELS[row.review_bucket] ?? row.review_bucket}</p>
       <h3>Why</h3>

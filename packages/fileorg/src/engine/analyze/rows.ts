@@ -106,6 +106,8 @@ export interface AnalyzePlan {
   units?: UnitIndex | undefined;
   /** Whether each target folder exists (filled during the walk). */
   directories?: Map<string, Promise<boolean>>;
+  /** Whether a PDF's text is read as its excerpt (a rule of the analyze, or its request, asks for it). */
+  pdfText?: boolean | undefined;
 }
 
 /** What a row adjuster sees and answers: review's learned suggestions raise confidence or add reasons. */

@@ -4,6 +4,7 @@ import { basename, dirname, join } from "node:path";
 import { runTransaction } from "@vetted/store";
 import { eq } from "drizzle-orm";
 import { CATEGORIES } from "../../domain/manifest.js";
+import { ruleNeedsText } from "../../domain/meta-conditions.js";
 import {
   type AnalyzeLimits,
   type AnalyzeRuleGroup,
@@ -31,6 +32,12 @@ type AnalyzedRow = RowRecord & { textExcerpt?: string | undefined };
 
 /** Applies the runtime limits, the strategy pack and the saved rules to each new row (in place). */
 export type RowFinisher = (row: AnalyzedRow, files: number, bytes: number) => Promise<void>;
+
+/** The finisher of an analyze, and whether one of its rules tests a file's text (then PDFs' text is read). */
+export interface PreparedFinisher {
+  finish: RowFinisher;
+  readsText: boolean;
+}
 
 /** What the finisher needs of the analyze plan. */
 export interface FinisherPlan {
@@ -79,7 +86,7 @@ async function isOccupied(target: string, row: RowRecord, dirs: Map<string, Prom
 
 function factsOfRow(row: AnalyzedRow): ReviewRowFacts {
   const { job_id: _j, conflict_ids: _c, applied_rules: _a, ...rest } = toManifestRow(row);
-  return { ...rest, has_conflict: false, meta: row.meta, text: row.textExcerpt };
+  return { ...rest, has_conflict: false, text: row.textExcerpt };
 }
 
 /** The target renderers rules use at analyze: a rule's own template, and retargeting on a new category. */
@@ -208,7 +215,7 @@ export async function prepareRowFinisher(
   res: FileorgResources,
   job: JobRecord,
   plan: FinisherPlan,
-): Promise<RowFinisher> {
+): Promise<PreparedFinisher> {
   const limits: AnalyzeLimits = limitsOf(job.params);
   if (plan.files !== undefined) {
     const broken = brokenJobLimit(limits, plan.files.length, 0);
@@ -224,7 +231,8 @@ export async function prepareRowFinisher(
   });
   const threshold = thresholdOf(job);
   const dirs = plan.directories ?? new Map<string, Promise<boolean>>();
-  return async (row, files, bytes) => {
+  const readsText = (set?.groups ?? []).some((g) => g.rules.some((r) => ruleNeedsText(r.conditions)));
+  const finish: RowFinisher = async (row, files, bytes) => {
     const broken = brokenJobLimit(limits, files, bytes);
     if (broken !== undefined) throw limitError(broken);
     let changed = false;
@@ -247,6 +255,7 @@ export async function prepareRowFinisher(
     Object.assign(row, reviewOf(row, threshold));
     row.planDigest = digestOf(row);
   };
+  return { finish, readsText };
 }
 
 /** The `workers` runtime setting an analyze job's parameters carry (rows built concurrently), if valid. */

@@ -125,7 +125,7 @@ async function scanRows(
   })();
   const build = async (file: InspectedFile) =>
     buildRow(await factsOf(file), plan, job.id, 0, ctx.ids("row"), ctx.clock());
-  const pool = createInspectPool(analyzeThreadsFor(plan.concurrency));
+  const pool = createInspectPool(analyzeThreadsFor(plan.concurrency), { pdfText: plan.pdfText });
   try {
     const roots = confineScope(ctx.guard.roots, plan.sourceDir);
     for await (const row of mapBounded(inspectAll(files, pool, roots), plan.concurrency, build)) {
@@ -266,6 +266,9 @@ export function analyzeBody(res: FileorgResources): JobBody {
       });
     }
     // Runtime limits, the strategy pack and the saved rules act on each row as it is built.
-    return runAnalyze(run, plan, await prepareRowFinisher(res, run.job, plan));
+    const { finish, readsText } = await prepareRowFinisher(res, run.job, plan);
+    // PDFs' text only when a rule of the analyze (or a rules file to come, by the request) tests it.
+    plan.pdfText = readsText || p.read_pdf_text === true;
+    return runAnalyze(run, plan, finish);
   };
 }

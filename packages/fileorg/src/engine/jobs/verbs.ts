@@ -88,6 +88,7 @@ export async function createAnalyze(res: FileorgResources, request: AnalyzeReque
     include_hidden: request.include_hidden ?? false,
     keep_units: request.keep_units ?? true,
     detect_original_by: request.detect_original_by ?? DEFAULT_ORIGINAL_POLICY,
+    ...(request.read_pdf_text === true ? { read_pdf_text: true } : {}),
     ...packParams(request.strategy_pack_id),
   };
   return createJob(res, "analyze", { params }, actor);

@@ -41,6 +41,7 @@ export function toManifestRow(r: RowRecord): ManifestRow {
     date: r.date ?? r.mtime,
     date_source: r.dateSource ?? "mtime",
     unit: r.unit ?? null,
+    meta: r.meta ?? null,
   };
 }
 

@@ -12,6 +12,7 @@ import {
   jpegWithExif,
   mp3WithId3,
   pdfWithCreationDate,
+  pdfWithText,
 } from "../../tests/content-fixtures.js";
 
 const PACKAGE_DIR = fileURLToPath(new URL("../../..", import.meta.url));
@@ -55,7 +56,7 @@ interface Probed {
 const PROBE = `
 const [pool, root, ...files] = process.argv.slice(1);
 const { createInspectPool } = await import(pool);
-const threads = createInspectPool(1);
+const threads = createInspectPool(1, { pdfText: process.env.PDF_TEXT === "1" });
 const found = await threads.inspect(files, [root]);
 await threads.close();
 process.stdout.write(JSON.stringify(found.map((f) => ({ hints: f?.dateHints ?? null, meta: f?.meta ?? null, text: f?.text ?? null }))));
@@ -64,13 +65,17 @@ process.stdout.write(JSON.stringify(found.map((f) => ({ hints: f?.dateHints ?? n
 describe("the built file threads", () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-built-")));
   /** Writes `files` and asks the built worker about them, in a plain node process (no TypeScript loader). */
-  async function probe(pool: string, files: Record<string, string | Buffer>): Promise<Probed[]> {
+  async function probe(
+    pool: string,
+    files: Record<string, string | Buffer>,
+    pdfText = false,
+  ): Promise<Probed[]> {
     for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
     const paths = Object.keys(files).map((name) => join(dir, name));
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ["--input-type=module", "-e", PROBE, pool, dir, ...paths],
-      { cwd: OUT_DIR },
+      { cwd: OUT_DIR, env: { ...process.env, PDF_TEXT: pdfText ? "1" : "0" } },
     );
     return JSON.parse(stdout) as Probed[];
   }
@@ -112,5 +117,12 @@ describe("the built file threads", () => {
       { hints: null, meta: { camera: { make: "Canon", model: "EOS 80D" } }, text: null },
       { hints: null, meta: null, text: "# Notes\n" },
     ]);
+  }, 60_000);
+
+  it("read a PDF's text from the built worker (pdfjs loaded beside the bundle) only when asked", async () => {
+    const pool = await buildPool();
+    const files = { "contract.pdf": pdfWithText(["Service agreement", "the golden needle"]) };
+    expect((await probe(pool, files, true))[0]?.text).toBe("Service agreement\nthe golden needle");
+    expect((await probe(pool, files))[0]?.text).toBeNull();
   }, 60_000);
 });

@@ -10,6 +10,7 @@ import type { RawMeta } from "../../domain/content-meta.js";
 import type { ConfinedFs, FileFacts } from "../confined-fs.js";
 import { type ContentRead, contentOf, DATE_HEAD, dateKindOf } from "./content-dates.js";
 import { audioHeadLength, audioTagsOf, keepsTextExcerpt, textExcerptOf } from "./content-meta.js";
+import { PDF_TEXT_MAX_BYTES, pdfTextOf } from "./pdf-text.js";
 import type { InspectedFile, LinkMove, LinkMoveOutcome, PathStat, PoolScope } from "./protocol.js";
 
 /** The first bytes kept for magic-byte sniffing (what `file-type` reads at most). */
@@ -62,6 +63,20 @@ interface ReadPass {
   audioHead: Buffer | null;
   /** A text file's excerpt, when its name says it is kept. */
   text: string | undefined;
+  /** A PDF's whole bytes, when its text is asked for (bounded by `PDF_TEXT_MAX_BYTES`). */
+  pdf: Uint8Array | null;
+}
+
+/** What a read keeps besides what it always keeps: a text file's excerpt, a PDF's bytes (for its text). */
+interface KeepOptions {
+  text: boolean;
+  pdf: boolean;
+}
+
+/** A copy of the whole file when it is a PDF whose text is asked for and not too large; else `null`. */
+function pdfCopyFor(first: Buffer, size: number, keep: KeepOptions): Uint8Array | null {
+  if (!keep.pdf || size > PDF_TEXT_MAX_BYTES) return null;
+  return dateKindOf(first.subarray(0, HEAD)) === "pdf" ? new Uint8Array(size) : null;
 }
 
 /** What the first read of a file keeps beyond its sniffing head. */
@@ -78,13 +93,14 @@ function keptOf(first: Buffer, plainText: boolean, keepText: boolean): Kept {
 
 /**
  * Reads the whole file once, hashing it as it goes; keeps the head where sniffing, dates or tags need it,
- * and a text file's excerpt.
+ * a text file's excerpt, and a PDF's bytes when its text is asked for.
  */
-function readPass(fd: number, size: number, keepText: boolean): ReadPass {
+function readPass(fd: number, size: number, keep: KeepOptions): ReadPass {
   const hash = createHash("sha256");
   let head: Uint8Array | null = null;
   let plainText = false;
   let kept: Kept = {};
+  let pdf: Uint8Array | null = null;
   let position = 0;
   for (;;) {
     const n = readSync(fd, buffer, 0, buffer.length, position);
@@ -93,9 +109,13 @@ function readPass(fd: number, size: number, keepText: boolean): ReadPass {
       const first = buffer.subarray(0, Math.min(n, HEAD));
       plainText = isPlainText(first);
       head = plainText ? null : Uint8Array.prototype.slice.call(first);
-      kept = keptOf(buffer.subarray(0, n), plainText, keepText);
+      kept = keptOf(buffer.subarray(0, n), plainText, keep.text);
+      if (!plainText) pdf = pdfCopyFor(buffer.subarray(0, n), size, keep);
     }
     hash.update(buffer.subarray(0, n));
+    // A file grown since fstat is not copied past its size: no text then.
+    if (pdf !== null && position + n <= pdf.length) pdf.set(buffer.subarray(0, n), position);
+    else pdf = null;
     position += n;
     // A short read ending exactly at the size fstat gave is the end: no extra read to see EOF.
     if (position === size && n < buffer.length) break;
@@ -107,6 +127,7 @@ function readPass(fd: number, size: number, keepText: boolean): ReadPass {
     dateHead: kept.dateHead ?? null,
     audioHead: kept.audioHead ?? null,
     text: kept.text,
+    pdf: pdf !== null && position === pdf.length ? pdf : null,
   };
 }
 
@@ -133,13 +154,15 @@ function errnoOf(err: unknown): string {
  * Reads one file through the confined layer: its real parent must lie inside the roots, the file is opened
  * with O_NOFOLLOW (never a symlink swapped in since the walk) and O_NONBLOCK (never blocking on a FIFO).
  * A photo's EXIF and a track's tags are parsed asynchronously (from a copy of its first bytes, the file
- * already closed); the thread parses one file at a time, so it holds at most one such copy.
+ * already closed); so is a PDF's text when `pdfText` asks for it (from a copy of the whole PDF); the thread
+ * parses one file at a time, so it holds at most one such copy.
  */
 export function inspectFile(
   confined: ThreadConfinedFs,
   file: string,
   scope: PoolScope,
   caches: BatchCaches,
+  pdfText = false,
 ): InspectedFile | undefined | Promise<InspectedFile> {
   const opened = confined.openReadIn(scope.source, file, caches.dirs);
   if (opened.code !== undefined) {
@@ -159,12 +182,16 @@ export function inspectFile(
   try {
     const facts = factsOf(file, info);
     try {
-      const pass = readPass(fd, info.size, keepsTextExcerpt(file));
-      const { sha256, head, plainText, dateHead, audioHead, text } = pass;
+      const pass = readPass(fd, info.size, { text: keepsTextExcerpt(file), pdf: pdfText });
+      const { sha256, head, plainText, dateHead, audioHead, text, pdf } = pass;
       const base: InspectedFile = { ...facts, sha256, head, errorCode: null, plainText };
       const read = dateHead === null ? { hints: [] } : contentOf(fd, dateHead, info.size);
       if (audioHead !== null)
         return audioTagsOf(audioHead).then((audio) => withContent(base, { hints: [] }, audio, text));
+      if (pdf !== null)
+        return Promise.all([read, pdfTextOf(pdf)]).then(([r, pdfText]) =>
+          withContent(base, r, undefined, pdfText ?? text),
+        );
       return read instanceof Promise
         ? read.then((r) => withContent(base, r, undefined, text))
         : withContent(base, read, undefined, text);

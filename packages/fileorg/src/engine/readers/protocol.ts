@@ -26,7 +26,10 @@ export interface InspectedFile {
   dateHints?: DateHint[] | undefined;
   /** A photo's camera and a track's tags; left out when none. */
   meta?: RawMeta | undefined;
-  /** A text file's first bytes as text (bounded: `TEXT_EXCERPT_BYTES`); left out for other files. */
+  /**
+   * A text file's first bytes as text, or a PDF's text when the analyze asked for it (bounded:
+   * `TEXT_EXCERPT_BYTES`); left out for other files.
+   */
   text?: string | undefined;
 }
 
@@ -55,7 +58,7 @@ export interface LinkMove {
 
 /** A batch of one op's items for a file thread, confined to `scope`. */
 export type ReaderBatch = { scope: PoolScope } & (
-  | { op: "inspect"; items: readonly string[] }
+  | { op: "inspect"; items: readonly string[]; pdfText?: boolean | undefined }
   | { op: "stat"; items: readonly string[] }
   | { op: "link"; items: readonly LinkMove[] }
 );

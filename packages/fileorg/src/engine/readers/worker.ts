@@ -28,7 +28,7 @@ async function runBatch(request: ReaderRequest): Promise<Result[]> {
       case "inspect": {
         const results: Result[] = [];
         for (const file of request.items) {
-          const r = inspectFile(confined, file, scope, caches);
+          const r = inspectFile(confined, file, scope, caches, request.pdfText === true);
           results.push(r instanceof Promise ? await r : r);
         }
         return results;

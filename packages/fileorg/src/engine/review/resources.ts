@@ -62,5 +62,5 @@ export function reasonFilter(reason: string): SQL {
 /** A stored row as the facts review rules are evaluated over. */
 export function toFacts(r: RowRecord): ReviewRowFacts {
   const { job_id: _job, conflict_ids: _conflicts, applied_rules: _rules, ...row } = toManifestRow(r);
-  return { ...row, has_conflict: r.conflictIds.length > 0, meta: r.meta };
+  return { ...row, has_conflict: r.conflictIds.length > 0 };
 }

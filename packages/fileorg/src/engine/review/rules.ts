@@ -4,7 +4,7 @@ import { and, asc, eq, or, type SQL } from "drizzle-orm";
 import { categoriesOfRule } from "../../domain/categories.js";
 import { renderedFileName } from "../../domain/content-check.js";
 import type { Actor } from "../../domain/job.js";
-import { needsText } from "../../domain/meta-conditions.js";
+import { ruleNeedsText } from "../../domain/meta-conditions.js";
 import type { RuleOutcome, RuleRequest } from "../../domain/review-api.js";
 import { REVIEW_MARKERS } from "../../domain/review-bucket.js";
 import type { ReviewRowFacts } from "../../domain/review-row.js";
@@ -165,9 +165,7 @@ export async function planRuleSet(res: ReviewResources, jobId: string, ruleSet: 
   }
   // SQL narrows the rows the rules can match; the rules themselves are then evaluated exactly.
   const filters = ruleSet.map((r) => rulePrefilter(jobId, r.conditions));
-  const withText = ruleSet.some((r) =>
-    needsText([...(r.conditions.all ?? []), ...(r.conditions.any ?? []), ...(r.conditions.none ?? [])]),
-  );
+  const withText = ruleSet.some((r) => ruleNeedsText(r.conditions));
   const where = filters.length === 1 ? filters[0] : or(...filters);
   const { facts, records } = await loadFacts(res, jobId, where, withText);
   const renderers = renderersOf(job, records, await categoryTemplates(res.db));

@@ -52,3 +52,44 @@ export function unitLabel(unit: { kind: string; root: string } | null): string |
   const name = unit.root.slice(unit.root.lastIndexOf("/") + 1) || unit.root;
   return `${UNIT_KINDS[unit.kind] ?? unit.kind.replaceAll("_", " ")} ${name}`;
 }
+
+/** What analyze read from a row's content besides its date (the manifest row's `meta`). */
+export interface RowMetaFacts {
+  camera_make?: string | undefined;
+  camera_model?: string | undefined;
+  taken?: number | undefined;
+  artist?: string | undefined;
+  album_artist?: string | undefined;
+  album?: string | undefined;
+  title?: string | undefined;
+  track?: number | undefined;
+}
+
+/** A photo's camera: its model, led by its make unless the model already names it (`Canon EOS 5D`). */
+function cameraOf(make: string | undefined, model: string | undefined): string | undefined {
+  if (make === undefined) return model;
+  if (model === undefined) return make;
+  return model.toLowerCase().startsWith(make.toLowerCase()) ? model : `${make} ${model}`;
+}
+
+/** A track in words: `Artist — Album, track 3` (the title when neither artist nor album is known). */
+function trackOf(meta: RowMetaFacts): string | undefined {
+  const who = meta.artist ?? meta.album_artist;
+  const named = [who, meta.album].filter((s) => s !== undefined).join(" — ") || meta.title;
+  if (named === undefined) return meta.track === undefined ? undefined : `track ${meta.track}`;
+  return meta.track === undefined ? named : `${named}, track ${meta.track}`;
+}
+
+/**
+ * The content metadata of a row in one short line — `Canon EOS 5D · taken 2024-05-01`,
+ * `Björk — Homogenic, track 3` — or undefined when analyze read none.
+ */
+export function metaLabel(meta: RowMetaFacts | null | undefined): string | undefined {
+  if (meta === null || meta === undefined) return undefined;
+  const parts = [
+    cameraOf(meta.camera_make, meta.camera_model),
+    meta.taken === undefined ? undefined : `taken ${contentDate(meta.taken)}`,
+    trackOf(meta),
+  ].filter((s) => s !== undefined);
+  return parts.length === 0 ? undefined : parts.join(" · ");
+}
