@@ -7,8 +7,9 @@
  * click is timed from the moment it is sent to the moment the page's own click listener ran (the page's
  * clock: `performance.timeOrigin + now()`, the same system clock as this process's), and to the moment the
  * call returned. Clicks rotate between the three paths so a load change on a shared machine hits them
- * alike. Target: live-view p95 ≤ 150 ms. Run with `pnpm --filter @vetted/runs bench:takeover`
- * (BENCH_CLICKS, default 60).
+ * alike. Target: live-view p95 ≤ 150 ms. Before the clicks, `first-frame.ts` times the live view's first
+ * frame after a run's gate opens (target ≤ 1 s). Run with `pnpm --filter @vetted/runs bench:takeover`
+ * (BENCH_CLICKS, default 60; BENCH_FRAME_TRIALS, default 10).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,8 +27,10 @@ import {
   migrate,
 } from "../src/index.js";
 import { startTestSite } from "../src/testing.js";
+import { benchFirstFrame } from "./first-frame.js";
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 60);
+const FRAME_TRIALS = Number(process.env.BENCH_FRAME_TRIALS ?? 10);
 const WARMUP = 5;
 /** Between clicks (ms): a person does not click faster, and the outbound check of a click settles. */
 const GAP_MS = 40;
@@ -69,6 +72,9 @@ const engine = createRunsEngine({
 });
 engine.start();
 
+// First: how soon the live view shows a run that just reached its gate (see first-frame.ts).
+await benchFirstFrame(engine, site.url, leases, FRAME_TRIALS);
+
 const flow = await engine.createFlow({
   name: "takeover bench",
   steps: [
@@ -86,7 +92,7 @@ const view = await engine.openLiveView(run.id, () => {
   frames++;
 });
 await engine.takeControl(run.id, "bench");
-const found = leases.find((l) => l.page.url().includes("/takeover"))?.page;
+const found = leases.find((l) => !l.signal.aborted && l.page.url().includes("/takeover"))?.page;
 if (found === undefined) throw new Error("the run's page was not found among the host's leases");
 const page: Page = found;
 // Scripts as strings: this package is typed without the DOM. Each click the page handles, on its clock.

@@ -7,12 +7,15 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
+import { lutimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
+import { STALE_TEMP_MS } from "./preview-cache.js";
 import { makeThumbnail, type ThumbnailRequest, thumbnailCachePath } from "./previews.js";
 
 let dir = "";
@@ -139,5 +142,126 @@ describe("the thumbnail cache's byte budget", () => {
         RangeError,
       );
     }
+  });
+
+  it("deletes the temporary files a dead write left (stale, named as its own, regular), never a fresh one or anything else", async () => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-preview-temps-")));
+    const root = join(dir, "root");
+    const outside = join(dir, "outside");
+    const cache = join(dir, "cache");
+    mkdirSync(root);
+    mkdirSync(outside);
+    mkdirSync(join(cache, "ab"), { recursive: true });
+    mkdirSync(join(cache, "cd"));
+    const key = (c: string) => `${c.repeat(64)}.webp`;
+    const old = (Date.now() - STALE_TEMP_MS - 60_000) / 1000;
+    const recent = (Date.now() - STALE_TEMP_MS / 2) / 1000;
+    /** Writes `bytes` at `path` last modified at `at` (seconds). */
+    const file = (path: string, at: number, bytes = 4096) => {
+      writeFileSync(path, Buffer.alloc(bytes, 7));
+      utimesSync(path, at, at);
+      return path;
+    };
+    // Left by writes that died long ago: gone after the scan.
+    const stale = [
+      file(join(cache, "ab", `${key("a")}.4242.k3j9x0q1.tmp`), old),
+      file(join(cache, "cd", `${key("c")}.1.z.tmp`), old),
+    ];
+    // A write under way (younger than the limit): kept, and counted against the budget.
+    const fresh = file(join(cache, "ab", `${key("b")}.4243.abc123.tmp`), recent);
+    // Old, but not the cache's own temporary files: kept.
+    const foreign = [
+      file(join(cache, "ab", "notes.tmp"), old),
+      file(join(cache, "ab", `${key("d")}.tmp`), old),
+      file(join(cache, "ab", `${key("e")}.12.ABC.tmp`), old),
+      file(join(cache, `${key("f")}.7.x.tmp`), old), // at the top of the folder, not in a fan-out folder
+    ];
+    // A symlink named like a temporary file, itself old, to a file outside: neither is touched.
+    const target = file(join(outside, "precious.bin"), old);
+    const link = join(cache, "cd", `${key("9")}.77.abc.tmp`);
+    symlinkSync(target, link);
+    await lutimes(link, old, old);
+    // A directory named like a temporary file: kept.
+    const folder = join(cache, "cd", `${key("8")}.78.abc.tmp`);
+    mkdirSync(folder);
+    utimesSync(folder, old, old);
+
+    writeFileSync(join(root, "a.jpg"), await colouredJpeg(3));
+    const request: ThumbnailRequest = {
+      roots: [root],
+      path: join(root, "a.jpg"),
+      mime: "image/jpeg",
+      size: 128,
+      cacheDir: cache,
+      cacheMaxBytes: 1 << 30,
+    };
+    // The first write of this process to the folder scans it (the cache opens).
+    const made = await makeThumbnail(request);
+    expect(made.cached).toBe(false);
+    for (const path of stale) expect(existsSync(path), path).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
+    for (const path of foreign) expect(existsSync(path), path).toBe(true);
+    expect(existsSync(link)).toBe(true);
+    expect(existsSync(target)).toBe(true);
+    expect(existsSync(folder)).toBe(true);
+    expect(existsSync(thumbnailCachePath(cache, made.etag))).toBe(true);
+    // No temporary file of the write that succeeded is left.
+    const left = readdirSync(join(cache, made.etag.slice(0, 2))).filter((n) => n.startsWith(made.etag));
+    expect(left).toEqual([`${made.etag}.webp`]);
+  });
+
+  it("counts a fresh temporary file against the budget at an eviction, and deletes it there once stale", async () => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-preview-temps-")));
+    const root = join(dir, "root");
+    const cache = join(dir, "cache");
+    mkdirSync(root);
+    mkdirSync(join(cache, "ab"), { recursive: true });
+    for (let i = 0; i < 3; i++) writeFileSync(join(root, `p${i}.jpg`), await colouredJpeg(i));
+    const request = (i: number, cacheMaxBytes: number): ThumbnailRequest => ({
+      roots: [root],
+      path: join(root, `p${i}.jpg`),
+      mime: "image/jpeg",
+      size: 128,
+      cacheDir: cache,
+      cacheMaxBytes,
+    });
+    const probe = await makeThumbnail({ ...request(0, 1 << 30), cacheDir: join(dir, "probe") });
+    const cap = probe.data.length * 4;
+    // A write under way, as big as the whole budget: with it counted, the next write evicts down to 90%.
+    const temp = join(cache, "ab", `${"a".repeat(64)}.webp.99.fresh.tmp`);
+    writeFileSync(temp, Buffer.alloc(cap, 1));
+    const first = await makeThumbnail(request(0, cap));
+    expect(existsSync(temp)).toBe(true); // fresh: never deleted
+    expect(existsSync(thumbnailCachePath(cache, first.etag))).toBe(false); // evicted: the temp took the room
+
+    // The same file, left behind: once stale, the next eviction deletes it and the entries fit again.
+    const old = (Date.now() - STALE_TEMP_MS - 1000) / 1000;
+    utimesSync(temp, old, old);
+    const second = await makeThumbnail(request(1, cap));
+    expect(existsSync(temp)).toBe(false);
+    expect(existsSync(thumbnailCachePath(cache, second.etag))).toBe(true);
+  });
+
+  it("removes its temporary file when the write of an entry fails", async () => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-preview-temps-")));
+    const root = join(dir, "root");
+    mkdirSync(root);
+    writeFileSync(join(root, "a.jpg"), await colouredJpeg(5));
+    const request: ThumbnailRequest = {
+      roots: [root],
+      path: join(root, "a.jpg"),
+      mime: "image/jpeg",
+      size: 128,
+      cacheDir: join(dir, "cache"),
+    };
+    const { etag } = await makeThumbnail(request);
+    const entry = thumbnailCachePath(request.cacheDir, etag);
+    // A directory where the entry goes: the temporary file is written, its rename into place fails.
+    rmSync(entry);
+    mkdirSync(entry);
+    await expect(makeThumbnail(request)).rejects.toThrow();
+    expect(readdirSync(join(request.cacheDir, etag.slice(0, 2))).filter((n) => n.endsWith(".tmp"))).toEqual(
+      [],
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { closeSync, readFile } from "node:fs";
-import { mkdir, readFile as readPath, rename, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile as readPath, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { type PreviewKind, previewKindOf } from "../domain/preview-kind.js";
@@ -8,6 +8,7 @@ import { FileorgError } from "../errors.js";
 import { confinedFs } from "./confined-fs.js";
 import {
   afterCacheWrite,
+  cacheTempPath,
   DEFAULT_PREVIEW_CACHE_BYTES,
   isCacheBudget,
   touchCacheEntry,
@@ -109,12 +110,20 @@ async function readCached(file: string): Promise<Buffer | undefined> {
   }
 }
 
-/** Writes a cache entry whole or not at all (a temporary file renamed into place). */
+/**
+ * Writes a cache entry whole or not at all (a temporary file renamed into place; removed if the write
+ * fails, and if this process dies first, by a later scan of the cache once it is stale).
+ */
 async function writeCached(file: string, dir: string, data: Buffer): Promise<void> {
   await mkdir(dir, { recursive: true });
-  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(temp, data);
-  await rename(temp, file);
+  const temp = cacheTempPath(file);
+  try {
+    await writeFile(temp, data);
+    await rename(temp, file);
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
 }
 
 /** Where the cache entry of `key` lives (two-level fan-out: 256 folders). */

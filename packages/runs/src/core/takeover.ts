@@ -158,7 +158,12 @@ export function createTakeover(r: RunsResources) {
       const held = await pageOf(await waiting(runId));
       let cast = casts.get(runId);
       if (cast === undefined || cast.ended) {
-        cast = new Screencast(held.lease.page);
+        // The last one's stop goes first: a new screencast on the same session must not be stopped by it.
+        await cast?.stop();
+        cast = casts.get(runId);
+      }
+      if (cast === undefined || cast.ended) {
+        cast = new Screencast(held.lease.page, undefined, held.cdp);
         casts.set(runId, cast);
       }
       const ended = new AbortController();

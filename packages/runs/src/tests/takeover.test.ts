@@ -123,6 +123,32 @@ describe("taking over a paused browser run (real Chromium)", { timeout: 90_000 }
     expect(await codeOf(engine.takeControl(run.id, "ada"))).toBe("TAKEOVER_NOT_WAITING");
   });
 
+  it("a live view closed before its first frame and opened again at once (a remount) still streams the page", async () => {
+    const { engine } = await suite.engineWith();
+    const run = await pausedRun(engine);
+    // The first view ends while its screencast is still starting; the second opens at once on the same
+    // page (and the same CDP session): the first one's stop must not end the second one's screencast.
+    (await engine.openLiveView(run.id, () => undefined)).close();
+    const frames: LiveFrame[] = [];
+    const view = await engine.openLiveView(run.id, (f) => frames.push(f));
+    await waitFor(
+      async () => frames.length,
+      (n) => n > 0,
+      10_000,
+    );
+    await engine.takeControl(run.id, "ada");
+    const before = frames.length;
+    await engine.sendInput(run.id, "ada", { type: "click", x: 200, y: 150 }); // the page repaints
+    const after = await waitFor(
+      async () => frames.length,
+      (n) => n > before,
+      10_000,
+    ).catch(() => frames.length);
+    expect(after, "no frame after the page changed: the screencast was stopped").toBeGreaterThan(before);
+    view.close();
+    await engine.handBack(run.id, "ada");
+  });
+
   it("hands back once: of two hand-backs at once (a double click, a retry), the second is refused", async () => {
     const { engine } = await suite.engineWith();
     const run = await pausedRun(engine);

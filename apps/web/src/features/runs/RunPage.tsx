@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useParams } from "@tanstack/react-router";
-import { useCallback, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { api, unwrap } from "../../api/client.js";
 import type { components } from "../../api/schema.js";
 import { type SseMessage, useEventStream } from "../../api/sse.js";
@@ -65,13 +65,22 @@ function RunView({ runId }: { runId: string }) {
         }),
       ),
   });
+  // The events of one read of the stream (a commit's batch) are folded into one refetch: a refetch per
+  // event would start one after another, each dropping the last, and the run (its gate, its live page)
+  // would show only once the last came back from a server busy with all of them.
+  const refetch = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(refetch.current), []);
   const onMessage = useCallback(
     (m: SseMessage) => {
       try {
         const event = JSON.parse(m.data) as RunEvent;
         if (typeof event.id !== "number") return;
         setEvents((prev) => (prev.some((p) => p.id === event.id) ? prev : [...prev, event]));
-        void queryClient.invalidateQueries({ queryKey: ["run", runId] });
+        if (refetch.current !== undefined) return;
+        refetch.current = setTimeout(() => {
+          refetch.current = undefined;
+          void queryClient.invalidateQueries({ queryKey: ["run", runId] });
+        }, 0);
       } catch {
         // a frame that is not an event
       }

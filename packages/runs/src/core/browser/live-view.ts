@@ -28,25 +28,33 @@ interface ScreencastFrameEvent {
 /**
  * A page's screencast (CDP `Page.startScreencast`, JPEG) shared by its viewers: started with the first,
  * stopped with the last. Each frame is acknowledged no sooner than `1000 / fps` ms after it came, which
- * caps the rate; a new viewer gets the latest frame at once, and a page that does not repaint is captured
- * once so the first frame never waits on the page changing.
+ * caps the rate; a new viewer gets the latest frame at once, and a still of the page is asked for with the
+ * start (not after it), so the first frame never waits on the page changing nor on an extra round trip.
+ * Given the page's own CDP session (`shared`, the one its run already opened), it sends on that one and
+ * leaves it attached when it stops; otherwise it opens a session of its own and detaches it.
  */
 export class Screencast {
   private readonly listeners = new Set<(frame: LiveFrame) => void>();
   private session: Promise<CDPSession> | undefined;
   private last: LiveFrame | undefined;
   private stopped = false;
+  private stopping: Promise<void> | undefined;
+  private readonly onFrame = (event: ScreencastFrameEvent) => this.frame(event);
 
   constructor(
     private readonly page: Page,
     private readonly fps = 5,
+    private readonly shared?: Promise<CDPSession> | undefined,
   ) {}
 
   /** Adds a viewer; answers its unsubscribe. */
   subscribe(listener: (frame: LiveFrame) => void): () => void {
     this.listeners.add(listener);
     if (this.last !== undefined) listener(this.last);
-    if (this.session === undefined) this.session = this.start();
+    if (this.session === undefined) {
+      this.session = this.start();
+      this.session.catch(() => undefined); // a page that closed meanwhile: its viewers end with its lease
+    }
     return () => {
       this.listeners.delete(listener);
       if (this.listeners.size === 0) void this.stop();
@@ -63,19 +71,28 @@ export class Screencast {
     for (const listener of this.listeners) listener(frame);
   }
 
-  private async start(): Promise<CDPSession> {
-    const session = await this.page.context().newCDPSession(this.page);
+  /** Emits a screencast frame, and acknowledges it no sooner than the frame rate allows. */
+  private frame(event: ScreencastFrameEvent): void {
+    if (this.stopped) return;
+    const { deviceWidth, deviceHeight } = event.metadata;
+    this.emit({ data: event.data, width: deviceWidth, height: deviceHeight, at: Date.now() });
     const gap = Math.max(0, Math.floor(1000 / Math.max(1, this.fps)));
-    session.on("Page.screencastFrame", (event: ScreencastFrameEvent) => {
-      const { deviceWidth, deviceHeight } = event.metadata;
-      this.emit({ data: event.data, width: deviceWidth, height: deviceHeight, at: Date.now() });
-      setTimeout(() => {
-        if (this.stopped) return;
-        session.send("Page.screencastFrameAck", { sessionId: event.sessionId }).catch(() => undefined);
-      }, gap);
-    });
-    await session.send("Page.startScreencast", { format: "jpeg", quality: 60, everyNthFrame: 1 });
-    if (this.last === undefined) void this.captureOnce(session);
+    setTimeout(() => {
+      if (this.stopped) return;
+      void this.session
+        ?.then((s) => s.send("Page.screencastFrameAck", { sessionId: event.sessionId }))
+        .catch(() => undefined);
+    }, gap);
+  }
+
+  private async start(): Promise<CDPSession> {
+    const own = this.shared?.catch(() => undefined);
+    const session = (await own) ?? (await this.page.context().newCDPSession(this.page));
+    session.on("Page.screencastFrame", this.onFrame);
+    const started = session.send("Page.startScreencast", { format: "jpeg", quality: 60, everyNthFrame: 1 });
+    // Sent with the start: CDP answers a session's commands in order, so the still comes right after it.
+    const still = this.last === undefined ? this.captureOnce(session) : Promise.resolve();
+    await Promise.all([started, still]);
     return session;
   }
 
@@ -85,18 +102,24 @@ export class Screencast {
       .send("Page.captureScreenshot", { format: "jpeg", quality: 60 })
       .catch(() => undefined);
     const size = this.page.viewportSize();
-    if (shot === undefined || this.last !== undefined || size === null) return;
+    if (shot === undefined || this.last !== undefined || this.stopped || size === null) return;
     this.emit({ data: shot.data, width: size.width, height: size.height, at: Date.now() });
   }
 
-  /** Stops the screencast and detaches its session. */
-  async stop(): Promise<void> {
-    if (this.stopped) return;
+  /** Stops the screencast and detaches its session (not a shared one). */
+  stop(): Promise<void> {
+    this.stopping ??= this.end();
+    return this.stopping;
+  }
+
+  private async end(): Promise<void> {
     this.stopped = true;
     this.listeners.clear();
     const session = await this.session?.catch(() => undefined);
+    session?.off("Page.screencastFrame", this.onFrame);
     await session?.send("Page.stopScreencast").catch(() => undefined);
-    await session?.detach().catch(() => undefined);
+    if (session !== undefined && session !== (await this.shared?.catch(() => undefined)))
+      await session.detach().catch(() => undefined);
   }
 
   /** Whether it was stopped (a new one is needed for later viewers). */
