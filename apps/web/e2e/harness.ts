@@ -62,10 +62,18 @@ async function startTestServer(extraEnv: Record<string, string>): Promise<TestSe
     root,
     process: proc,
     async api<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-      const res = await fetch(new URL(path, url), {
-        method,
-        headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      const send = () =>
+        fetch(new URL(path, url), {
+          method,
+          headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      // A GET on a kept-alive connection the server closed at that moment is sent again, once, on a new one
+      // (a server that died answers the second try with ECONNREFUSED, and the test fails).
+      const res = await send().catch((err: unknown) => {
+        const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
+        if (method === "GET" && cause?.code === "ECONNRESET") return send();
+        throw err;
       });
       const text = await res.text();
       if (!res.ok) throw new Error(`${method} ${path} → ${res.status}: ${text}`);
