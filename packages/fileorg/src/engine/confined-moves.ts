@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { close, fsync, futimes, read, write } from "node:fs";
+import { close, fstat, fsync, futimes, read, write } from "node:fs";
 import { basename, dirname, sep } from "node:path";
 import { promisify } from "node:util";
 import type { RowError } from "../domain/manifest.js";
@@ -12,6 +12,10 @@ const writeAsync = promisify(write);
 const closeAsync = promisify(close);
 const fsyncAsync = promisify(fsync);
 const futimesAsync = promisify(futimes);
+const fstatAsync = promisify(fstat);
+
+/** Called with a copy's device and inode once it is verified, before it is linked into place. */
+export type BeforeLink = (inode: { dev: number; ino: number }) => Promise<void>;
 
 /** The identity a row recorded at analyze (size and mtime always; inode and ctime on newer rows). */
 export function identityOfRow(row: {
@@ -119,6 +123,7 @@ async function copyInto(
   folder: HeldFolder,
   source: { fd: number; facts: FileFacts },
   move: { from: string; to: string; temp: string; sha256: string | null },
+  beforeLink?: BeforeLink,
 ): Promise<void> {
   const { from, to } = move;
   const temp = basename(move.temp);
@@ -135,6 +140,10 @@ async function copyInto(
     await fsyncAsync(out);
     if (move.sha256 !== null && (await hashDescriptor(out)) !== move.sha256) {
       throw new MoveError("HASH_MISMATCH", `The copy of ${from} does not have the recorded SHA-256.`);
+    }
+    if (beforeLink !== undefined) {
+      const own = await fstatAsync(out);
+      await beforeLink({ dev: own.dev, ino: own.ino });
     }
     try {
       folder.link(temp, basename(to));
@@ -200,6 +209,7 @@ export async function copyMoveConfined(
 export async function copyConfined(
   copy: { from: string; to: string; temp: string; sha256: string; identity: SourceIdentity | null },
   scope: PoolScope,
+  beforeLink: BeforeLink,
 ): Promise<"copied"> {
   const { from, to } = copy;
   const source = confinedFs.openReadIn(scope.source, from);
@@ -211,7 +221,7 @@ export async function copyConfined(
     const folder = confinedFs.holdFolder(scope.target, dirname(to));
     if ("code" in folder) throw refusal(folder.code, from, to);
     try {
-      await copyInto(folder, source, copy);
+      await copyInto(folder, source, copy, beforeLink);
     } finally {
       folder.release();
     }

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,10 +45,40 @@ describe("the journal key", () => {
       errorCode: null,
       createdAt: 5,
       completedAt: null,
+      copyDev: null,
+      copyIno: null,
     };
     const record = { ...draft, id: 1, signature: signer.sign(draft) };
     expect(signer.verify(record)).toBe(true);
     expect(signer.verify({ ...record, toPath: "/etc/passwd" })).toBe(false);
     expect(createJournalSigner(Buffer.alloc(32, 4)).verify(record)).toBe(false);
+    // A record without a copy inode signs as records always did (journals written before still verify).
+    const legacy = createHmac("sha256", Buffer.alloc(32, 3))
+      .update(JSON.stringify(["job_1", "row_1", "move", "/a", "/b", "ff", 1, 5]))
+      .digest("hex");
+    expect(record.signature).toBe(legacy);
+  });
+
+  it("covers a copy's recorded inode: another inode does not verify", () => {
+    const signer = createJournalSigner(Buffer.alloc(32, 3));
+    const draft = {
+      jobId: "job_1",
+      rowId: "row_1",
+      op: "copy" as const,
+      fromPath: "/a",
+      toPath: "/b",
+      sha256: "ff",
+      size: 1,
+      state: "intent" as const,
+      errorCode: null,
+      createdAt: 5,
+      completedAt: null,
+      copyDev: 7,
+      copyIno: 42,
+    };
+    const record = { ...draft, id: 1, signature: signer.sign(draft) };
+    expect(signer.verify(record)).toBe(true);
+    expect(signer.verify({ ...record, copyIno: 43 })).toBe(false);
+    expect(signer.verify({ ...record, copyDev: null, copyIno: null })).toBe(false);
   });
 });

@@ -1,7 +1,8 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { closeSync, readSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { inArray, sql } from "drizzle-orm";
+import { runTransaction } from "@vetted/store";
+import { eq, inArray, sql } from "drizzle-orm";
 import { createBulkInserter } from "../store/bulk-insert.js";
 import { journal } from "../store/schema.js";
 import { confinedFs } from "./confined-fs.js";
@@ -14,13 +15,19 @@ export type JournalDraft = Omit<JournalRecord, "id" | "signature">;
 
 /**
  * What a signature covers: everything the record asks the disk to do (job, row, operation, paths, hash,
- * size, time). The state is deliberately outside it: every step re-checks the disk (hash at the target, free
- * source), so a forged state can at worst make rollback skip a row, never move a file somewhere else.
+ * size, time), and a copy's own inode once recorded (a record without one signs as it always did). The
+ * state is deliberately outside it: every step re-checks the disk (hash at the target, free source), so a
+ * forged state can at worst make rollback skip a row, never move a file somewhere else.
  */
 function payload(
-  r: Pick<JournalDraft, "jobId" | "rowId" | "op" | "fromPath" | "toPath" | "sha256" | "size" | "createdAt">,
+  r: Pick<
+    JournalDraft,
+    "jobId" | "rowId" | "op" | "fromPath" | "toPath" | "sha256" | "size" | "createdAt" | "copyDev" | "copyIno"
+  >,
 ): string {
-  return JSON.stringify([r.jobId, r.rowId, r.op, r.fromPath, r.toPath, r.sha256, r.size, r.createdAt]);
+  const signed: unknown[] = [r.jobId, r.rowId, r.op, r.fromPath, r.toPath, r.sha256, r.size, r.createdAt];
+  if (r.copyDev !== null || r.copyIno !== null) signed.push(r.copyDev, r.copyIno);
+  return JSON.stringify(signed);
 }
 
 /** Signs journal records with HMAC-SHA256 under the installation key. */
@@ -67,6 +74,25 @@ export async function writeIntents(
     });
   }
   return out;
+}
+
+/**
+ * Records (and signs) the device and inode of a copy's temp file before it is linked to the target, in its
+ * own committed transaction: recovery then claims the target only while it still is that inode.
+ */
+export async function recordCopyInode(
+  db: Parameters<typeof runTransaction>[0],
+  signer: JournalSigner,
+  record: JournalRecord,
+  inode: { dev: number; ino: number },
+): Promise<void> {
+  const signed = { ...record, copyDev: inode.dev, copyIno: inode.ino };
+  await runTransaction(db, (tx) =>
+    tx
+      .update(journal)
+      .set({ copyDev: inode.dev, copyIno: inode.ino, signature: signer.sign(signed) })
+      .where(eq(journal.id, record.id)),
+  );
 }
 
 /** Completes records in bulk: one UPDATE per distinct (state, error code). */

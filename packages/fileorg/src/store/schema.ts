@@ -169,6 +169,13 @@ export const journal = sqliteTable(
     createdAt: integer("created_at").notNull(),
     completedAt: integer("completed_at"),
     signature: text("signature").notNull(),
+    /**
+     * A `copy`'s own file: the device and inode of the temp file it wrote, recorded (and signed) before
+     * that file is hard-linked to the target (a link keeps the inode). Recovery and rollback only claim a
+     * target that still is this inode. Null on every other op, and on a copy that never got to its link.
+     */
+    copyDev: integer("copy_dev"),
+    copyIno: integer("copy_ino"),
   },
   (t) => [
     index("fileorg_journal_job_idx").on(t.jobId, t.state),

@@ -1,8 +1,11 @@
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ComposedHarness, createComposedHarness, snapshotTree, writeTree } from "./harness.js";
+import { createJournalSigner } from "../engine/journal.js";
+import { jobs, journal } from "../store/schema.js";
+import { type ComposedHarness, createComposedHarness, snapshotTree, TEST_KEY, writeTree } from "./harness.js";
 
 let h: ComposedHarness | undefined;
 afterEach(async () => {
@@ -124,5 +127,82 @@ describe("a rules file with locations and copy: true", () => {
     expect(applied.result).toMatchObject({ copied: 1, failed: 1, by_error: { TARGET_EXISTS: 1 } });
     expect(readFileSync(join(out, "archive/a.pdf"), "utf8")).toBe("someone else's");
     expect(readFileSync(join(src, "Scans/a.pdf"), "utf8")).toBe("%PDF-1.4 scan a");
+  });
+
+  it.each([
+    ["right after the refused link (its inode recorded)", true],
+    ["before its link was tried (no inode recorded yet)", false],
+  ])(
+    "recovery never claims an identical file that appeared at a copy's target: a crash %s",
+    async (_, linked) => {
+      const { src, out, jobId } = await setUp();
+      const harness = h;
+      if (harness === undefined) throw new Error("no harness");
+      // Someone else's file, with the very bytes of the copy, appears at the target before the link.
+      writeTree(out, { "archive/a.pdf": "%PDF-1.4 scan a" });
+      const foreign = statSync(join(out, "archive/a.pdf")).ino;
+      const applied = await harness.engine.waitForJob(
+        (await harness.engine.apply({ job_id: jobId, buckets: ["auto_safe", "needs_review"] }, LOCAL)).job_id,
+      );
+      expect(applied.result).toMatchObject({ copied: 1, failed: 1, by_error: { TARGET_EXISTS: 1 } });
+      // The state a crash right after the refused link leaves: the copy's intent still open (its inode was
+      // recorded before the link), its temp file beside the target, the job running under a dead lease.
+      const [refused] = await harness.db
+        .select()
+        .from(journal)
+        .where(and(eq(journal.jobId, applied.job_id), eq(journal.op, "copy"), eq(journal.state, "failed")));
+      if (refused === undefined) throw new Error("no refused copy in the journal");
+      expect(refused.copyIno).not.toBeNull();
+      const unlinked = { copyDev: null, copyIno: null };
+      const signature = createJournalSigner(TEST_KEY).sign({ ...refused, ...unlinked });
+      await harness.db
+        .update(journal)
+        .set({
+          state: "intent",
+          errorCode: null,
+          completedAt: null,
+          ...(linked ? {} : { ...unlinked, signature }),
+        })
+        .where(eq(journal.id, refused.id));
+      writeFileSync(join(out, `archive/.a.pdf.vetted-tmp-${refused.id}`), "%PDF-1.4 scan a");
+      await harness.db
+        .update(jobs)
+        .set({ status: "running", leaseOwner: "another-host:4242:abcdef", leaseExpiresAt: Date.now() - 1 })
+        .where(eq(jobs.id, applied.job_id));
+
+      expect(await harness.engine.recover()).toEqual([
+        { jobId: applied.job_id, resolved: { done: 0, not_done: 1, missing: 0, tampered: 0 } },
+      ]);
+      expect(readdirSync(join(out, "archive")).sort()).toEqual(["2024", "a.pdf"]);
+      const rolled = await harness.engine.waitForJob(
+        (await harness.engine.rollback({ job_id: applied.job_id }, LOCAL)).job_id,
+      );
+      expect(rolled.result).toMatchObject({ moved_back: 1, failed: 0 });
+      // The identical foreign file is left alone; only our copy went.
+      expect(statSync(join(out, "archive/a.pdf")).ino).toBe(foreign);
+      expect(readFileSync(join(out, "archive/a.pdf"), "utf8")).toBe("%PDF-1.4 scan a");
+      expect(existsSync(join(out, "archive/2024/b.pdf"))).toBe(false);
+      expect(readFileSync(join(src, "Scans/a.pdf"), "utf8")).toBe("%PDF-1.4 scan a");
+    },
+  );
+
+  it("rollback keeps an identical file that replaced a copy (not the inode apply wrote) and says so", async () => {
+    const { fileorg, src, out, jobId } = await setUp();
+    const before = snapshotTree(src);
+    const applied = await fileorg.waitForJob(
+      (await fileorg.apply({ job_id: jobId, buckets: ["auto_safe", "needs_review"] }, LOCAL)).job_id,
+    );
+    expect(applied.result).toMatchObject({ copied: 2, failed: 0 });
+    // Someone else's file with the same bytes takes the copy's name (renamed over it: written while the copy
+    // still exists, so it cannot reuse the copy's freed inode number).
+    writeFileSync(join(out, "theirs.pdf"), "%PDF-1.4 scan a");
+    renameSync(join(out, "theirs.pdf"), join(out, "archive/a.pdf"));
+    const rolled = await fileorg.waitForJob(
+      (await fileorg.rollback({ job_id: applied.job_id }, LOCAL)).job_id,
+    );
+    expect(rolled.result).toMatchObject({ moved_back: 1, failed: 1, by_error: { SOURCE_CHANGED: 1 } });
+    expect(readFileSync(join(out, "archive/a.pdf"), "utf8")).toBe("%PDF-1.4 scan a");
+    expect(existsSync(join(out, "archive/2024/b.pdf"))).toBe(false);
+    expect(snapshotTree(src)).toEqual(before);
   });
 });

@@ -1,6 +1,6 @@
 import type { RowError } from "../../domain/manifest.js";
 import { confinedFs, type SourceIdentity } from "../confined-fs.js";
-import { copyConfined, hashConfined, identityOfFacts } from "../confined-moves.js";
+import { type BeforeLink, copyConfined, hashConfined, identityOfFacts } from "../confined-moves.js";
 import type { PoolScope } from "../inspect-pool.js";
 import {
   type DiskVerdict,
@@ -14,10 +14,12 @@ import type { MoveOutcome } from "../move-steps.js";
 /**
  * The `copy` action's journaled steps. A copy's intent (`copy`: `fromPath` the source, `toPath` the target,
  * the source's SHA-256) is committed before anything is written; the file is then copied to a temp name
- * beside the target, fsynced, checked against that SHA-256 and hard-linked into place (never replacing
- * anything: an occupied target is `TARGET_EXISTS`), so the target's name only ever holds a whole, verified
- * copy. Rollback's `uncopy` removes exactly that copy — the file at the target, only while it still has the
- * recorded SHA-256 and is the inode just verified — and never touches the source.
+ * beside the target, fsynced and checked against that SHA-256; the temp file's device and inode are
+ * committed to the record; then it is hard-linked into place (never replacing anything: an occupied target
+ * is `TARGET_EXISTS`), so the target's name only ever holds a whole, verified copy, and the copy is the
+ * recorded inode (a link keeps it). Recovery and rollback's `uncopy` claim exactly that copy — the file at
+ * the target, only while it still is the recorded inode with the recorded SHA-256 — never an identical file
+ * that someone else put there, and never the source.
  */
 
 const failed = (record: JournalRecord, error: RowError): MoveOutcome => ({ record, state: "failed", error });
@@ -33,6 +35,7 @@ export async function copyOne(
   record: JournalRecord,
   identity: SourceIdentity | null,
   scope: PoolScope,
+  recordInode: BeforeLink,
 ): Promise<MoveOutcome> {
   const from = record.fromPath ?? "";
   if (record.sha256 === null) {
@@ -51,11 +54,21 @@ export async function copyOne(
         identity,
       },
       scope,
+      recordInode,
     );
     return { record, state: "done", error: null };
   } catch (err) {
     return failed(record, errorOf(err));
   }
+}
+
+/**
+ * Whether `facts` (of the file at a copy's target) are the copy's own file: the inode recorded before the
+ * link. A record without one (written before inodes were recorded) is judged by its SHA-256 alone.
+ */
+function isOwnCopy(record: JournalRecord, facts: { dev: number; ino: number }): boolean {
+  if (record.copyIno === null || record.copyDev === null) return true;
+  return facts.ino === record.copyIno && facts.dev === record.copyDev;
 }
 
 /**
@@ -95,6 +108,14 @@ export async function checkUncopy(
       },
     };
   }
+  if (!isOwnCopy(record, read.facts)) {
+    return {
+      error: {
+        code: "SOURCE_CHANGED",
+        message: `The file at ${record.toPath} is not the copy apply made (another file, same content); kept.`,
+      },
+    };
+  }
   return { identity: identityOfFacts(read.facts) };
 }
 
@@ -120,9 +141,10 @@ export function uncopyOne(record: JournalRecord, identity: SourceIdentity | null
 
 /**
  * Settles an interrupted `copy` or `uncopy` from the disk (start-up recovery), through the confined layer:
- * a copy's temp file is removed; the copy is done when its target holds the recorded SHA-256 (only a whole,
- * verified copy is ever linked there), else not done. An `uncopy` is done when the copy is gone. The
- * source is never touched.
+ * a copy's temp file is removed; the copy is done only when its target is the inode recorded before the
+ * link and holds the recorded SHA-256 (only a whole, verified copy is ever linked there). A copy that never
+ * recorded its inode never got to its link, so whatever is at its target is not ours: not done. An
+ * `uncopy` is done when the copy is gone. The source is never touched.
  */
 export async function resolveCopyFromDisk(
   record: JournalRecord,
@@ -133,6 +155,8 @@ export async function resolveCopyFromDisk(
     return seen.code === "ENOENT" ? { state: "done" } : { state: "not_done" };
   }
   confinedFs.unlinkIn(roots, tempPathFor(record.toPath, record.id));
+  if (record.copyIno === null || record.copyDev === null) return { state: "not_done" };
   const read = await hashConfined(roots, record.toPath);
-  return "sha256" in read && read.sha256 === record.sha256 ? { state: "done" } : { state: "not_done" };
+  const ours = "sha256" in read && read.sha256 === record.sha256 && isOwnCopy(record, read.facts);
+  return ours ? { state: "done" } : { state: "not_done" };
 }

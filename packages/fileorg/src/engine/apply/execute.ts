@@ -2,7 +2,7 @@ import { runTransaction } from "@vetted/store";
 import { confinedFs } from "../confined-fs.js";
 import { folderScope } from "../confined-moves.js";
 import type { InspectPool } from "../inspect-pool.js";
-import { type JournalDraft, type JournalRecord, writeIntents } from "../journal.js";
+import { type JournalDraft, type JournalRecord, recordCopyInode, writeIntents } from "../journal.js";
 import { linkMovesOnThreads, MOVE_CONCURRENCY, type MoveScope, moveOne } from "../move-steps.js";
 import { mapLimit } from "../pool.js";
 import type { JobRun } from "../run.js";
@@ -51,6 +51,8 @@ export function intentOf(
     errorCode: null,
     createdAt: at,
     completedAt: null,
+    copyDev: null,
+    copyIno: null,
   };
 }
 
@@ -135,7 +137,9 @@ export async function executeGroup(
       MOVE_CONCURRENCY,
       async (record) =>
         record.op === "copy"
-          ? copyOne(record, identities.get(record.rowId ?? "") ?? null, scope)
+          ? copyOne(record, identities.get(record.rowId ?? "") ?? null, scope, (inode) =>
+              recordCopyInode(ctx.db, options.signer, record, inode),
+            )
           : uncopyOne(record, identities.get(record.rowId ?? "") ?? null, scope.source),
     )),
   );

@@ -1,0 +1,2 @@
+ALTER TABLE `fileorg_journal` ADD `copy_dev` integer;--> statement-breakpoint
+ALTER TABLE `fileorg_journal` ADD `copy_ino` integer;
