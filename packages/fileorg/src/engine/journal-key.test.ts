@@ -11,6 +11,23 @@ afterEach(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
+/** One journal record's signed fields: a pending `op` from /a to /b, with the copy inode given. */
+function journalDraft(parts: { op: "move" | "copy"; copyDev: number | null; copyIno: number | null }) {
+  return {
+    jobId: "job_1",
+    rowId: "row_1",
+    fromPath: "/a",
+    toPath: "/b",
+    sha256: "ff",
+    size: 1,
+    state: "intent" as const,
+    errorCode: null,
+    createdAt: 5,
+    completedAt: null,
+    ...parts,
+  };
+}
+
 describe("the journal key", () => {
   it("is generated once into the data directory with mode 0600 and read back after", () => {
     dir = mkdtempSync(join(tmpdir(), "fileorg-key-"));
@@ -33,21 +50,7 @@ describe("the journal key", () => {
 
   it("signs records so that any change to what they ask the disk to do is detected", () => {
     const signer = createJournalSigner(Buffer.alloc(32, 3));
-    const draft = {
-      jobId: "job_1",
-      rowId: "row_1",
-      op: "move" as const,
-      fromPath: "/a",
-      toPath: "/b",
-      sha256: "ff",
-      size: 1,
-      state: "intent" as const,
-      errorCode: null,
-      createdAt: 5,
-      completedAt: null,
-      copyDev: null,
-      copyIno: null,
-    };
+    const draft = journalDraft({ op: "move", copyDev: null, copyIno: null });
     const record = { ...draft, id: 1, signature: signer.sign(draft) };
     expect(signer.verify(record)).toBe(true);
     expect(signer.verify({ ...record, toPath: "/etc/passwd" })).toBe(false);
@@ -61,21 +64,7 @@ describe("the journal key", () => {
 
   it("covers a copy's recorded inode: another inode does not verify", () => {
     const signer = createJournalSigner(Buffer.alloc(32, 3));
-    const draft = {
-      jobId: "job_1",
-      rowId: "row_1",
-      op: "copy" as const,
-      fromPath: "/a",
-      toPath: "/b",
-      sha256: "ff",
-      size: 1,
-      state: "intent" as const,
-      errorCode: null,
-      createdAt: 5,
-      completedAt: null,
-      copyDev: 7,
-      copyIno: 42,
-    };
+    const draft = journalDraft({ op: "copy", copyDev: 7, copyIno: 42 });
     const record = { ...draft, id: 1, signature: signer.sign(draft) };
     expect(signer.verify(record)).toBe(true);
     expect(signer.verify({ ...record, copyIno: 43 })).toBe(false);

@@ -35,6 +35,26 @@ function colouredJpeg(seed: number): Promise<Buffer> {
 }
 
 /** Every cache entry (`<2 hex>/<64 hex>.webp`) under `cache` and their total bytes. */
+/** A fresh folder (`dir`) with one JPEG under `root/`, and the 128 px thumbnail request for it. */
+async function oneJpeg(
+  prefix: string,
+  seed: number,
+  extra: Partial<ThumbnailRequest> = {},
+): Promise<ThumbnailRequest> {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const root = join(dir, "root");
+  mkdirSync(root);
+  writeFileSync(join(root, "a.jpg"), await colouredJpeg(seed));
+  return {
+    roots: [root],
+    path: join(root, "a.jpg"),
+    mime: "image/jpeg",
+    size: 128,
+    cacheDir: join(dir, "cache"),
+    ...extra,
+  };
+}
+
 function cacheEntries(cache: string): { names: string[]; bytes: number } {
   const names: string[] = [];
   let bytes = 0;
@@ -114,18 +134,8 @@ describe("the thumbnail cache's byte budget", () => {
   });
 
   it("answers a thumbnail whose entry is evicted between requests (rendered again)", async () => {
-    dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-preview-cap-")));
-    const root = join(dir, "root");
-    mkdirSync(root);
-    writeFileSync(join(root, "a.jpg"), await colouredJpeg(1));
-    const request: ThumbnailRequest = {
-      roots: [root],
-      path: join(root, "a.jpg"),
-      mime: "image/jpeg",
-      size: 128,
-      cacheDir: join(dir, "cache"),
-      cacheMaxBytes: 1, // smaller than any thumbnail: every write evicts, even its own entry
-    };
+    // smaller than any thumbnail: every write evicts, even its own entry
+    const request = await oneJpeg("fileorg-preview-cap-", 1, { cacheMaxBytes: 1 });
     const one = await makeThumbnail(request);
     expect(one.data.length).toBeGreaterThan(0);
     expect(existsSync(thumbnailCachePath(request.cacheDir, one.etag))).toBe(false);
@@ -243,17 +253,7 @@ describe("the thumbnail cache's byte budget", () => {
   });
 
   it("removes its temporary file when the write of an entry fails", async () => {
-    dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-preview-temps-")));
-    const root = join(dir, "root");
-    mkdirSync(root);
-    writeFileSync(join(root, "a.jpg"), await colouredJpeg(5));
-    const request: ThumbnailRequest = {
-      roots: [root],
-      path: join(root, "a.jpg"),
-      mime: "image/jpeg",
-      size: 128,
-      cacheDir: join(dir, "cache"),
-    };
+    const request = await oneJpeg("fileorg-preview-temps-", 5);
     const { etag } = await makeThumbnail(request);
     const entry = thumbnailCachePath(request.cacheDir, etag);
     // A directory where the entry goes: the temporary file is written, its rename into place fails.
