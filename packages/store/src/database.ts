@@ -6,6 +6,7 @@ import type { Client, InArgs, InStatement, ResultSet, Transaction, TransactionMo
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { DatabaseBusyError, findBusyError, WriteInsideWriterError } from "./errors.js";
 import { statementWrites } from "./sql-kind.js";
+import { registerHeldExecutor } from "./statements.js";
 import { type GroupCommitSettings, lockInternals, type WriteLock, writeLockForClient } from "./write-lock.js";
 
 let libsql: typeof import("@libsql/client") | undefined;
@@ -125,6 +126,8 @@ class GuardedClient implements Client {
     this.protocol = this.#current.client.protocol;
     this.#lock = writeLockForClient(this);
     lockInternals(this.#lock).settings = groupCommit;
+    // executeInTx: a statement of the holder goes straight into its open write transaction.
+    registerHeldExecutor(this, (stmt) => this.#readThrough()?.execute(stmt));
   }
 
   /** The holder's open write transaction, when the calling context holds the lock. */

@@ -1,33 +1,36 @@
-import type { Tx } from "@vetted/store";
-import { and, eq, inArray } from "drizzle-orm";
+import { executeInTx, type Tx } from "@vetted/store";
+import { eq } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { z } from "zod";
 import type { EventType } from "../domain/run.js";
 import { isTerminal, statusesReaching } from "../domain/status.js";
 import type { Transition } from "../domain/transitions.js";
 import { InvalidInputError, RunNotFoundError } from "../kernel/errors.js";
-import { events, runs } from "../store/schema.js";
-import { noteEvents, type RunsResources } from "./resources.js";
+import { runs } from "../store/schema.js";
+import { noteEvents, type RunsResources, type TransitionChange } from "./resources.js";
+import { insertEventsStatement, type RunCondition, updateRunStatement } from "./run-sql.js";
 import type { RunRow } from "./views.js";
 
 /** Which write may land: a verb's compare-and-set on `version`, or a worker's lease token. */
 export type PersistGuard = { version: number } | { leaseOwner: string };
 
+/** What a transition writes: the run's columns (all of them a transition sets) and its events. */
+export interface Written {
+  changes: Partial<RunRow> & TransitionChange;
+  events: ReadonlyArray<{ type: EventType; data: Record<string, unknown> }>;
+}
+
 /**
- * Writes one transition of a run, guarded: a verb (resume, cancel, claim, sweep) writes only if the run
- * is still at the version it decided on; the worker executing a run writes only while its lease token is
- * the run's (a re-claim, a cancel or a timeout replaces or clears it). Either way the row must be in a status
- * from which the state table reaches the written one (never a run that ended). Secrets and one-time codes are
- * sealed or redacted before anything is written. Returns undefined when the guard did not hold.
+ * What a transition of `row` writes, secrets and one-time codes sealed or redacted first (see
+ * {@link persist}); `extra` columns are written with it.
  */
-export async function persist(
+export function planTransition(
   r: RunsResources,
-  tx: Tx,
   row: RunRow,
   t: Transition,
   at: number,
-  opts: { guard?: PersistGuard; extra?: Partial<RunRow> } = {},
-): Promise<RunRow | undefined> {
+  extra?: Partial<RunRow>,
+): Written {
   const safe = r.vault.protect(row, t);
   const s = safe.state;
   const changes = {
@@ -53,24 +56,60 @@ export async function persist(
     ...(s.status === "running" && s.cursor === row.cursor
       ? {}
       : { stepStartedAt: null, stepStartedCursor: null }),
-    ...opts.extra,
+    ...extra,
   } satisfies Partial<RunRow>;
-  const guard = opts.guard ?? { version: row.version };
-  const result = await tx
-    .update(runs)
-    .set(changedColumns(row, changes))
-    .where(
-      and(
-        eq(runs.id, row.id),
-        // The state table, read backwards: only a row in a status that can reach the written one is written.
-        inArray(runs.status, statusesReaching(s.status)),
-        "leaseOwner" in guard ? eq(runs.leaseOwner, guard.leaseOwner) : eq(runs.version, guard.version),
-      ),
-    );
+  return { changes, events: safe.events };
+}
+
+/**
+ * Writes what {@link planTransition} planned for `row`, guarded (see {@link persist}); with `liveAt`, only
+ * while the run's lease is live at that time. Returns the row as written, or undefined when the guard did
+ * not hold.
+ */
+export async function writeTransition(
+  r: RunsResources,
+  tx: Tx,
+  row: RunRow,
+  w: Written,
+  at: number,
+  guard: PersistGuard,
+  liveAt?: number,
+): Promise<RunRow | undefined> {
+  const status = w.changes.status;
+  const where: RunCondition[] = [
+    { column: "id", op: "=", value: row.id },
+    // The state table, read backwards: only a row in a status that can reach the written one is written.
+    { column: "status", op: "in", values: statusesReaching(status) },
+    "leaseOwner" in guard
+      ? { column: "leaseOwner", op: "=", value: guard.leaseOwner }
+      : { column: "version", op: "=", value: guard.version },
+    ...(liveAt === undefined ? [] : [{ column: "leaseExpiresAt" as const, op: ">" as const, value: liveAt }]),
+  ];
+  const update = updateRunStatement(changedColumns(row, w.changes), where);
+  const result = await executeInTx(r.db, tx, update.sql, update.args);
   if (result.rowsAffected === 0) return undefined;
-  await appendEvents(tx, row.id, row.eventSeq, safe.events, at);
-  for (const hook of r.transitionHooks) await hook(tx, row, changes, at, r.newId);
-  return { ...row, ...changes };
+  await appendEvents(r, tx, row.id, row.eventSeq, w.events, at);
+  for (const hook of r.transitionHooks) await hook(tx, row, w.changes, at, r.newId);
+  return { ...row, ...w.changes };
+}
+
+/**
+ * Writes one transition of a run, guarded: a verb (resume, cancel, claim, sweep) writes only if the run
+ * is still at the version it decided on; the worker executing a run writes only while its lease token is
+ * the run's (a re-claim, a cancel or a timeout replaces or clears it). Either way the row must be in a status
+ * from which the state table reaches the written one (never a run that ended). Secrets and one-time codes are
+ * sealed or redacted before anything is written. Returns undefined when the guard did not hold.
+ */
+export async function persist(
+  r: RunsResources,
+  tx: Tx,
+  row: RunRow,
+  t: Transition,
+  at: number,
+  opts: { guard?: PersistGuard; extra?: Partial<RunRow> } = {},
+): Promise<RunRow | undefined> {
+  const planned = planTransition(r, row, t, at, opts.extra);
+  return writeTransition(r, tx, row, planned, at, opts.guard ?? { version: row.version });
 }
 
 /**
@@ -99,8 +138,9 @@ export function changedColumns(row: RunRow, changes: Partial<RunRow>): Partial<R
   return Object.fromEntries(entries) as Partial<RunRow>;
 }
 
-/** Appends events after `afterSeq`; the hub hears of them once the transaction commits. */
+/** Appends events after `afterSeq`; the hub hears of them (and is handed them) once the transaction commits. */
 export async function appendEvents(
+  r: Pick<RunsResources, "db">,
   tx: Tx,
   runId: string,
   afterSeq: number,
@@ -108,10 +148,9 @@ export async function appendEvents(
   at: number,
 ): Promise<void> {
   if (drafts.length === 0) return;
-  await tx
-    .insert(events)
-    .values(drafts.map((e, i) => ({ runId, seq: afterSeq + i + 1, type: e.type, data: e.data, at })));
-  noteEvents(tx, runId);
+  const insert = insertEventsStatement(runId, afterSeq, drafts, at);
+  await executeInTx(r.db, tx, insert.sql, insert.args);
+  noteEvents(tx, runId, insert.rows);
 }
 
 /** The run's row. @throws RunNotFoundError */

@@ -11,7 +11,7 @@ import {
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { parseProtectedDomains } from "../domain/providers.js";
 import { type ChangeHub, createChangeHub } from "../kernel/change-hub.js";
-import { createEventHub, type EventHub } from "../kernel/hub.js";
+import { createEventHub, type EventHub, type StoredEvent } from "../kernel/hub.js";
 import { createOutboundPolicy, type OutboundPolicy, type OutboundPolicyOptions } from "../kernel/outbound.js";
 import { currentOwner, ownerTag } from "../kernel/owner-process.js";
 import type { BrowserHost } from "./browser/host-api.js";
@@ -145,11 +145,15 @@ export interface RunsResources {
   write<T>(fn: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
 }
 
-const touchedRuns = new WeakMap<Tx, Set<string>>();
+const touchedRuns = new WeakMap<Tx, Map<string, StoredEvent[]>>();
 
-/** Notes that `runId` got new events in `tx`, so the hub hears of them once `tx` commits. */
-export function noteEvents(tx: Tx, runId: string): void {
-  touchedRuns.get(tx)?.add(runId);
+/** Notes the events `runId` got in `tx`, so the hub is handed them once `tx` commits. */
+export function noteEvents(tx: Tx, runId: string, rows: readonly StoredEvent[]): void {
+  const touched = touchedRuns.get(tx);
+  if (touched === undefined) return;
+  const list = touched.get(runId);
+  if (list === undefined) touched.set(runId, [...rows]);
+  else list.push(...rows);
 }
 
 /** Builds the shared resources of one engine from its options. */
@@ -212,16 +216,19 @@ export function createResources(
     changes,
     kick: () => undefined,
     async write(fn, writeOptions) {
-      const touched = new Set<string>();
+      let touched = new Map<string, StoredEvent[]>();
       const result = await runTransaction(
         db,
         (tx) => {
+          // Fresh for each attempt: only what the attempt that committed wrote is announced.
+          touched = new Map();
           touchedRuns.set(tx, touched);
           return fn(tx);
         },
         writeOptions,
       );
-      for (const id of touched) hub.announce(id);
+      // The committed events themselves: the hub hands them to subscribers without reading them back.
+      for (const [id, rows] of touched) hub.announce(id, rows);
       if (touched.size > 0) changes.announce();
       return result;
     },

@@ -109,7 +109,7 @@ export async function retryRun(
       ...(plan.droppedVars.length === 0 ? {} : { dropped_vars: plan.droppedVars }),
       ...(opts.by === undefined ? {} : { by: opts.by }),
     };
-    await appendEvents(tx, id, 0, [{ type: "run_created", data }], at);
+    await appendEvents(r, tx, id, 0, [{ type: "run_created", data }], at);
     const view = toRun(await gateStart(r, tx, src, fresh, at));
     await tx
       .insert(idempotency)

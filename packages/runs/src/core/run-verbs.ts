@@ -194,7 +194,7 @@ export async function createRun(
       template_id: src.templateId,
       ...flow.range,
     };
-    await appendEvents(tx, id, 0, [{ type: "run_created", data }], at);
+    await appendEvents(r, tx, id, 0, [{ type: "run_created", data }], at);
     const view = toRun(await gateStart(r, tx, src, row, at));
     await remember(tx, "create", opts.idempotencyKey, hash, view, at);
     return view;

@@ -93,9 +93,9 @@ export class Scheduler {
           await chore().catch((err: unknown) => this.r.observer.error?.("a background chore failed", err));
         }
         while (this.started && this.busySlots() < this.r.concurrency) {
-          const row = await this.leases.claim(this.freed);
-          if (row === undefined) break;
-          this.launch(row);
+          const rows = await this.leases.claimSome(this.r.concurrency - this.busySlots(), this.freed);
+          if (rows.length === 0) break;
+          for (const row of rows) this.launch(row);
         }
       } while (this.pumpAgain && this.started);
     } catch (err) {

@@ -106,7 +106,7 @@ export function createTakeover(r: RunsResources) {
         .set({ eventSeq: row.eventSeq + drafts.length, updatedAt: at })
         .where(and(eq(runs.id, runId), eq(runs.eventSeq, row.eventSeq)));
       if (moved.rowsAffected === 0) throw new Error("the run's events moved during the write");
-      await appendEvents(tx, runId, row.eventSeq, drafts, at);
+      await appendEvents(r, tx, runId, row.eventSeq, drafts, at);
       await also?.(tx);
     });
   }

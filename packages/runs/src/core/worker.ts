@@ -1,32 +1,20 @@
-import type { Tx } from "@vetted/store";
-import { and, asc, eq, gt, inArray, lt, notInArray, or } from "drizzle-orm";
-import { isTerminal, isWaiting, statusesInto } from "../domain/status.js";
+import { executeInTx, type Tx } from "@vetted/store";
+import { and, eq, inArray } from "drizzle-orm";
+import { isTerminal, isWaiting } from "../domain/status.js";
 import { recoverInFlight } from "../domain/step-recovery.js";
 import type { Step } from "../domain/steps.js";
 import { claimRun, type Transition } from "../domain/transitions.js";
 import { runs } from "../store/schema.js";
-import { BROWSERLESS_CANDIDATES, needsBrowserNext, usesBrowser } from "./browser-claims.js";
+import { usesBrowser } from "./browser-claims.js";
+import { findClaimableIds, isClaimable } from "./claim-query.js";
 import { insertEvidence } from "./evidence.js";
-import { appendEvents, persist } from "./persist.js";
+import { appendEvents, persist, planTransition, type Written, writeTransition } from "./persist.js";
 import { LeaseLost, type RunsResources } from "./resources.js";
+import { updateRunStatement } from "./run-sql.js";
 import { redactError, spendCode } from "./run-vault.js";
 import { type CrashDeps, failRunOnError, leaseToken, prepareOutbound } from "./step-guard.js";
 import { advanceInstant, runStep, type SlowStep, transitionFor } from "./step-runner.js";
 import { type RunRow, stateOf } from "./views.js";
-
-const CLAIMABLE = statusesInto("running");
-
-/** A run this worker may claim: queued, or running under a lease that expired. */
-export function claimable(at: number) {
-  return or(eq(runs.status, "queued"), and(eq(runs.status, "running"), lt(runs.leaseExpiresAt, at)));
-}
-
-/** Whether the row as read inside the claim's transaction may still be claimed (the claim's guard). */
-export function isClaimable(row: Pick<RunRow, "status" | "leaseExpiresAt">, at: number): boolean {
-  // The statuses the table lets move to running: queued, and running itself (a re-claim) once its lease expired.
-  if (!CLAIMABLE.includes(row.status)) return false;
-  return row.status !== "running" || (row.leaseExpiresAt ?? 0) < at;
-}
 
 /** Whether a step, when executed, must be marked in flight first (it has effects and may not be repeated). */
 function inFlightOf(s: SlowStep): boolean {
@@ -90,66 +78,70 @@ export class Leases {
         leaseExpiresAt: at + r.leaseMs,
         resumedAt: null,
       };
-      const updated = await persist(r, tx, row, ahead, at, { extra });
-      if (expired) r.observer.leaseExpired?.();
-      if (row.resumedAt !== null) r.observer.resumeToNextStep?.(at - row.resumedAt);
       // A step that may not be repeated is not marked in flight by the claim: its page is not open yet.
       const next = ahead.slow !== undefined && inFlightOf(ahead.slow) ? undefined : ahead.slow;
-      return updated === undefined ? undefined : this.startNextIn(tx, updated, next, at);
+      const planned = planTransition(r, row, ahead, at, extra);
+      // The claim's own new lease is live: the version guard is the start's too.
+      const written = this.withStart(planned, { ...row, ...planned.changes }, next, at);
+      const updated = await writeTransition(r, tx, row, written.plan, at, { version: row.version });
+      if (updated !== undefined && written.started !== undefined) startedEarly.set(updated, written.started);
+      if (expired) r.observer.leaseExpired?.();
+      if (row.resumedAt !== null) r.observer.resumeToNextStep?.(at - row.resumedAt);
+      return updated;
     });
   }
 
-  /**
-   * The oldest claimable run's id, by a cheap read that takes no write lock (most polls find nothing).
-   * A run this process is still executing is never re-claimed here, even past its lease (a stalled event
-   * loop): its own heartbeat renews it, and a second claim would race the first for the run's page.
-   * While every browser context is held, a run whose next step needs the browser is left queued and the
-   * oldest one that needs none is taken: waiting browser work never holds a slot a `set` run could use.
-   */
+  /** The oldest claimable runs' ids, up to `limit` (see {@link findClaimableIds}). */
+  findClaimableIds(at: number, limit: number): Promise<string[]> {
+    return findClaimableIds(this.r, at, limit);
+  }
+
+  /** The oldest claimable run's id (see {@link findClaimableIds}). */
   async findClaimable(at: number): Promise<string | undefined> {
+    return (await this.findClaimableIds(at, 1))[0];
+  }
+
+  /** Claims one run; an error is that run's alone (it fails, and undefined is returned). */
+  private async claimOne(id: string, at: number): Promise<RunRow | undefined> {
     const r = this.r;
-    const mine = [...r.controllers.keys()];
-    const where = mine.length === 0 ? claimable(at) : and(claimable(at), notInArray(runs.id, mine));
-    if (r.browserRuntime.hasFreeContext()) {
-      const [row] = await r.db
-        .select({ id: runs.id })
-        .from(runs)
-        .where(where)
-        .orderBy(asc(runs.updatedAt))
-        .limit(1);
-      return row?.id;
+    try {
+      return await this.claimById(id, at);
+    } catch (err) {
+      r.observer.error?.(`run ${id} failed on an unexpected error`, err);
+      const failed = await failRunOnError(this.crash, id, err).catch(() => false);
+      if (!failed)
+        r.observer.error?.(`could not fail run ${id}; it is claimed again when its lease ends`, err);
+      r.kick();
+      return undefined;
     }
-    const rows = await r.db
-      .select({ id: runs.id, steps: runs.steps, cursor: runs.cursor })
-      .from(runs)
-      .where(where)
-      .orderBy(asc(runs.updatedAt))
-      .limit(BROWSERLESS_CANDIDATES);
-    return rows.find((row) => !needsBrowserNext(row.steps, row.cursor))?.id;
   }
 
   /**
-   * Claims a run: first of `first` (ids taken off it as they are tried: the runs of gone owners, which were
-   * in progress), else the oldest claimable. An error is that run's alone (it fails, the round goes on).
+   * Claims up to `n` runs: first of `first` (ids taken off it as they are tried: the runs of gone owners,
+   * which were in progress), then the oldest claimable. The claims are sent together, each its own
+   * transaction: group commit commits them as one. Another process may claim a run between the read and
+   * the claim: then the next ones are tried (a few times).
    */
-  async claim(first: string[] = []): Promise<RunRow | undefined> {
+  async claimSome(n: number, first: string[] = []): Promise<RunRow[]> {
     const r = this.r;
-    // Another process may claim the run between the read and the claim: then try the next one (a few times).
     for (let attempt = 0; attempt < 3 || first.length > 0; attempt++) {
       const at = r.now();
-      const id = first.shift() ?? (await this.findClaimable(at));
-      if (id === undefined) return undefined;
-      try {
-        const claimed = await this.claimById(id, at);
-        if (claimed !== undefined) return claimed;
-      } catch (err) {
-        r.observer.error?.(`run ${id} failed on an unexpected error`, err);
-        if (!(await failRunOnError(this.crash, id, err))) throw err;
-        r.kick();
-        return undefined;
+      const ids = first.splice(0, n);
+      if (ids.length < n) {
+        const found = await this.findClaimableIds(at, n - ids.length);
+        ids.push(...found.filter((id) => !ids.includes(id)));
       }
+      if (ids.length === 0) return [];
+      const rows = await Promise.all(ids.map((id) => this.claimOne(id, at)));
+      const claimed = rows.filter((row): row is RunRow => row !== undefined);
+      if (claimed.length > 0) return claimed;
     }
-    return undefined;
+    return [];
+  }
+
+  /** Claims one run (see {@link claimSome}). */
+  async claim(first: string[] = []): Promise<RunRow | undefined> {
+    return (await this.claimSome(1, first))[0];
   }
 
   /** The heartbeat: extends this claim's lease while the run is still running and leased to it. */
@@ -168,7 +160,9 @@ export class Leases {
 
   /**
    * Commits a transition of a claimed run, only while the run is still leased to this claim; `also` runs
-   * in the same transaction once the write landed.
+   * in the same transaction once the write landed. The start of `next` is written in the same UPDATE when
+   * it {@link startsEarly} and the lease is live; when it is not, the transition is written alone and the
+   * step records its start on its own (and fails as it would).
    */
   async commit(
     row: RunRow,
@@ -181,39 +175,42 @@ export class Leases {
     if (token === null) return undefined;
     const at = r.now();
     return r.write(async (tx) => {
-      const updated = await persist(r, tx, row, t, at, { guard: { leaseOwner: token } });
+      const guard = { leaseOwner: token };
+      const planned = planTransition(r, row, t, at);
+      const written = this.withStart(planned, { ...row, ...planned.changes }, next, at);
+      let updated =
+        written.started === undefined
+          ? undefined
+          : await writeTransition(r, tx, row, written.plan, at, guard, at);
+      if (updated !== undefined && written.started !== undefined) startedEarly.set(updated, written.started);
+      else updated = await writeTransition(r, tx, row, planned, at, guard);
       if (updated === undefined) return undefined;
       await also?.(tx, at);
-      return this.startNextIn(tx, updated, next, at);
+      return updated;
     });
   }
 
   /**
-   * Writes the start of `next` with the transaction that wrote `updated`, when it {@link startsEarly}: one
-   * transaction instead of two. When it cannot be written (the lease lapsed), the step records its start
-   * on its own, and fails as it would.
+   * `planned` with the start of `next` added (the columns and the `step_started` event), when `next`
+   * {@link startsEarly} and the run goes on running; `after` is the row as `planned` leaves it.
    */
-  private async startNextIn(tx: Tx, updated: RunRow, next: SlowStep | undefined, at: number) {
-    if (next === undefined || updated.status !== "running" || !startsEarly(next)) return updated;
-    const started = await this.startStepIn(tx, updated, next.step, inFlightOf(next), at);
-    if (started === undefined) return updated;
-    startedEarly.set(started, next.step.id);
-    return started;
+  private withStart(
+    planned: Written,
+    after: RunRow,
+    next: SlowStep | undefined,
+    at: number,
+  ): { plan: Written; started?: string } {
+    if (next === undefined || after.status !== "running" || !startsEarly(next)) return { plan: planned };
+    const start = this.startOf(after, next.step, inFlightOf(next), at);
+    const plan = {
+      changes: { ...planned.changes, ...start.changes },
+      events: [...planned.events, start.event],
+    };
+    return { plan, started: next.step.id };
   }
 
-  /** Marks a step that takes time started (and in flight, when it may not be repeated), under a live lease. */
-  async recordStepStart(row: RunRow, step: Step, inFlight: boolean): Promise<RunRow | undefined> {
-    const at = this.r.now();
-    return this.r.write((tx) => this.startStepIn(tx, row, step, inFlight, at));
-  }
-
-  /**
-   * {@link recordStepStart} in the caller's transaction: the step's start (and in-flight mark) is written
-   * only while `row` is current, leased to this claim, and its lease is live; undefined when it is not.
-   */
-  async startStepIn(tx: Tx, row: RunRow, step: Step, inFlight: boolean, at: number) {
-    const token = row.leaseOwner;
-    if (token === null) return undefined;
+  /** The columns and event that mark `step` of `row` started (and in flight, when it may not be repeated). */
+  private startOf(row: RunRow, step: Step, inFlight: boolean, at: number) {
     const firstStart = row.stepStartedAt === null || row.stepStartedCursor !== row.cursor;
     // Starting a step with side effects needs a live lease, and renews it for the step's sake.
     const changes = {
@@ -224,23 +221,35 @@ export class Leases {
       // Durable before a non-idempotent request leaves: a re-claim finds it and does not repeat it.
       ...(inFlight ? { inFlightStepId: step.id } : {}),
     } satisfies Partial<RunRow>;
-    const result = await tx
-      .update(runs)
-      .set(changes)
-      .where(
-        and(
-          eq(runs.id, row.id),
-          eq(runs.version, row.version),
-          eq(runs.leaseOwner, token),
-          gt(runs.leaseExpiresAt, at),
-        ),
-      );
-    if (result.rowsAffected === 0) return undefined;
-    const started = { type: "step_started" as const, data: { step_id: step.id, type: step.type } };
-    await appendEvents(tx, row.id, row.eventSeq, [started], at);
-    // The row as written (the version guard held, so the rest is as read): no row read back, no JSON
-    // column (the flow's steps among them) parsed again.
-    return { ...row, ...changes };
+    const event = { type: "step_started" as const, data: { step_id: step.id, type: step.type } };
+    return { changes, event };
+  }
+
+  /**
+   * Marks a step that takes time started (and in flight, when it may not be repeated) in its own
+   * transaction: only while `row` is current, leased to this claim, and its lease is live; undefined when
+   * it is not.
+   */
+  async recordStepStart(row: RunRow, step: Step, inFlight: boolean): Promise<RunRow | undefined> {
+    const r = this.r;
+    const token = row.leaseOwner;
+    if (token === null) return undefined;
+    const at = r.now();
+    const start = this.startOf(row, step, inFlight, at);
+    return r.write(async (tx) => {
+      const update = updateRunStatement(start.changes, [
+        { column: "id", op: "=", value: row.id },
+        { column: "version", op: "=", value: row.version },
+        { column: "leaseOwner", op: "=", value: token },
+        { column: "leaseExpiresAt", op: ">", value: at },
+      ]);
+      const result = await executeInTx(r.db, tx, update.sql, update.args);
+      if (result.rowsAffected === 0) return undefined;
+      await appendEvents(r, tx, row.id, row.eventSeq, [start.event], at);
+      // The row as written (the version guard held, so the rest is as read): no row read back, no JSON
+      // column (the flow's steps among them) parsed again.
+      return { ...row, ...start.changes };
+    });
   }
 
   /** Hands this worker's leases back so another process picks the runs up at once. */

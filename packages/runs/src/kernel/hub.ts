@@ -14,6 +14,14 @@ export function toEvent(row: typeof events.$inferSelect): RunEvent {
   };
 }
 
+/** An event row as committed: its data as the JSON text stored. */
+export interface StoredEvent {
+  seq: number;
+  type: string;
+  json: string;
+  at: number;
+}
+
 /** Receives a run's new events in order; called once with the backlog (maybe empty) right after subscribing. */
 export type EventListener = (batch: RunEvent[]) => void;
 
@@ -25,8 +33,12 @@ export type EventListener = (batch: RunEvent[]) => void;
 export interface EventHub {
   /** Delivers the run's events after `after` (the backlog first), then each new one. Returns the unsubscribe. */
   subscribe(runId: string, after: number, listener: EventListener): () => void;
-  /** Tells the hub the run has new committed events. */
-  announce(runId: string): void;
+  /**
+   * Tells the hub the run has new committed events; given them (every event this process committed in
+   * one transaction, in order), it hands them to the subscribers without reading them back when they
+   * follow on from what it delivered.
+   */
+  announce(runId: string, committed?: readonly StoredEvent[]): void;
   /** How many runs have subscribers (for tests and metrics). */
   size(): number;
   /** Drops every subscription and stops the catch-up timer. */
@@ -44,7 +56,9 @@ interface Watched {
   /** The last seq fetched for the run's subscribers. */
   seq: number;
   chain: Promise<void>;
+  /** A read is queued or running: committed events go through it, so nothing overtakes it. */
   pending: boolean;
+  reading: boolean;
 }
 
 const PAGE = 500;
@@ -54,7 +68,7 @@ export function createEventHub(options: HubOptions): EventHub {
   const hub = new Hub(options);
   return {
     subscribe: (runId, after, listener) => hub.subscribe(runId, after, listener),
-    announce: (runId) => hub.announce(runId),
+    announce: (runId, committed) => hub.announce(runId, committed),
     size: () => hub.watched.size,
     close: () => hub.close(),
   };
@@ -105,7 +119,13 @@ class Hub {
   private schedule(runId: string, w: Watched): void {
     if (w.pending) return;
     w.pending = true;
-    w.chain = w.chain.then(() => this.drain(runId, w)).catch((err: unknown) => this.options.onError?.(err));
+    w.reading = true;
+    w.chain = w.chain
+      .then(() => this.drain(runId, w))
+      .catch((err: unknown) => this.options.onError?.(err))
+      .finally(() => {
+        if (!w.pending) w.reading = false;
+      });
   }
 
   /** One query for every watched run: which ones have events the hub has not fetched yet. */
@@ -140,7 +160,7 @@ class Hub {
     const sub: Subscriber = { listener, sent: after, fresh: true };
     let w = this.watched.get(runId);
     if (w === undefined) {
-      w = { subs: new Set(), seq: after, chain: Promise.resolve(), pending: false };
+      w = { subs: new Set(), seq: after, chain: Promise.resolve(), pending: false, reading: false };
       this.watched.set(runId, w);
     }
     w.subs.add(sub);
@@ -154,9 +174,26 @@ class Hub {
     };
   }
 
-  announce(runId: string): void {
+  announce(runId: string, committed?: readonly StoredEvent[]): void {
     const w = this.watched.get(runId);
-    if (w !== undefined) this.schedule(runId, w);
+    if (w === undefined) return;
+    const first = committed?.[0];
+    // Only what follows on from the last event delivered, with no read in between; else read it.
+    if (committed === undefined || first === undefined || w.reading || first.seq !== w.seq + 1) {
+      this.schedule(runId, w);
+      return;
+    }
+    const batch = committed.map((e) =>
+      toEvent({
+        runId,
+        seq: e.seq,
+        type: e.type,
+        data: JSON.parse(e.json) as Record<string, unknown>,
+        at: e.at,
+      }),
+    );
+    w.seq = committed[committed.length - 1]?.seq ?? w.seq;
+    for (const sub of w.subs) deliver(sub, batch);
   }
 
   close(): void {

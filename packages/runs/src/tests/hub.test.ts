@@ -58,6 +58,43 @@ describe("the event hub", () => {
     expect(a.seen).toEqual(log.items);
   });
 
+  it("hands this engine's committed events to subscribers as committed, without reading them back", async () => {
+    const t = await openTestEngine({ catchUpMs: 60_000, pollMs: 10 });
+    cleanups.push(t.close);
+    // Every statement that reads the event log, counted where the driver receives it.
+    let eventReads = 0;
+    const execute = t.client.execute.bind(t.client);
+    t.client.execute = (stmt, args) => {
+      const text = typeof stmt === "string" ? stmt : stmt.sql;
+      if (/^select .* from "runs_events"/i.test(text)) eventReads += 1;
+      return execute(stmt, args);
+    };
+    const flow = await t.engine.createFlow({
+      name: "five waits",
+      steps: ["a", "b", "c", "d", "e"].map((id) => ({ id, type: "wait" as const, seconds: 0 })),
+    });
+    const run = await t.engine.createRun({ flow_id: flow.id, params: {} });
+    const a = collect();
+    t.engine.subscribe(run.id, 0, a.listener);
+    await waitFor(
+      async () => a.seen.length,
+      (n) => n === 1,
+    );
+    const backlogReads = eventReads;
+    t.engine.start();
+    await waitFor(
+      async () => a.seen.filter((e) => e.type === "step_finished" || e.type === "status_changed").length,
+      (n) => n === 7,
+    );
+    expect(a.seen.at(-1)?.data).toMatchObject({ to: "success" });
+    // The subscription read its backlog; the run's 5 steps after it came without another read.
+    expect(backlogReads).toBe(1);
+    expect(eventReads).toBe(backlogReads);
+    // In order, once each, exactly as stored.
+    expect(a.seen.map((e) => e.id)).toEqual(a.seen.map((_, i) => i + 1));
+    expect(a.seen).toEqual((await t.engine.listEvents(run.id, { limit: 500 })).items);
+  });
+
   it("finds events another process committed with one catch-up query for every watched run", async () => {
     const t = await openTestEngine({ catchUpMs: 100 });
     cleanups.push(t.close);
