@@ -1,3 +1,4 @@
+import type { InStatement, ResultSet } from "@libsql/client";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../domain/run.js";
 import { openSecondEngine, openTestEngine, waitFor } from "./harness.js";
@@ -63,12 +64,12 @@ describe("the event hub", () => {
     cleanups.push(t.close);
     // Every statement that reads the event log, counted where the driver receives it.
     let eventReads = 0;
-    const execute = t.client.execute.bind(t.client);
-    t.client.execute = (stmt, args) => {
+    const execute = t.client.execute.bind(t.client) as (stmt: InStatement) => Promise<ResultSet>;
+    t.client.execute = ((stmt: InStatement) => {
       const text = typeof stmt === "string" ? stmt : stmt.sql;
       if (/^select .* from "runs_events"/i.test(text)) eventReads += 1;
-      return execute(stmt, args);
-    };
+      return execute(stmt);
+    }) as typeof t.client.execute;
     const flow = await t.engine.createFlow({
       name: "five waits",
       steps: ["a", "b", "c", "d", "e"].map((id) => ({ id, type: "wait" as const, seconds: 0 })),
