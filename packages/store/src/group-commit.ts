@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import { executeInTx } from "./statements.js";
 import {
   type Joinable,
   type LockInternals,
@@ -46,28 +47,30 @@ class Writer implements Joinable {
   }
 }
 
+/** The savepoint each writer of a batch runs in (a writer's own nested transactions use Drizzle's `sp<n>`). */
+const SAVEPOINT = "vetted_writer";
+
 /**
  * Runs `writer` in its own savepoint of the batch's transaction `outer`. A `fn` that throws rolls back its
  * savepoint only and is recorded as its own outcome; any other failure (the savepoint could not be taken,
- * released or rolled back: SQLite ended the transaction) is thrown, and breaks the whole batch.
+ * released or rolled back: SQLite ended the transaction) is thrown, and breaks the whole batch. The
+ * savepoint statements go straight to the driver ({@link executeInTx}).
  */
 async function runInSavepoint(outer: Tx, writer: Writer): Promise<void> {
-  let own: { error: unknown } | undefined;
+  const { db } = writer;
+  await executeInTx(db, outer, `SAVEPOINT ${SAVEPOINT}`, []);
+  let value: unknown;
   try {
-    const value = await outer.transaction(async (tx) => {
-      try {
-        return await writer.run(tx);
-      } catch (error) {
-        own = { error };
-        throw error;
-      }
-    });
-    writer.outcome = { ok: true, value };
+    value = await writer.run(outer);
   } catch (error) {
-    if (own === undefined || own.error !== error) throw error;
     // Rolled back to its savepoint: the batch's other work stands.
+    await executeInTx(db, outer, `ROLLBACK TO ${SAVEPOINT}`, []);
+    await executeInTx(db, outer, `RELEASE ${SAVEPOINT}`, []);
     writer.outcome = { ok: false, error };
+    return;
   }
+  await executeInTx(db, outer, `RELEASE ${SAVEPOINT}`, []);
+  writer.outcome = { ok: true, value };
 }
 
 /**
