@@ -47,30 +47,31 @@ class Writer implements Joinable {
   }
 }
 
-/** The savepoint each writer of a batch runs in (a writer's own nested transactions use Drizzle's `sp<n>`). */
-const SAVEPOINT = "vetted_writer";
+/**
+ * The savepoint each writer of a batch runs in, one name per place in the batch (a writer's own nested
+ * transactions use Drizzle's `sp<n>`).
+ */
+const savepointOf = (place: number) => `vetted_writer_${place}`;
 
 /**
- * Runs `writer` in its own savepoint of the batch's transaction `outer`. A `fn` that throws rolls back its
- * savepoint only and is recorded as its own outcome; any other failure (the savepoint could not be taken,
- * released or rolled back: SQLite ended the transaction) is thrown, and breaks the whole batch. The
+ * Runs `writer`, the `place`-th of its batch, in its own savepoint of the batch's transaction `outer`. A
+ * `fn` that throws rolls back to its savepoint, which undoes its work only (the writers before it set
+ * theirs earlier), and is recorded as its own outcome; any other failure (the savepoint could not be taken
+ * or rolled back to: SQLite ended the transaction) is thrown, and breaks the whole batch. The savepoints
+ * are not released one by one: the COMMIT releases them all, one statement fewer per writer. The
  * savepoint statements go straight to the driver ({@link executeInTx}).
  */
-async function runInSavepoint(outer: Tx, writer: Writer): Promise<void> {
+async function runInSavepoint(outer: Tx, writer: Writer, place: number): Promise<void> {
   const { db } = writer;
-  await executeInTx(db, outer, `SAVEPOINT ${SAVEPOINT}`, []);
-  let value: unknown;
+  const name = savepointOf(place);
+  await executeInTx(db, outer, `SAVEPOINT ${name}`, []);
   try {
-    value = await writer.run(outer);
+    writer.outcome = { ok: true, value: await writer.run(outer) };
   } catch (error) {
     // Rolled back to its savepoint: the batch's other work stands.
-    await executeInTx(db, outer, `ROLLBACK TO ${SAVEPOINT}`, []);
-    await executeInTx(db, outer, `RELEASE ${SAVEPOINT}`, []);
+    await executeInTx(db, outer, `ROLLBACK TO ${name}`, []);
     writer.outcome = { ok: false, error };
-    return;
   }
-  await executeInTx(db, outer, `RELEASE ${SAVEPOINT}`, []);
-  writer.outcome = { ok: true, value };
 }
 
 /**
@@ -88,12 +89,12 @@ async function runBatch(leader: Writer, release: () => void): Promise<void> {
       db.transaction(async (outer) => {
         const { maxWriters, maxBatchMs } = internals.settings;
         const opened = performance.now();
-        await runInSavepoint(outer, leader);
+        await runInSavepoint(outer, leader, 0);
         while (batch.length < maxWriters && performance.now() - opened < maxBatchMs) {
           const next = internals.takeJoinable((w) => w instanceof Writer && w.db === db);
           if (!(next instanceof Writer)) break;
           batch.push(next);
-          await runInSavepoint(outer, next);
+          await runInSavepoint(outer, next, batch.length - 1);
         }
       }),
     );
