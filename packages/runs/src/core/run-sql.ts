@@ -101,3 +101,27 @@ export function insertEventsStatement(
   });
   return { sql, args, rows };
 }
+
+const runKeys = Object.keys(columns) as RunColumn[];
+const selectRunText = `select ${runKeys.map(quoted).join(", ")} from "runs_runs" where "id" = ? limit 1`;
+const insertRunText = `insert into "runs_runs" (${runKeys.map(quoted).join(", ")}) values (${runKeys.map(() => "?").join(", ")})`;
+
+/** `SELECT` of one run's whole row by id; {@link decodeRun} reads its result row. */
+export function selectRunStatement(id: string): HeldStatement {
+  return { sql: selectRunText, args: [id] };
+}
+
+/** A run's row from the driver's result row of {@link selectRunStatement} (Drizzle's own decoding). */
+export function decodeRun(raw: Readonly<Record<string, unknown>>): RunRow {
+  const row: Record<string, unknown> = {};
+  for (const key of runKeys) {
+    const value = raw[columns[key].name];
+    row[key] = value === null || value === undefined ? null : columns[key].mapFromDriverValue(value);
+  }
+  return row as RunRow;
+}
+
+/** `INSERT` of a new run's whole row. */
+export function insertRunStatement(row: RunRow): HeldStatement {
+  return { sql: insertRunText, args: runKeys.map((key) => encode(key, row[key] ?? null)) };
+}

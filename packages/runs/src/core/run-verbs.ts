@@ -1,4 +1,4 @@
-import { assertJsonDepth, type Tx } from "@vetted/store";
+import { assertJsonDepth, executeInTx, type Tx } from "@vetted/store";
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import {
@@ -20,11 +20,12 @@ import {
   TemplateNotFoundError,
   VersionConflictError,
 } from "../kernel/errors.js";
-import { runs, templates } from "../store/schema.js";
+import { templates } from "../store/schema.js";
 import { flowAt } from "./flows.js";
 import { hashRequest, type IdempotencyOptions, remember, replay } from "./idempotency.js";
 import { appendEvents, loadRun, parseInput, persist } from "./persist.js";
 import { LeaseLost, type RunsResources } from "./resources.js";
+import { insertRunStatement } from "./run-sql.js";
 import { stepTypeOf } from "./steps/registry.js";
 import { type RunRow, stateOf, toRun } from "./views.js";
 
@@ -187,7 +188,8 @@ export async function createRun(
     const id = r.newId("run");
     // Secret params are encrypted before they are written: no plain copy reaches the file or its WAL.
     const row = queuedRow(id, src, flow, r.vault.sealParams(id, src.secrets), at);
-    await tx.insert(runs).values(row);
+    const insert = insertRunStatement(row);
+    await executeInTx(r.db, tx, insert.sql, insert.args);
     const data = {
       flow_id: src.flowId,
       flow_version: flow.version,

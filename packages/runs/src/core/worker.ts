@@ -10,7 +10,7 @@ import { findClaimableIds, isClaimable } from "./claim-query.js";
 import { insertEvidence } from "./evidence.js";
 import { appendEvents, persist, planTransition, type Written, writeTransition } from "./persist.js";
 import { LeaseLost, type RunsResources } from "./resources.js";
-import { updateRunStatement } from "./run-sql.js";
+import { decodeRun, selectRunStatement, updateRunStatement } from "./run-sql.js";
 import { redactError, spendCode } from "./run-vault.js";
 import { type CrashDeps, failRunOnError, leaseToken, prepareOutbound } from "./step-guard.js";
 import { advanceInstant, runStep, type SlowStep, transitionFor } from "./step-runner.js";
@@ -59,7 +59,9 @@ export class Leases {
   async claimById(runId: string, at: number): Promise<RunRow | undefined> {
     const r = this.r;
     return r.write(async (tx) => {
-      const [row] = await tx.select().from(runs).where(eq(runs.id, runId)).limit(1);
+      const read = selectRunStatement(runId);
+      const [raw] = (await executeInTx(r.db, tx, read.sql, read.args)).rows;
+      const row = raw === undefined ? undefined : decodeRun(raw);
       if (row === undefined || !isClaimable(row, at)) return undefined;
       const expired = row.status === "running";
       // A step a previous worker left in flight is in doubt: pause rather than send it again.

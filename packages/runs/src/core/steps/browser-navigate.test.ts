@@ -11,7 +11,7 @@ let server: Server;
 let base = "";
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = createServer((_req, res) => {
     res.end("<p>here</p>");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
