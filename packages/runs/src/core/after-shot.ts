@@ -28,7 +28,10 @@ function within<T>(p: Promise<T>, ms: number, otherwise: T): Promise<T> {
   return Promise.race([p.catch(() => otherwise), late]).finally(() => clearTimeout(timer));
 }
 
-/** Counts what the page does that the engine can see without asking it: requests and navigations, of every frame. */
+/**
+ * Counts what the page does that the engine can see without asking it: requests and navigations (a new
+ * URL by `history.pushState` too) of every frame.
+ */
 function watchTraffic(page: Page): { seen(): number; stop(): void } {
   let seen = 0;
   const bump = () => {
@@ -60,7 +63,7 @@ export interface AfterShot {
  * sends a moment after the step's action), taken off the step's critical path. The capture is sent as soon
  * as the action has returned, so the browser takes it while the engine waits (nothing of the engine acts on
  * the page meanwhile), and it stands for the page at the end of the wait only if the page provably stayed
- * as it showed it: the same URL, no request or navigation in any frame, no mutation of the main frame's DOM
+ * as it showed it: no request or navigation in any frame (a new URL included), no mutation of the main frame's DOM
  * and no animation running (a probe installed before the capture is sent). Otherwise, or when the probe
  * cannot tell (a masked capture paints over the page, a page without a CDP session), the capture is taken
  * again once the wait is over, as if there were no early one. What a page changes by itself without
@@ -77,7 +80,6 @@ export async function captureAcross(
     const capture = captureJpeg(page, cdp, masked);
     return { capture, inFlight: capture.catch(() => undefined) };
   }
-  const url = page.url();
   const traffic = watchTraffic(page);
   const session = await cdp;
   // The probe is in place before the capture is asked for: a mutation it misses is in the picture.
@@ -102,7 +104,7 @@ export async function captureAcross(
         PROBE_TIMEOUT_MS,
         false,
       ));
-    if (still && traffic.seen() === 0 && page.url() === url) return { capture: early, inFlight: earlyDone };
+    if (still && traffic.seen() === 0) return { capture: early, inFlight: earlyDone };
   } finally {
     traffic.stop();
     void session

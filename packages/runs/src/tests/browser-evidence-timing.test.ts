@@ -113,6 +113,8 @@ describe("evidence shows the page as each step ended (real Chromium)", { timeout
       steps: [
         { id: "open", type: "navigate", url },
         { id: "red", type: "click", target: button("Red") },
+        // No wait for late requests after an assert: its capture overlaps only the commit.
+        { id: "check", type: "assert", url: "/box" },
         // Its hover, the first thing the click does, paints the box blue.
         { id: "blue", type: "click", target: button("Blue") },
         { id: "red_again", type: "click", target: button("Red") },
@@ -131,6 +133,7 @@ describe("evidence shows the page as each step ended (real Chromium)", { timeout
     const seen = await colours(engine, done);
     expectColour(seen.get("open.after") ?? [], GREEN, "open.after");
     expectColour(seen.get("red.after") ?? [], RED, "red.after");
+    expectColour(seen.get("check.after") ?? [], RED, "check.after");
     expectColour(seen.get("blue.before") ?? [], RED, "blue.before");
     expectColour(seen.get("blue.after") ?? [], BLUE, "blue.after");
     expectColour(seen.get("red_again.after") ?? [], RED, "red_again.after");
