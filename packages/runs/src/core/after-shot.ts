@@ -75,18 +75,18 @@ export async function captureAcross(
   masked: boolean,
   wait: Promise<void>,
 ): Promise<AfterShot> {
-  if (masked || cdp === undefined) {
+  const session = masked ? undefined : await cdp?.catch(() => undefined);
+  if (session === undefined) {
     await wait;
     const capture = captureJpeg(page, cdp, masked);
     return { capture, inFlight: capture.catch(() => undefined) };
   }
   const traffic = watchTraffic(page);
-  const session = await cdp;
   // The probe is in place before the capture is asked for: a mutation it misses is in the picture.
   const probe = within(
     session
       .send("Runtime.evaluate", { expression: PROBE, objectGroup: "vetted-after-shot" })
-      .then((answer) => answer.result.objectId),
+      .then((answer) => (answer.exceptionDetails === undefined ? answer.result.objectId : undefined)),
     PROBE_TIMEOUT_MS,
     undefined,
   );
@@ -100,7 +100,7 @@ export async function captureAcross(
       (await within(
         session
           .send("Runtime.callFunctionOn", { objectId, functionDeclaration: READ, returnByValue: true })
-          .then((answer) => answer.result.value === true),
+          .then((answer) => answer.exceptionDetails === undefined && answer.result.value === true),
         PROBE_TIMEOUT_MS,
         false,
       ));
