@@ -208,6 +208,9 @@ async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
   // check reads the frames' text and the run commits; the next step acts only once it is answered.
   const grace = !ACTING.has(x.step.type) ? 0 : browser.approved ? APPROVED_LATE_REQUEST_MS : LATE_REQUEST_MS;
   const settled = lease.outbound.settled(grace);
+  // The 3-D Secure check reads the frames' text once the wait is over, alongside the capture's probe.
+  const challengeAfter = acts ? settled.then(() => threeDsOn(page, x.held.cdp)) : undefined;
+  challengeAfter?.catch(() => undefined); // told when awaited below
   if (secret) {
     guard.lastShot = undefined;
     guard.secretOnPage = true;
@@ -219,8 +222,8 @@ async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
     guard.pendingShot = after.inFlight.then(() => undefined);
   } else await settled;
   let outcome = guarded(x.step.id, lease.outbound, executed);
-  if (acts) {
-    const challenge = await threeDsOn(page, x.held.cdp);
+  if (challengeAfter !== undefined) {
+    const challenge = await challengeAfter;
     guard.challenge = challenge;
     if (outcome.kind === "completed" && challenge !== undefined && challengeBefore === undefined) {
       outcome = { ...outcome, threeDs: challenge };
