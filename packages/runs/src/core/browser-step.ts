@@ -4,6 +4,7 @@ import type { Step } from "../domain/steps.js";
 import { stepAttempt } from "../domain/transitions.js";
 import { RunsError } from "../kernel/errors.js";
 import { createRedactor } from "../kernel/redactor.js";
+import { captureAcross } from "./after-shot.js";
 import { APPROVED_LATE_REQUEST_MS, type OutboundGuard } from "./browser/network-guard.js";
 import type { Held } from "./browser-runtime.js";
 import { captureJpeg, type EvidenceDraft, writeScreenshot } from "./evidence.js";
@@ -134,38 +135,41 @@ interface InPage {
 }
 
 /**
- * Takes a screenshot as evidence. The capture is sent to the browser at once (so it shows the page as the
- * step left it) but written in the background while the run goes on; `wait` awaits it (the `screenshot`
- * step). The run's page is not closed before its pending screenshots are written.
+ * Takes a screenshot as evidence: the capture is sent to the browser at once and the file written in the
+ * background while the run goes on (the run's page is not closed before its pending screenshots are
+ * written). Answers when the browser has answered the capture (`captured`, never rejects) and when the
+ * file is written (`written`, the `screenshot` step awaits it). Nothing may act on the page before
+ * `captured`: Chromium renders the frame it captures after the request arrives, so an input or a script
+ * sent meanwhile, on any CDP session, would show in it.
  */
-async function shoot(x: InPage, name: string, wait = false): Promise<void> {
+function shoot(
+  x: InPage,
+  name: string,
+  taken?: Promise<Buffer>,
+): { captured: Promise<void>; written: Promise<void> } {
   const page = x.held.lease.page;
-  const capture = captureJpeg(page, x.held.cdp, x.held.guard.secretOnPage === true);
+  const capture = taken ?? captureJpeg(page, x.held.cdp, x.held.guard.secretOnPage === true);
   const shot = writeScreenshot(x.r.dataDir, x.row.id, x.evidenceId, name, capture);
   x.screenshots[name] = shot.path;
   x.held.guard.lastShot = { path: shot.path, url: page.url() };
   x.r.browserRuntime.track(x.row.id, shot.written);
-  // The capture overlaps the step's commit; the next step waits for it before it acts (a capture still
-  // pending when the page navigates may never be answered, and must show this step's page). The file is
-  // written in the background.
-  if (wait) await shot.written;
-  else
-    x.held.guard.pendingShot = capture.then(
-      () => undefined,
-      () => undefined,
-    );
+  const captured = capture.then(
+    () => undefined,
+    () => undefined,
+  );
+  return { captured, written: shot.written };
 }
 
 /**
  * The step's "before" screenshot: the previous step's "after" when the page has stayed where it left it
- * (the same picture, one file), else a new one.
+ * (the same picture, one file), else a new one, answered before the step acts.
  */
 async function shootBefore(x: InPage): Promise<void> {
   const last = x.held.guard.lastShot;
   const url = x.held.lease.page.url();
   if (last !== undefined && last.url === url) x.screenshots.before = last.path;
   // A page that was never opened (about:blank) has nothing to show.
-  else if (/^https?:/i.test(url)) await shoot(x, "before");
+  else if (/^https?:/i.test(url)) await shoot(x, "before").captured;
 }
 
 /** Executes the step under the run's signal and the lease's, with screenshots and the 3-D Secure check. */
@@ -183,7 +187,7 @@ async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
     approved: lease.outbound.approved,
     holdsSecret: secret,
     protectedDomainOf: (url: string) => matchProtectedDomain(url, x.r.protectedDomains),
-    screenshot: (name: string) => shoot(x, name, true),
+    screenshot: (name: string) => shoot(x, name).written,
   };
   const ctx = {
     runId: x.row.id,
@@ -199,19 +203,27 @@ async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
   const raced = [x.type.execute(x.step, ctx), untilAborted(x.signal), untilAborted(lease.signal)];
   const executed = await Promise.race(raced);
   // What the page sent as the step's effect (a form a script submits right after load starts a moment
-  // later) is judged before the step's outcome is told.
-  await lease.outbound.settled(
-    !ACTING.has(x.step.type) ? 0 : browser.approved ? APPROVED_LATE_REQUEST_MS : LATE_REQUEST_MS,
-  );
-  let outcome = guarded(x.step.id, lease.outbound, executed);
-  // The "after" capture is asked for first, so the browser takes it while the 3-D Secure check reads the
-  // frames' text (neither changes the page).
+  // later) is judged before the step's outcome is told. The "after" capture is sent as soon as the action
+  // has returned, so the browser takes it during that wait (see captureAcross), then while the 3-D Secure
+  // check reads the frames' text and the run commits; the next step acts only once it is answered.
+  const grace = !ACTING.has(x.step.type) ? 0 : browser.approved ? APPROVED_LATE_REQUEST_MS : LATE_REQUEST_MS;
+  const settled = lease.outbound.settled(grace);
+  // The 3-D Secure check reads the frames' text once the wait is over, alongside the capture's probe.
+  const challengeAfter = acts ? settled.then(() => threeDsOn(page, x.held.cdp)) : undefined;
+  challengeAfter?.catch(() => undefined); // told when awaited below
   if (secret) {
     guard.lastShot = undefined;
     guard.secretOnPage = true;
-  } else if (!lease.signal.aborted) await shoot(x, "after");
-  if (acts) {
-    const challenge = await threeDsOn(page, x.held.cdp);
+    await settled;
+  } else if (!lease.signal.aborted) {
+    const after = await captureAcross(page, x.held.cdp, guard.secretOnPage === true, settled);
+    // A page gone during the wait (its browser crashed) has no "after".
+    if (!lease.signal.aborted) shoot(x, "after", after.capture);
+    guard.pendingShot = after.inFlight.then(() => undefined);
+  } else await settled;
+  let outcome = guarded(x.step.id, lease.outbound, executed);
+  if (challengeAfter !== undefined) {
+    const challenge = await challengeAfter;
     guard.challenge = challenge;
     if (outcome.kind === "completed" && challenge !== undefined && challengeBefore === undefined) {
       outcome = { ...outcome, threeDs: challenge };
