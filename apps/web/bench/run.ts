@@ -15,7 +15,11 @@ import { analyzeOverHttp, writeManyFiles } from "./seed.js";
  * drives Debian's Chromium (never a downloaded browser) through the review page and prints each figure
  * with its target and its ratio to a baseline measured in the same run (an empty console page).
  */
-const { values } = parseArgs({ options: { rows: { type: "string", default: "100000" } } });
+// `pnpm … bench -- --rows N` passes the `--` through: skip it.
+const { values } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== "--"),
+  options: { rows: { type: "string", default: "100000" } },
+});
 const ROWS = Number.parseInt(values.rows, 10);
 if (!Number.isInteger(ROWS) || ROWS < 1)
   throw new Error(`--rows must be a positive integer, got ${values.rows}`);

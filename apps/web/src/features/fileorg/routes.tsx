@@ -16,7 +16,9 @@ export function fileorgRoutes<P extends AnyRoute>(parent: P) {
     validateSearch: (raw: Record<string, unknown>) => parseReviewSearch(raw),
     // The first rows are asked for into the query cache while the page's code loads (a hover's preload
     // warms it the same way); the loader never waits for them.
-    loaderDeps: ({ search }) => search,
+    // Only the validated fields: the router keeps a param validateSearch dropped (`?q=true` read as a boolean)
+    // in `search`, and the page would then ask for other rows than the loader.
+    loaderDeps: ({ search }) => parseReviewSearch(search),
     loader: ({ params, deps }) => {
       void queryClient.prefetchInfiniteQuery(reviewRowsOptions(params.jobId, deps));
     },
