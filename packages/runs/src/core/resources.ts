@@ -139,10 +139,22 @@ export interface RunsResources {
   /** Asks the worker to look for work soon (a no-op until it starts). */
   kick(): void;
   /**
+   * Claims the queued run `runId` for this process's worker inside `tx` (the transaction that queued it),
+   * when the worker runs and has a free slot: the run's next step then starts without another commit or
+   * a poll. Call `launch` once `tx` committed, `cancel` if it did not; undefined when the run stays queued.
+   */
+  adopt(tx: Tx, runId: string, at: number): Promise<Adoption | undefined>;
+  /**
    * One write transaction; the runs given new events in it are announced to the hub once it commits.
    * Background work passes `{ background: true }`: it waits while requests are queued for the writer.
    */
   write<T>(fn: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
+}
+
+/** A run a transaction claimed for this worker (see {@link RunsResources.adopt}). */
+export interface Adoption {
+  launch(): void;
+  cancel(): void;
 }
 
 const touchedRuns = new WeakMap<Tx, Map<string, StoredEvent[]>>();
@@ -215,6 +227,7 @@ export function createResources(
     transitionHooks,
     changes,
     kick: () => undefined,
+    adopt: async () => undefined,
     async write(fn, writeOptions) {
       let touched = new Map<string, StoredEvent[]>();
       const result = await runTransaction(

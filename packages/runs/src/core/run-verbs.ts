@@ -24,7 +24,7 @@ import { templates } from "../store/schema.js";
 import { flowAt } from "./flows.js";
 import { hashRequest, type IdempotencyOptions, remember, replay } from "./idempotency.js";
 import { appendEvents, loadRun, parseInput, persist } from "./persist.js";
-import { LeaseLost, type RunsResources } from "./resources.js";
+import { type Adoption, LeaseLost, type RunsResources } from "./resources.js";
 import { insertRunStatement } from "./run-sql.js";
 import { stepTypeOf } from "./steps/registry.js";
 import { type RunRow, stateOf, toRun } from "./views.js";
@@ -250,17 +250,26 @@ async function resumeWith(
     });
   }
   let resolved = false;
-  const run = await r.write(async (tx) => {
-    const replayed = await replay(tx, scope, key, hash);
-    if (replayed !== undefined) return replayed;
-    // The compare-and-set: the write lands only on the version the decision was made on.
-    const updated = await persist(r, tx, row, decision.transition, at, { extra: { resumedAt: at } });
-    if (updated === undefined) throw new RunStateError("RUN_NOT_WAITING", "Another resume won the race.");
-    resolved = true;
-    const view = toRun(updated);
-    await remember(tx, scope, key, hash, view, at);
-    return view;
-  });
+  let adopted: Adoption | undefined;
+  const run = await r
+    .write(async (tx) => {
+      const replayed = await replay(tx, scope, key, hash);
+      if (replayed !== undefined) return replayed;
+      // The compare-and-set: the write lands only on the version the decision was made on.
+      const updated = await persist(r, tx, row, decision.transition, at, { extra: { resumedAt: at } });
+      if (updated === undefined) throw new RunStateError("RUN_NOT_WAITING", "Another resume won the race.");
+      resolved = true;
+      const view = toRun(updated);
+      await remember(tx, scope, key, hash, view, at);
+      // The answer is the run as resumed; this worker takes it in the same commit when it has a slot.
+      if (updated.status === "queued") adopted = await r.adopt(tx, runId, at);
+      return view;
+    })
+    .catch((err: unknown) => {
+      adopted?.cancel();
+      throw err;
+    });
+  adopted?.launch();
   if (resolved) {
     const opened = row.waitContext === null ? at : Date.parse(row.waitContext.opened_at);
     r.observer.gateResolved?.({ kind: request.kind, waitedSeconds: Math.max(0, (at - opened) / 1000) });

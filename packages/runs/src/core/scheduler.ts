@@ -1,6 +1,7 @@
+import type { Tx } from "@vetted/store";
 import { createGates } from "./gates.js";
 import { releaseGoneOwners } from "./gone-owners.js";
-import { LeaseLost, type RunsResources } from "./resources.js";
+import { type Adoption, LeaseLost, type RunsResources } from "./resources.js";
 import type { RunRow } from "./views.js";
 import { execute, Leases } from "./worker.js";
 
@@ -35,6 +36,44 @@ export class Scheduler {
     this.gates = createGates(r);
     r.kick = () => {
       if (this.started) setImmediate(() => void this.pump());
+    };
+    r.adopt = (tx, runId, at) => this.adopt(tx, runId, at);
+  }
+
+  /** Slots taken by runs claimed in a transaction that has not committed yet. */
+  private reserved = 0;
+
+  /**
+   * Claims `runId` in `tx` when a slot is free (held for it until `launch` or `cancel`); a run whose next
+   * step needs the browser is left to the poll, which knows whether a context is free.
+   */
+  private async adopt(tx: Tx, runId: string, at: number): Promise<Adoption | undefined> {
+    if (!this.started || this.busySlots() + this.reserved >= this.r.concurrency) return undefined;
+    this.reserved += 1;
+    let row: RunRow | undefined;
+    try {
+      row = await this.leases.claimIn(tx, runId, at, true);
+    } finally {
+      if (row === undefined) this.reserved -= 1;
+    }
+    if (row === undefined) return undefined;
+    const claimed = row;
+    let settled = false;
+    const settle = () => {
+      const first = !settled;
+      settled = true;
+      if (first) this.reserved -= 1;
+      return first;
+    };
+    return {
+      launch: () => {
+        if (!settle()) return;
+        if (this.started) this.launch(claimed);
+        // Stopped meanwhile: hand its lease back so it is claimed at once elsewhere.
+        else if (claimed.leaseOwner !== null)
+          this.leases.handBack([claimed.leaseOwner]).catch(() => undefined);
+      },
+      cancel: () => void settle(),
     };
   }
 
@@ -92,8 +131,9 @@ export class Scheduler {
         for (const chore of this.chores) {
           await chore().catch((err: unknown) => this.r.observer.error?.("a background chore failed", err));
         }
-        while (this.started && this.busySlots() < this.r.concurrency) {
-          const rows = await this.leases.claimSome(this.r.concurrency - this.busySlots(), this.freed);
+        while (this.started && this.busySlots() + this.reserved < this.r.concurrency) {
+          const free = this.r.concurrency - this.busySlots() - this.reserved;
+          const rows = await this.leases.claimSome(free, this.freed);
           if (rows.length === 0) break;
           for (const row of rows) this.launch(row);
         }

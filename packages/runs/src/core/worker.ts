@@ -5,7 +5,7 @@ import { recoverInFlight } from "../domain/step-recovery.js";
 import type { Step } from "../domain/steps.js";
 import { claimRun, type Transition } from "../domain/transitions.js";
 import { runs } from "../store/schema.js";
-import { usesBrowser } from "./browser-claims.js";
+import { needsBrowserNext, usesBrowser } from "./browser-claims.js";
 import { findClaimableIds, isClaimable } from "./claim-query.js";
 import { insertEvidence } from "./evidence.js";
 import { appendEvents, persist, planTransition, type Written, writeTransition } from "./persist.js";
@@ -56,41 +56,48 @@ export class Leases {
   }
 
   /** Claims `runId` if it is still claimable, and runs its instant steps, in one transaction. */
-  async claimById(runId: string, at: number): Promise<RunRow | undefined> {
+  claimById(runId: string, at: number): Promise<RunRow | undefined> {
+    return this.r.write((tx) => this.claimIn(tx, runId, at));
+  }
+
+  /**
+   * {@link claimById} in the caller's transaction `tx` (a resume hands its run to this worker in its own
+   * commit); `browserless`: only when the run's next step needs no browser.
+   */
+  async claimIn(tx: Tx, runId: string, at: number, browserless = false): Promise<RunRow | undefined> {
     const r = this.r;
-    return r.write(async (tx) => {
-      const read = selectRunStatement(runId);
-      const [raw] = (await executeInTx(r.db, tx, read.sql, read.args)).rows;
-      const row = raw === undefined ? undefined : decodeRun(raw);
-      if (row === undefined || !isClaimable(row, at)) return undefined;
-      const expired = row.status === "running";
-      // A step a previous worker left in flight is in doubt: pause rather than send it again.
-      const claimed = recoverInFlight(
-        claimRun(stateOf(row), expired),
-        row.steps,
-        row.inFlightStepId,
-        row.policies,
-        at,
-      );
-      // Instant steps run inside the claim's transaction: a flow without I/O completes in one commit.
-      const ahead = await advanceInstant(r, { ...row, status: "running" }, claimed);
-      this.claims += 1;
-      const extra = {
-        leaseOwner: leaseToken(r.workerId, this.claims),
-        leaseExpiresAt: at + r.leaseMs,
-        resumedAt: null,
-      };
-      // A step that may not be repeated is not marked in flight by the claim: its page is not open yet.
-      const next = ahead.slow !== undefined && inFlightOf(ahead.slow) ? undefined : ahead.slow;
-      const planned = planTransition(r, row, ahead, at, extra);
-      // The claim's own new lease is live: the version guard is the start's too.
-      const written = this.withStart(planned, { ...row, ...planned.changes }, next, at);
-      const updated = await writeTransition(r, tx, row, written.plan, at, { version: row.version });
-      if (updated !== undefined && written.started !== undefined) startedEarly.set(updated, written.started);
-      if (expired) r.observer.leaseExpired?.();
-      if (row.resumedAt !== null) r.observer.resumeToNextStep?.(at - row.resumedAt);
-      return updated;
-    });
+    const read = selectRunStatement(runId);
+    const [raw] = (await executeInTx(r.db, tx, read.sql, read.args)).rows;
+    const row = raw === undefined ? undefined : decodeRun(raw);
+    if (row === undefined || !isClaimable(row, at)) return undefined;
+    if (browserless && needsBrowserNext(row.steps, row.cursor)) return undefined;
+    const expired = row.status === "running";
+    // A step a previous worker left in flight is in doubt: pause rather than send it again.
+    const claimed = recoverInFlight(
+      claimRun(stateOf(row), expired),
+      row.steps,
+      row.inFlightStepId,
+      row.policies,
+      at,
+    );
+    // Instant steps run inside the claim's transaction: a flow without I/O completes in one commit.
+    const ahead = await advanceInstant(r, { ...row, status: "running" }, claimed);
+    this.claims += 1;
+    const extra = {
+      leaseOwner: leaseToken(r.workerId, this.claims),
+      leaseExpiresAt: at + r.leaseMs,
+      resumedAt: null,
+    };
+    // A step that may not be repeated is not marked in flight by the claim: its page is not open yet.
+    const next = ahead.slow !== undefined && inFlightOf(ahead.slow) ? undefined : ahead.slow;
+    const planned = planTransition(r, row, ahead, at, extra);
+    // The claim's own new lease is live: the version guard is the start's too.
+    const written = this.withStart(planned, { ...row, ...planned.changes }, next, at);
+    const updated = await writeTransition(r, tx, row, written.plan, at, { version: row.version });
+    if (updated !== undefined && written.started !== undefined) startedEarly.set(updated, written.started);
+    if (expired) r.observer.leaseExpired?.();
+    if (row.resumedAt !== null) r.observer.resumeToNextStep?.(at - row.resumedAt);
+    return updated;
   }
 
   /** The oldest claimable runs' ids, up to `limit` (see {@link findClaimableIds}). */

@@ -64,18 +64,20 @@ describe("write transactions per step", () => {
     expect(commits).toBeLessThanOrEqual(7);
   });
 
-  it("a gate between timers: the claim after the resume writes the next wait's start (≤ 6 transactions)", async () => {
+  it("a gate between timers: the resume's own commit claims the run and writes the next wait's start (5 transactions)", async () => {
     const steps: Step[] = [
       { id: "a", type: "set", vars: { a: 1 } },
       { id: "b", type: "wait", seconds: 0 },
       { id: "ok", type: "approval_gate", prompt: "Go on?" },
       { id: "c", type: "wait", seconds: 0 },
     ];
-    // Create, claim + b's start, b's end + the gate's pause, the resume, the claim + c's start, c's end.
-    const { commits } = await commitsOf(steps, async (engine, runId) => {
+    // Create, claim + b's start, b's end + the gate's pause, the resume + its claim by this worker + c's
+    // start, c's end (a claim of its own after the resume would be a sixth).
+    const { commits, log } = await commitsOf(steps, async (engine, runId) => {
       await engine.resumeRun(runId, { kind: "approval", approved: true });
     });
-    expect(commits).toBeLessThanOrEqual(6);
+    expect(log.filter((e) => e === "step_finished")).toHaveLength(3);
+    expect(commits).toBe(5);
   });
 });
 
