@@ -2,16 +2,20 @@
 // (default 100,000 small files; the 1,000,000-file run is the opt-in `--files 1000000`, usually with
 // `--no-apply` or `--analyze-only`).
 // Every figure is printed as a ratio against a baseline measured in the same run, plus the absolute figures.
+// `pnpm bench` runs it through `bench/built.ts`: compiled, with node alone, against the built package.
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { mkdir, opendir, readFile, rename, rmdir, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createClient } from "@libsql/client";
+// The built package, as a consumer imports it (`pnpm bench` runs this file compiled, with node alone).
+import { createFileorgEngine, migrate } from "@vetted/fileorg";
 import { encodeCursor } from "@vetted/store";
 import { drizzle } from "drizzle-orm/libsql";
-import { MANIFEST_ROWS_LIST } from "../src/engine/manifest/index.js";
-import { createFileorgEngine, migrate } from "../src/index.js";
+
+/** The manifest listing's cursor name (an unknown one would fail every page: `CURSOR_INVALID`). */
+const MANIFEST_ROWS_LIST = "fileorg.manifest-rows";
 
 const argFiles = process.argv.indexOf("--files");
 const FILES = argFiles > 0 ? Number(process.argv[argFiles + 1]) : 100_000;
@@ -122,6 +126,7 @@ const quantile = (values: number[], q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 };
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
 async function main(): Promise<void> {
   console.log(`fileorg bench: ${FILES} files in ${root}`);
@@ -159,7 +164,6 @@ async function main(): Promise<void> {
   const analyzeCpu = process.cpuUsage(cpuAnalyze);
   const analyzeRss = sampler.stop();
   const bareAfterMs = await bareWalkStatHash(CONCURRENCY);
-  const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
   console.log(
     `analyze ÷ bare walk+stat+SHA-256: ${fmt(analyzeMs / Math.min(bareMs, bareAfterMs))} (target ≤ ${ANALYZE_TARGET}) — analyze ${fmt(analyzeMs / 1000)} s, bare ${fmt(bareMs / 1000)} s before, ${fmt(bareAfterMs / 1000)} s after`,
   );
@@ -213,6 +217,7 @@ async function main(): Promise<void> {
     cursor = page.next_cursor ?? undefined;
   } while (cursor !== undefined);
   const made = new Set<string>();
+  const cpuRename = process.cpuUsage();
   t = performance.now();
   for (const [from, to] of targets) {
     const dir = dirname(to);
@@ -223,6 +228,7 @@ async function main(): Promise<void> {
     await rename(from, to);
   }
   const bareRenameMs = performance.now() - t;
+  const bareRenameCpu = process.cpuUsage(cpuRename);
   for (const [from, to] of targets) await rename(to, from);
   for (const dir of [...made].sort((a, b) => b.length - a.length)) await rmdir(dir).catch(() => undefined);
   rmSync(out, { recursive: true, force: true });
@@ -233,9 +239,11 @@ async function main(): Promise<void> {
 
   const applySampler = startRssSampler();
   t = performance.now();
+  const cpuApply = process.cpuUsage();
   const apply = await engine.apply({ job_id: fresh.job_id }, actor);
   const applied = await engine.waitForJob(apply.job_id, 3_600_000);
   const applyMs = performance.now() - t;
+  const applyCpu = process.cpuUsage(cpuApply);
   const applyRss = applySampler.stop();
   if (applied.status !== "succeeded")
     throw new Error(`apply ${applied.status}: ${JSON.stringify(applied.error)}`);
@@ -247,6 +255,9 @@ async function main(): Promise<void> {
   console.log("");
   console.log(
     `apply moves/s ÷ bare fs.rename moves/s: ${fmt(applyRate / bareRate)} (target ≥ ${APPLY_TARGET}) — apply ${fmt(applyRate, 0)}/s (${moved} moved in ${fmt(applyMs / 1000)} s), bare ${fmt(bareRate, 0)}/s (${targets.length} in ${fmt(bareRenameMs / 1000)} s)`,
+  );
+  console.log(
+    `apply CPU per move ÷ bare rename CPU per move (all threads; load-independent): ${fmt(cpuMs(applyCpu) / moved / (cpuMs(bareRenameCpu) / targets.length))} — apply ${fmt(cpuMs(applyCpu) / 1000)} s, bare ${fmt(cpuMs(bareRenameCpu) / 1000)} s`,
   );
   console.log(
     `manifest page of 200 rows at ${FILES} rows: p95 ${fmt(p95)} ms (target ≤ 50 ms; p50 ${fmt(quantile(latencies, 0.5))} ms, max ${fmt(Math.max(...latencies))} ms; ratio to target ${fmt(p95 / 50)})`,

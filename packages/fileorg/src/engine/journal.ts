@@ -1,12 +1,12 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, createSecretKey, timingSafeEqual } from "node:crypto";
 import { closeSync, readSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { runTransaction } from "@vetted/store";
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { createBulkInserter } from "../store/bulk-insert.js";
 import { journal } from "../store/schema.js";
 import { confinedFs } from "./confined-fs.js";
-import type { Queryable } from "./db.js";
+import { inList, type Queryable } from "./db.js";
 
 /** A journal record as stored. */
 export type JournalRecord = typeof journal.$inferSelect;
@@ -38,7 +38,9 @@ export interface JournalSigner {
 
 /** Builds a signer over `key`. */
 export function createJournalSigner(key: Uint8Array): JournalSigner {
-  const sign = (r: JournalDraft) => createHmac("sha256", key).update(payload(r)).digest("hex");
+  // One key object for every record: a raw key would be copied into a new one at each signature.
+  const secret = createSecretKey(key);
+  const sign = (r: JournalDraft) => createHmac("sha256", secret).update(payload(r)).digest("hex");
   return {
     sign,
     verify(record) {
@@ -51,6 +53,23 @@ export function createJournalSigner(key: Uint8Array): JournalSigner {
 
 const insertJournal = createBulkInserter(journal);
 
+/**
+ * The ids of the `count` records one multi-row insert just wrote, from its last id: AUTOINCREMENT gives the
+ * rows of one statement (under the write lock) consecutive ids in the order they are inserted (json_each's
+ * array order). Checked, not assumed: exactly `count` ids must lie in that range (every id is above those
+ * of the rows before), else the insert throws and its transaction rolls back.
+ */
+async function insertedIds(tx: Queryable, last: bigint | undefined, count: number): Promise<number[]> {
+  if (last === undefined) throw new Error("the journal insert answered no last id");
+  const first = Number(last) - count + 1;
+  const [found] = await tx
+    .select({ n: sql<number>`count(*)` })
+    .from(journal)
+    .where(sql`${journal.id} BETWEEN ${first} AND ${Number(last)}`);
+  if (Number(found?.n) !== count) throw new Error("the journal insert's ids are not consecutive");
+  return Array.from({ length: count }, (_, k) => first + k);
+}
+
 /** Inserts signed intent records (one statement per 5000); returns them with their ids, in order. */
 export async function writeIntents(
   tx: Queryable,
@@ -62,11 +81,9 @@ export async function writeIntents(
     const part = drafts.slice(i, i + 5000).map((d) => ({ ...d, signature: signer.sign(d) }));
     const statement = insertJournal(part);
     if (statement === undefined) continue;
-    // AUTOINCREMENT ids of one multi-row insert (under the write lock) increase in the order the rows are
-    // inserted (json_each's array order), whatever order RETURNING reports them in.
-    const ids = (await tx.all<{ id: number }>(sql`${statement} RETURNING "id"`))
-      .map((r) => Number(r.id))
-      .sort((a, b) => a - b);
+    const written = await tx.run(statement);
+    if (written.rowsAffected !== part.length) throw new Error("the journal insert wrote fewer records");
+    const ids = await insertedIds(tx, written.lastInsertRowid, part.length);
     part.forEach((record, k) => {
       const id = ids[k];
       if (id === undefined) throw new Error("journal insert returned fewer ids than records");
@@ -95,7 +112,7 @@ export async function recordCopyInode(
   );
 }
 
-/** Completes records in bulk: one UPDATE per distinct (state, error code). */
+/** Completes records in bulk: one UPDATE per distinct (state, error code), the ids bound as one list. */
 export async function completeRecords(
   tx: Queryable,
   completions: ReadonlyArray<{ id: number; state: JournalRecord["state"]; errorCode: string | null }>,
@@ -104,16 +121,13 @@ export async function completeRecords(
   const groups = new Map<string, number[]>();
   for (const c of completions) {
     const key = JSON.stringify([c.state, c.errorCode]);
-    groups.set(key, [...(groups.get(key) ?? []), c.id]);
+    const ids = groups.get(key);
+    if (ids === undefined) groups.set(key, [c.id]);
+    else ids.push(c.id);
   }
   for (const [key, ids] of groups) {
     const [state, errorCode] = JSON.parse(key) as [JournalRecord["state"], string | null];
-    for (let i = 0; i < ids.length; i += 500) {
-      await tx
-        .update(journal)
-        .set({ state, errorCode, completedAt: at })
-        .where(inArray(journal.id, ids.slice(i, i + 500)));
-    }
+    await tx.update(journal).set({ state, errorCode, completedAt: at }).where(inList(journal.id, ids));
   }
 }
 

@@ -1,10 +1,19 @@
-import { getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
+import { Column, getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 
-/** One column of a bulk insert: its SQL name, its key in the record, and how its value is stored. */
+/** One column of a bulk insert: its key in the record, its default, and how its value is stored. */
 interface BulkColumn {
   key: string;
   column: SQLiteColumn;
+  fallback: unknown;
+  /** Drizzle's conversion to the stored value; undefined when it stores the value as it is. */
+  toDriver: ((value: unknown) => unknown) | undefined;
+}
+
+/** Drizzle's own conversion, unless the column keeps the base class's identity (text, integer, real). */
+function driverMapping(column: SQLiteColumn): BulkColumn["toDriver"] {
+  if (column.mapToDriverValue === Column.prototype.mapToDriverValue) return undefined;
+  return (value) => column.mapToDriverValue(value);
 }
 
 /**
@@ -20,7 +29,10 @@ export function createBulkInserter<T extends SQLiteTable>(
   // A generated column is SQLite's to compute: it is never written.
   const columns: BulkColumn[] = Object.entries(getTableColumns(table))
     .filter(([, column]) => column.generated === undefined)
-    .map(([key, column]) => ({ key, column: column as SQLiteColumn }));
+    .map(([key, entry]) => {
+      const column = entry as SQLiteColumn;
+      return { key, column, fallback: column.default, toDriver: driverMapping(column) };
+    });
   const names = columns.map((c) => `"${c.column.name}"`).join(", ");
   const picks = columns.map((_, i) => `r ->> ${i}`).join(", ");
   // Each record's text is materialized once, so the column picks of one record reuse its parse (SQLite's
@@ -31,9 +43,10 @@ export function createBulkInserter<T extends SQLiteTable>(
     if (records.length === 0) return undefined;
     const tuples = records.map((record) => {
       const values = record as Record<string, unknown>;
-      return columns.map(({ key, column }) => {
-        const value = values[key] === undefined ? column.default : values[key];
-        return value === undefined || value === null ? null : column.mapToDriverValue(value);
+      return columns.map(({ key, fallback, toDriver }) => {
+        const value = values[key] === undefined ? fallback : values[key];
+        if (value === undefined || value === null) return null;
+        return toDriver === undefined ? value : toDriver(value);
       });
     });
     return sql`${head}${JSON.stringify(tuples)}${tail}`;

@@ -105,33 +105,50 @@ export async function* walkFiles(
   }
 }
 
-/** Maps `source` through `fn` with at most `limit` calls in flight; yields in completion order. */
+/**
+ * Maps `source` through `fn` with at most `limit` calls in flight; yields in completion order. Each call
+ * reports its end into a queue as it settles (no `Promise.race` over every call in flight per item, which
+ * allocated a reaction on each of them for every file).
+ */
 export async function* mapBounded<T, R>(
   source: AsyncIterable<T>,
   limit: number,
   fn: (item: T) => Promise<R>,
 ): AsyncGenerator<R> {
   const iterator = source[Symbol.asyncIterator]();
-  const running = new Map<number, Promise<{ key: number; value: R }>>();
-  let nextKey = 0;
+  const ended: Array<PromiseSettledResult<R>> = [];
+  let wake: (() => void) | undefined;
+  const report = (result: PromiseSettledResult<R>) => {
+    ended.push(result);
+    wake?.();
+  };
+  let running = 0;
   let exhausted = false;
   for (;;) {
-    while (!exhausted && running.size < limit) {
+    while (!exhausted && running < limit) {
       const next = await iterator.next();
       if (next.done === true) {
         exhausted = true;
         break;
       }
-      const key = nextKey++;
-      running.set(
-        key,
-        fn(next.value).then((value) => ({ key, value })),
+      running++;
+      fn(next.value).then(
+        (value) => report({ status: "fulfilled", value }),
+        (reason: unknown) => report({ status: "rejected", reason }),
       );
     }
-    if (running.size === 0) return;
-    const settled = await Promise.race(running.values());
-    running.delete(settled.key);
-    yield settled.value;
+    if (running === 0) return;
+    if (ended.length === 0) {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = undefined;
+    }
+    const first = ended.shift();
+    if (first === undefined) continue;
+    running--;
+    if (first.status === "rejected") throw first.reason;
+    yield first.value;
   }
 }
 

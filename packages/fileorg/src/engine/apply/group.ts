@@ -1,20 +1,20 @@
 import { lstat } from "node:fs/promises";
 import { runTransaction } from "@vetted/store";
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, gt, notInArray, type SQL, sql } from "drizzle-orm";
 import type { JobEventType } from "../../domain/job.js";
 import type { RowError } from "../../domain/manifest.js";
-import { moveRow, type RowStatus } from "../../domain/transitions.js";
+import { canMoveRow, moveRow, ROW_STATUSES, type RowStatus } from "../../domain/transitions.js";
 import { jobs, rows } from "../../store/schema.js";
 import type { SourceIdentity } from "../confined-fs.js";
 import type { EngineContext } from "../context.js";
-import { chunk, type Queryable } from "../db.js";
+import { inList, type Queryable } from "../db.js";
 import { completeRecords, type JournalRecord, type JournalSigner } from "../journal.js";
 import type { RowRecord } from "../manifest/index.js";
 import { appendEvent, type HubMessage, type JobRecord } from "../records.js";
 import type { TrashOptions, TrashSlot } from "../trash.js";
 
 /** Rows per group commit. */
-export const GROUP_SIZE = 500;
+export const GROUP_SIZE = 2000;
 
 /** Options shared by apply and rollback. */
 export interface MoveOptions {
@@ -60,6 +60,64 @@ export const MOVE_COLUMNS = {
   action: rows.action,
 };
 
+/** The columns of {@link MOVE_COLUMNS} in order: the fields of each row of {@link readMoveGroup}'s array. */
+const MOVE_ORDER = [
+  rows.id,
+  rows.seq,
+  rows.sourcePath,
+  rows.targetPath,
+  rows.size,
+  rows.mtime,
+  rows.sourceDev,
+  rows.sourceIno,
+  rows.sourceCtime,
+  rows.sha256,
+  rows.status,
+  rows.action,
+] as const;
+
+const numberOrNull = (v: unknown) => (v === null ? null : Number(v));
+
+/**
+ * The next `limit` rows matching `where` after `seq` (in `seq` order), read as ONE value: a JSON array of
+ * arrays built by SQLite. The driver turns each result row into an object, column by column (about 12
+ * property definitions a row here), which cost more than the rest of reading a group of moves.
+ */
+export async function readMoveGroup(
+  db: Queryable,
+  where: SQL | undefined,
+  after: number,
+  limit: number,
+): Promise<MoveRow[]> {
+  const picked = sql.join(
+    MOVE_ORDER.map((column, i) => sql`${column} AS ${sql.raw(`c${i}`)}`),
+    sql`, `,
+  );
+  const fields = sql.raw(MOVE_ORDER.map((_, i) => `c${i}`).join(", "));
+  const [found] = await db.all<{ g: string | null }>(
+    sql`SELECT json_group_array(json_array(${fields})) AS g FROM (SELECT ${picked} FROM ${rows} WHERE ${and(where, gt(rows.seq, after))} ORDER BY ${rows.seq} LIMIT ${limit})`,
+  );
+  const values = JSON.parse(found?.g ?? "[]") as unknown[][];
+  return values
+    .map(
+      (v): MoveRow => ({
+        id: String(v[0]),
+        seq: Number(v[1]),
+        sourcePath: String(v[2]),
+        targetPath: String(v[3]),
+        size: Number(v[4]),
+        mtime: Number(v[5]),
+        sourceDev: numberOrNull(v[6]),
+        sourceIno: numberOrNull(v[7]),
+        sourceCtime: numberOrNull(v[8]),
+        sha256: v[9] === null ? null : String(v[9]),
+        status: v[10] as MoveRow["status"],
+        action: v[11] as MoveRow["action"],
+      }),
+    )
+    .sort((a, b) => a.seq - b.seq);
+}
+
 /** One planned move of a group. */
 export interface PlannedMove {
   row: MoveRow;
@@ -97,23 +155,27 @@ export async function lstatOrUndefined(path: string) {
   return lstat(path).catch(() => undefined);
 }
 
-/** The current statuses of `ids`, read inside the completing transaction. */
-async function statusesOf(tx: Queryable, ids: readonly string[]): Promise<Map<string, RowStatus>> {
+/**
+ * The rows of `ids` whose current status (read inside the completing transaction) may not move to `to`: in
+ * a normal apply or rollback none, so a group reads no row back.
+ */
+async function refusedStatuses(tx: Queryable, ids: readonly string[], to: RowStatus) {
   const out = new Map<string, RowStatus>();
-  for (const part of chunk(ids, 500)) {
-    const found = await tx
-      .select({ id: rows.id, status: rows.status })
-      .from(rows)
-      .where(inArray(rows.id, part));
-    for (const r of found) out.set(r.id, r.status);
-  }
+  if (ids.length === 0) return out;
+  const allowed = ROW_STATUSES.filter((from) => canMoveRow(from, to));
+  const found = await tx
+    .select({ id: rows.id, status: rows.status })
+    .from(rows)
+    .where(and(inList(rows.id, ids), notInArray(rows.status, allowed)));
+  for (const r of found) out.set(r.id, r.status);
   return out;
 }
 
 /** Moves each row through the row table (throws ILLEGAL_TRANSITION on a move it forbids). */
-function checkMoves(statuses: Map<string, RowStatus>, ids: readonly string[], to: RowStatus): void {
+async function checkMoves(tx: Queryable, ids: readonly string[], to: RowStatus): Promise<void> {
+  const refused = await refusedStatuses(tx, ids, to);
   for (const id of ids) {
-    const from = statuses.get(id);
+    const from = refused.get(id);
     if (from !== undefined) moveRow(from, to, id);
   }
 }
@@ -134,24 +196,23 @@ function failedFields(kind: MoveKind, f: { error: RowError; attempted: boolean }
 }
 
 async function markDone(tx: Queryable, kind: MoveKind, ids: readonly string[], at: number): Promise<void> {
-  for (const part of chunk(ids, 500)) {
-    await tx
-      .update(rows)
-      .set(
-        kind === "apply"
-          ? { status: "applied", error: null, updatedAt: at }
-          : // Moved back (its ctime, and across devices its inode, changed): a re-apply checks size and mtime.
-            {
-              status: "rolled_back",
-              error: null,
-              sourceDev: null,
-              sourceIno: null,
-              sourceCtime: null,
-              updatedAt: at,
-            },
-      )
-      .where(inArray(rows.id, part));
-  }
+  if (ids.length === 0) return;
+  await tx
+    .update(rows)
+    .set(
+      kind === "apply"
+        ? { status: "applied", error: null, updatedAt: at }
+        : // Moved back (its ctime, and across devices its inode, changed): a re-apply checks size and mtime.
+          {
+            status: "rolled_back",
+            error: null,
+            sourceDev: null,
+            sourceIno: null,
+            sourceCtime: null,
+            updatedAt: at,
+          },
+    )
+    .where(inList(rows.id, ids));
 }
 
 /** Row updates and events for completed moves of an apply (or rollback) job, in one transaction. */
@@ -183,11 +244,10 @@ export async function completeGroup(
       records.map(({ record, state, error }) => ({ id: record.id, state, errorCode: error?.code ?? null })),
       at,
     );
-    const statuses = await statusesOf(tx, [...doneRows, ...failed.map((f) => f.rowId)]);
-    checkMoves(statuses, doneRows, kind === "apply" ? "applied" : "rolled_back");
+    await checkMoves(tx, doneRows, kind === "apply" ? "applied" : "rolled_back");
     if (kind === "apply")
-      checkMoves(
-        statuses,
+      await checkMoves(
+        tx,
         failed.map((f) => f.rowId),
         "failed",
       );

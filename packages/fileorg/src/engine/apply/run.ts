@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
 import { runTransaction } from "@vetted/store";
-import { and, asc, eq, gt, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { ApplyResult } from "../../domain/apply-plan.js";
 import type { RowError } from "../../domain/manifest.js";
 import { isInside } from "../../domain/posix-path.js";
@@ -21,10 +21,10 @@ import { executeGroup } from "./execute.js";
 import {
   type Failure,
   lstatOrUndefined,
-  MOVE_COLUMNS,
   type MoveOptions,
   type MoveRow,
   type PlannedMove,
+  readMoveGroup,
 } from "./group.js";
 import { type LinkWatch, watchLinks } from "./links.js";
 import { eligibleRows, namesOf, tallyManifest } from "./selection.js";
@@ -270,12 +270,7 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Apply
   let done = 0;
   try {
     for (;;) {
-      const group = await ctx.db
-        .select(MOVE_COLUMNS)
-        .from(rows)
-        .where(and(eligible, gt(rows.seq, after)))
-        .orderBy(asc(rows.seq))
-        .limit(options.groupSize);
+      const group = await readMoveGroup(ctx.db, eligible, after, options.groupSize);
       if (group.length === 0) break;
       after = group[group.length - 1]?.seq ?? after;
       const planned = await planGroup(p, group, t);
