@@ -127,7 +127,10 @@ class GuardedClient implements Client {
     this.#lock = writeLockForClient(this);
     lockInternals(this.#lock).settings = groupCommit;
     // executeInTx: a statement of the holder goes straight into its open write transaction.
-    registerHeldExecutor(this, (stmt) => this.#readThrough()?.execute(stmt));
+    registerHeldExecutor(this, {
+      execute: (stmt) => this.#readThrough()?.execute(stmt),
+      exec: (sql) => this.#readThrough()?.executeMultiple(sql),
+    });
   }
 
   /** The holder's open write transaction, when the calling context holds the lock. */

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import { executeInTx } from "./statements.js";
+import { execInTx } from "./statements.js";
 import {
   type Joinable,
   type LockInternals,
@@ -59,17 +59,17 @@ const savepointOf = (place: number) => `vetted_writer_${place}`;
  * theirs earlier), and is recorded as its own outcome; any other failure (the savepoint could not be taken
  * or rolled back to: SQLite ended the transaction) is thrown, and breaks the whole batch. The savepoints
  * are not released one by one: the COMMIT releases them all, one statement fewer per writer. The
- * savepoint statements go straight to the driver ({@link executeInTx}).
+ * savepoint statements go straight to the driver ({@link execInTx}).
  */
 async function runInSavepoint(outer: Tx, writer: Writer, place: number): Promise<void> {
   const { db } = writer;
   const name = savepointOf(place);
-  await executeInTx(db, outer, `SAVEPOINT ${name}`, []);
+  await execInTx(db, outer, `SAVEPOINT ${name}`);
   try {
     writer.outcome = { ok: true, value: await writer.run(outer) };
   } catch (error) {
     // Rolled back to its savepoint: the batch's other work stands.
-    await executeInTx(db, outer, `ROLLBACK TO ${name}`, []);
+    await execInTx(db, outer, `ROLLBACK TO ${name}`);
     writer.outcome = { ok: false, error };
   }
 }

@@ -35,7 +35,7 @@ export { DEFAULT_PAGE_LIMIT, type KeysetPage, MAX_PAGE_LIMIT, toKeysetPage } fro
 export { type Clock, type IdGenerator, randomIds, systemClock } from "./ports.js";
 export { compileUserRegex, MAX_REGEX_LENGTH, type UserRegex, userRegexProblem } from "./safe-regex.js";
 export { statementWrites } from "./sql-kind.js";
-export { executeInTx, type HeldStatement } from "./statements.js";
+export { execInTx, executeInTx, type HeldStatement } from "./statements.js";
 export {
   BACKGROUND,
   type GroupCommitSettings,

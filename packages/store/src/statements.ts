@@ -8,7 +8,12 @@ export interface HeldStatement {
   args: InValue[];
 }
 
-type HeldExecutor = (stmt: HeldStatement) => Promise<ResultSet> | undefined;
+/** How a guarded client runs statements in the write transaction its calling context holds (undefined: none). */
+interface HeldExecutor {
+  execute(stmt: HeldStatement): Promise<ResultSet> | undefined;
+  /** Statements without parameters or results, run as one script. */
+  exec(sql: string): Promise<void> | undefined;
+}
 
 /**
  * The guarded clients (`@vetted/store/database`) register here how they run a statement in the write
@@ -42,7 +47,7 @@ export async function executeInTx(
   args: InValue[],
 ): Promise<ResultSet> {
   const client = clientOf(db);
-  const direct = client === undefined ? undefined : heldExecutors.get(client)?.({ sql, args });
+  const direct = client === undefined ? undefined : heldExecutors.get(client)?.execute({ sql, args });
   if (direct !== undefined) return direct;
   const drizzle = await import("drizzle-orm");
   const parts = sql.split("?");
@@ -50,4 +55,16 @@ export async function executeInTx(
     i < args.length ? [drizzle.sql.raw(part), drizzle.sql`${args[i]}`] : [drizzle.sql.raw(part)],
   );
   return tx.run(drizzle.sql.join(chunks));
+}
+
+/**
+ * Runs statements without parameters or results (`SAVEPOINT …`) in `tx` as {@link executeInTx} does, as one
+ * script: the driver neither prepares them one by one nor asks each for its result columns.
+ */
+export async function execInTx(db: LibSQLDatabase, tx: Tx, sql: string): Promise<void> {
+  const client = clientOf(db);
+  const direct = client === undefined ? undefined : heldExecutors.get(client)?.exec(sql);
+  if (direct !== undefined) return direct;
+  const drizzle = await import("drizzle-orm");
+  await tx.run(drizzle.sql.raw(sql));
 }
