@@ -53,8 +53,11 @@ function lineWaiter(child: ChildProcess): (prefix: string) => Promise<string> {
   return async (prefix) => {
     for (;;) {
       const next = await iterator.next();
-      if (next.done === true)
-        throw new Error(`the process exited (${child.exitCode}) before saying ${prefix}`);
+      if (next.done === true) {
+        if (child.exitCode === null && child.signalCode === null) await once(child, "exit");
+        const how = child.signalCode ?? `exit ${child.exitCode}`;
+        throw new Error(`${child.spawnargs.slice(1, 3).join(" ")} ended (${how}) before saying ${prefix}`);
+      }
       if (next.value.startsWith(prefix)) return next.value;
     }
   };
