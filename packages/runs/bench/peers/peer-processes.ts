@@ -21,13 +21,14 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 export interface Peer {
   name: string;
+  kind: "dbos" | "restate";
   /** The script (copied into the install folder) and the arguments after `<part> <n>`. */
   script: string;
   args: string[];
   stop(): Promise<void>;
 }
 
-type Result<T> = ({ ok: true } & T) | { ok: false; why: string };
+export type Result<T> = ({ ok: true } & T) | { ok: false; why: string };
 
 /** Installs the peers with npm into the cache folder unless they are there already. */
 export function installPeers(): Result<{ dir: string }> {
@@ -56,7 +57,7 @@ export function installPeers(): Result<{ dir: string }> {
 }
 
 /** A free loopback TCP port. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -134,12 +135,16 @@ export async function startPostgres(installDir: string): Promise<Result<{ peer: 
     rmSync(dir, { recursive: true, force: true });
   };
   const url = `postgresql://postgres@127.0.0.1:${port}/vetted_bench_dbos`;
-  return { ok: true, peer: { name: "DBOS", script: join(installDir, "dbos.mjs"), args: [url], stop } };
+  return {
+    ok: true,
+    peer: { name: "DBOS", kind: "dbos", script: join(installDir, "dbos.mjs"), args: [url], stop },
+  };
 }
 
-async function healthy(url: string, timeoutMs: number): Promise<boolean> {
+/** Whether `url` answers 2xx within the time, while `child` runs (so a stray server cannot answer for it). */
+async function healthy(url: string, timeoutMs: number, child: ChildProcess): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
     const ok = await fetch(url).then(
       (r) => r.ok,
       () => false,
@@ -150,26 +155,33 @@ async function healthy(url: string, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
+/** A Restate server's loopback ports. */
+export interface RestatePorts {
+  node: number;
+  ingress: number;
+  admin: number;
+}
+
+export async function restatePorts(): Promise<RestatePorts> {
+  return { node: await freePort(), ingress: await freePort(), admin: await freePort() };
+}
+
 /**
- * A Restate server on loopback with its defaults for durability (one node, replication 1; its log server
- * fsyncs its RocksDB WAL: `log-server.rocksdb-disable-wal-fsync = false`), its data in a temp folder.
+ * Spawns `restate-server` over `dir` on `ports` and waits until it is healthy (a restart passes the same
+ * folder and ports). Its defaults for durability: one node, replication 1; its log server fsyncs its
+ * RocksDB WAL (`log-server.rocksdb-disable-wal-fsync = false`).
  */
-export async function startRestate(installDir: string): Promise<Result<{ peer: Peer }>> {
-  const exe = join(installDir, "node_modules", ".bin", "restate-server");
-  if (!existsSync(exe)) return { ok: false, why: `${exe} is missing` };
-  const dir = mkdtempSync(join(tmpdir(), "vetted-bench-restate-"));
-  const [node, ingress, admin, endpoint] = [
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-  ];
-  const child: ChildProcess = spawn(exe, ["--base-dir", dir, "--bind-address", `127.0.0.1:${node}`], {
+export async function launchRestateServer(
+  exe: string,
+  dir: string,
+  ports: RestatePorts,
+): Promise<Result<{ child: ChildProcess }>> {
+  const child: ChildProcess = spawn(exe, ["--base-dir", dir, "--bind-address", `127.0.0.1:${ports.node}`], {
     env: {
       ...process.env,
-      RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ingress}`,
-      RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${admin}`,
-      RESTATE_ADVERTISED_ADDRESS: `http://127.0.0.1:${node}/`,
+      RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ports.ingress}`,
+      RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${ports.admin}`,
+      RESTATE_ADVERTISED_ADDRESS: `http://127.0.0.1:${ports.node}/`,
       RESTATE_DISABLE_TELEMETRY: "true",
       RESTATE_ROCKSDB_TOTAL_MEMORY_SIZE: "512 MiB",
       RESTATE_LOG_FILTER: "warn",
@@ -180,19 +192,51 @@ export async function startRestate(installDir: string): Promise<Result<{ peer: P
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-2000);
   });
-  const stop = async () => {
-    if (child.exitCode === null) {
-      child.kill("SIGTERM");
-      await new Promise((r) => child.once("exit", r));
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  if (!(await healthy(`http://127.0.0.1:${admin}/health`, 30_000))) {
-    await stop();
+  if (!(await healthy(`http://127.0.0.1:${ports.admin}/health`, 30_000, child))) {
+    await stopChild(child);
     return { ok: false, why: `restate-server did not become healthy: ${stderr.trim()}` };
   }
-  const args = [`http://127.0.0.1:${ingress}`, `http://127.0.0.1:${admin}`, String(endpoint)];
-  return { ok: true, peer: { name: "Restate", script: join(installDir, "restate.mjs"), args, stop } };
+  return { ok: true, child };
+}
+
+/** SIGTERMs `child` unless it has exited already, and waits for its exit. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+/**
+ * The `restate-server` binary itself: npm's `.bin/restate-server` is a node wrapper that spawns it, and a
+ * SIGKILL of the wrapper would leave the server running.
+ */
+export function restateExe(installDir: string): string {
+  const pkg = `@restatedev/restate-server-${process.platform}-${process.arch}`;
+  return join(installDir, "node_modules", pkg, "bin", "restate-server");
+}
+
+/** A Restate server on loopback (see {@link launchRestateServer}), its data in a temp folder. */
+export async function startRestate(installDir: string): Promise<Result<{ peer: Peer }>> {
+  const exe = restateExe(installDir);
+  if (!existsSync(exe)) return { ok: false, why: `${exe} is missing` };
+  const dir = mkdtempSync(join(tmpdir(), "vetted-bench-restate-"));
+  const ports = await restatePorts();
+  const endpoint = await freePort();
+  const server = await launchRestateServer(exe, dir, ports);
+  if (!server.ok) {
+    rmSync(dir, { recursive: true, force: true });
+    return server;
+  }
+  const stop = async () => {
+    await stopChild(server.child);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const args = [`http://127.0.0.1:${ports.ingress}`, `http://127.0.0.1:${ports.admin}`, String(endpoint)];
+  return {
+    ok: true,
+    peer: { name: "Restate", kind: "restate", script: join(installDir, "restate.mjs"), args, stop },
+  };
 }
 
 type Figure = { ms: number } | { samples: number[] };

@@ -3,7 +3,9 @@
  * server on loopback), on one workload, engines alternating in one run:
  *  (a) 500 workflows × 5 checkpointed steps, workflows/s;
  *  (b) one human signal → the next step persisted (the workflow's end observed), p50 / p95 ms;
- *  (c) 200 signals at once → all next steps persisted, ms.
+ *  (c) 200 signals at once → all next steps persisted, ms;
+ *  (d) the same 500 workflows' computations without a checkpoint per step, workflows/s;
+ *  (e) kill -9 half-way through 200 workflows of 5 steps: recovery after a restart (kill.ts).
  * The peers are installed on demand with plain npm in a folder outside the pnpm workspace
  * (`$XDG_CACHE_HOME/vetted-bench-peers`, else `~/.cache/vetted-bench-peers`); a peer that cannot be
  * installed or started is reported and skipped. Not part of `pnpm test`.
@@ -15,14 +17,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "@vetted/store/database";
 import { createRunsEngine, migrate, type RunsEngine } from "../../src/index.js";
+import { closeSink, killHalfway, killText } from "./kill.js";
+import { dbosTarget, oursTarget, restateTarget } from "./kill-targets.js";
 import { installPeers, type Peer, runPeer, startPostgres, startRestate } from "./peer-processes.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 500);
 const SIGNALS = Number(process.env.BENCH_SIGNALS ?? 50);
 const BURST = Number(process.env.BENCH_BURST ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const KILLED = Number(process.env.BENCH_KILLED ?? 200);
 
-type Part = "throughput" | "signal" | "burst";
+type Part = "throughput" | "pure" | "signal" | "burst";
 type Figure = { ms: number } | { samples: number[] };
 
 /** A fresh engine on a fresh SQLite file (the store's defaults: WAL, synchronous=FULL, group commit). */
@@ -70,11 +75,17 @@ async function waitingAtGate(engine: RunsEngine, n: number): Promise<string[]> {
 /** Our side of one part. */
 async function ours(part: Part, n: number): Promise<Figure> {
   return withEngine(async (engine) => {
-    if (part === "throughput") {
-      const flow = await engine.createFlow({
-        name: "five checkpoints",
-        steps: ["a", "b", "c", "d", "e"].map((id) => ({ id, type: "wait" as const, seconds: 0 })),
-      });
+    if (part === "throughput" || part === "pure") {
+      const ids = ["a", "b", "c", "d", "e"];
+      const flow = await engine.createFlow(
+        part === "throughput"
+          ? { name: "five checkpoints", steps: ids.map((id) => ({ id, type: "wait" as const, seconds: 0 })) }
+          : // Pure steps run in memory and commit together with the run's claim-to-end transition.
+            {
+              name: "five computations",
+              steps: ids.map((id) => ({ id, type: "set" as const, vars: { [id]: 1 } })),
+            },
+      );
       // All started at once, as the peers' are (their creations share commits).
       const t0 = performance.now();
       const start = async () => {
@@ -117,7 +128,7 @@ function summarize(part: Part, n: number, f: Figure): { text: string; value: num
     const p95 = quantile(s, 0.95);
     return { text: `p50 ${p50.toFixed(1)} ms / p95 ${p95.toFixed(1)} ms`, value: p95 };
   }
-  if (part === "throughput") {
+  if (part === "throughput" || part === "pure") {
     const perSec = (n / f.ms) * 1000;
     return { text: `${perSec.toFixed(0)} workflows/s`, value: perSec };
   }
@@ -150,6 +161,11 @@ const parts: Array<{ part: Part; n: number; title: string }> = [
   { part: "throughput", n: RUNS, title: `(a) ${RUNS} workflows × 5 checkpointed steps` },
   { part: "signal", n: SIGNALS, title: `(b) one signal → next step persisted (${SIGNALS} in a row)` },
   { part: "burst", n: BURST, title: `(c) ${BURST} signals at once → all next steps persisted` },
+  {
+    part: "pure",
+    n: RUNS,
+    title: `(d) ${RUNS} workflows × the same 5 computations without per-step checkpoints`,
+  },
 ];
 try {
   for (const [i, { part, n, title }] of parts.entries()) {
@@ -166,12 +182,29 @@ try {
       }
       const theirs = summarize(part, n, result.figure);
       const ratio = theirs.value / mine.value;
-      const better = part === "throughput" ? ratio <= 1 : ratio >= 1;
+      const better = part === "throughput" || part === "pure" ? ratio <= 1 : ratio >= 1;
       console.log(
         `  ${peer.name.padEnd(8)} ${theirs.text}; ${peer.name} ÷ vetted ${ratio.toFixed(2)} (${better ? "vetted ahead" : "vetted behind"})`,
       );
     }
   }
+  console.log(
+    `(e) kill -9 half-way through ${KILLED} workflows × 5 steps (each GETs a counting sink), then a restart`,
+  );
+  const mine = await killHalfway(KILLED, (sink) => oursTarget(KILLED, sink, CONCURRENCY));
+  console.log(`  vetted   ${killText(mine, KILLED)}`);
+  for (const peer of parts.length % 2 === 0 ? peers : [...peers].reverse()) {
+    const theirs = await killHalfway(KILLED, (sink, tag) =>
+      peer.kind === "dbos"
+        ? Promise.resolve(dbosTarget(peer, KILLED, sink, tag))
+        : restateTarget(peer, KILLED, sink, tag),
+    ).then(
+      (f) => killText(f, KILLED, mine),
+      (e: unknown) => `failed: ${e instanceof Error ? e.message : String(e)}`,
+    );
+    console.log(`  ${peer.name.padEnd(8)} ${theirs}`);
+  }
 } finally {
+  closeSink();
   for (const peer of peers) await peer.stop();
 }
