@@ -6,7 +6,7 @@
  * database, stays up as our file does). Restate: both `restate-server` (the engine: its log and state) and
  * the service endpoint process (the workers), the two together being what our one process is.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -15,6 +15,7 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { openDatabase } from "@vetted/store/database";
+import { buildsAreFresh } from "../../../../tools/fresh-dist.js";
 import { createRunsEngine, migrate } from "../../src/index.js";
 import {
   freePort,
@@ -26,6 +27,19 @@ import {
 } from "./peer-processes.js";
 
 export const KILL_STEPS = ["s1", "s2", "s3", "s4", "s5"];
+
+const BUILDS = [
+  { dir: "packages/store", entry: "dist/database.js" },
+  { dir: "packages/runs", entry: "dist/index.js" },
+];
+
+/** Whether our server process can start from dist/: built now when it is older than the sources. */
+function builtChild(): boolean {
+  if (buildsAreFresh(BUILDS)) return true;
+  console.log("  (building @vetted/store and @vetted/runs so our server starts from dist/, as deployed)");
+  const done = spawnSync("pnpm", ["--filter", "@vetted/runs...", "build"], { stdio: "ignore" });
+  return done.status === 0 && buildsAreFresh(BUILDS);
+}
 const GIVE_UP_MS = 120_000;
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -90,9 +104,19 @@ export async function oursTarget(n: number, sink: string, concurrency: number): 
   });
   for (let i = 0; i < n; i++) await engine.createRun({ flow_id: flow.id, params: { sink, n: String(i) } });
   let child: ChildProcess | undefined;
+  // Started from the built packages with node alone when their dist/ is current (else from the sources).
+  const built = builtChild();
   const server = async () => {
-    const script = join(here, "..", "recovery-child.ts");
-    const argv = ["--conditions=@vetted/source", "--import", "tsx", script, file, key.toString("hex")];
+    const argv = built
+      ? [join(here, "..", "recovery-child.mjs"), file, key.toString("hex")]
+      : [
+          "--conditions=@vetted/source",
+          "--import",
+          "tsx",
+          join(here, "..", "recovery-child.ts"),
+          file,
+          key.toString("hex"),
+        ];
     child = spawn(process.execPath, [...argv, String(concurrency)], {
       cwd: join(here, "..", ".."),
       stdio: ["ignore", "pipe", "inherit"],
