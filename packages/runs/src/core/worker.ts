@@ -148,11 +148,6 @@ export class Leases {
     return [];
   }
 
-  /** Claims one run (see {@link claimSome}). */
-  async claim(first: string[] = []): Promise<RunRow | undefined> {
-    return (await this.claimSome(1, first))[0];
-  }
-
   /** The heartbeat: extends this claim's lease while the run is still running and leased to it. */
   async renewLease(runId: string, token: string): Promise<boolean> {
     const r = this.r;
