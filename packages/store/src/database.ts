@@ -1,26 +1,14 @@
 import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Client, InArgs, InStatement, ResultSet, Transaction, TransactionMode } from "@libsql/client";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import { driver, loadDriver } from "./driver.js";
+import { EmbeddedClient } from "./embedded/client.js";
 import { DatabaseBusyError, findBusyError, WriteInsideWriterError } from "./errors.js";
 import { statementWrites } from "./sql-kind.js";
 import { registerHeldExecutor } from "./statements.js";
 import { type GroupCommitSettings, lockInternals, type WriteLock, writeLockForClient } from "./write-lock.js";
-
-let libsql: typeof import("@libsql/client") | undefined;
-
-/**
- * The driver, loaded when the first client is made rather than when this module is imported: importing
- * a package that re-exports `openDatabase` costs nothing until a database is opened. `openDatabase` loads
- * it as an ES module first (the copy drizzle's driver uses); `createDatabaseClient` called on its own
- * before that loads it synchronously.
- */
-function driver(): typeof import("@libsql/client") {
-  libsql ??= createRequire(import.meta.url)("@libsql/client") as typeof import("@libsql/client");
-  return libsql;
-}
 
 /** Where the database is and how long to wait for another process's write lock. */
 export interface DatabaseOptions {
@@ -34,6 +22,11 @@ export interface DatabaseOptions {
    * savepoint) and share one COMMIT. Default `{ maxWriters: 64, maxBatchMs: 20 }`; `false`: each commits alone.
    */
   groupCommit?: false | Partial<GroupCommitSettings>;
+  /**
+   * For a `file:` URL: keep each connection's prepared statements and run COMMIT off the event loop
+   * (default `true`); `false` uses `@libsql/client`'s own `file:` client.
+   */
+  preparedStatements?: boolean;
 }
 
 /** Group commit's bounds unless the options say otherwise. */
@@ -325,18 +318,43 @@ function isFileUrl(url: string): boolean {
 }
 
 /**
+ * The file of a plain `file:` URL (`file:/abs/x.db`, `file:rel.db`, `file:///abs/x.db`), for the embedded
+ * client; anything else (in-memory, query parameters, a host) is left to `@libsql/client`.
+ */
+function embeddedPath(url: string): string | undefined {
+  if (!isFileUrl(url) || /[?#]/.test(url)) return undefined;
+  let rest = url.slice("file:".length);
+  if (rest.startsWith("//")) {
+    const slash = rest.indexOf("/", 2);
+    const host = slash < 0 ? rest.slice(2) : rest.slice(2, slash);
+    if (host !== "" && host.toLowerCase() !== "localhost") return undefined;
+    rest = slash < 0 ? "" : rest.slice(slash);
+  }
+  try {
+    const path = decodeURIComponent(rest);
+    return path === "" || path.startsWith(":memory:") ? undefined : path;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * A libsql client with the guarantees of {@link GuardedClient}: writes through the one writer (group commit
  * on, see {@link DatabaseOptions.groupCommit}), "busy" waited out without blocking the event loop and answered
  * `DATABASE_BUSY` past `busyTimeoutMs`, and no connection reused after it met "busy".
  */
 export function createDatabaseClient(options: DatabaseOptions): Client {
   const file = isFileUrl(options.url);
-  const open = () =>
-    driver().createClient({
-      url: options.url,
-      ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
-      ...(file ? { timeout: Math.min(NATIVE_WAIT_MS, options.busyTimeoutMs ?? NATIVE_WAIT_MS) } : {}),
-    });
+  const timeout = Math.min(NATIVE_WAIT_MS, options.busyTimeoutMs ?? NATIVE_WAIT_MS);
+  const embedded = options.preparedStatements === false ? undefined : embeddedPath(options.url);
+  const open = (): Client =>
+    embedded !== undefined
+      ? new EmbeddedClient(embedded, timeout)
+      : driver().createClient({
+          url: options.url,
+          ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
+          ...(file ? { timeout } : {}),
+        });
   return new GuardedClient(open, options.busyTimeoutMs ?? 5000, groupCommitSettings(options.groupCommit));
 }
 
@@ -345,7 +363,7 @@ export function createDatabaseClient(options: DatabaseOptions): Client {
  * processes can share the file); a `libsql://` or `http(s)://` URL talks to a libSQL server.
  */
 export async function openDatabase(options: DatabaseOptions): Promise<OpenDatabase> {
-  libsql ??= await import("@libsql/client");
+  await loadDriver();
   const { drizzle } = await import("drizzle-orm/libsql");
   if (isFileUrl(options.url)) {
     const path = options.url.startsWith("file://")

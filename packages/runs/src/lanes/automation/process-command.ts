@@ -92,6 +92,15 @@ async function runProcess(
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
+  // Listened to before anything is awaited: a short command can end, and its pipes close, while its start
+  // is being recorded; an end or a close nobody listened to yet would never be seen.
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.once("exit", (code, signal) => resolve([code, signal])),
+  );
+  const output = Promise.all([
+    pipeLines(child.stdout, "stdout", ctx),
+    pipeLines(child.stderr, "stderr", ctx),
+  ]);
   const spawned = await new Promise<Error | undefined>((resolve) => {
     child.once("spawn", () => resolve(undefined));
     child.once("error", (err) => resolve(err));
@@ -115,13 +124,6 @@ async function runProcess(
   };
   if (ctx.signal.aborted) onAbort();
   else ctx.signal.addEventListener("abort", onAbort, { once: true });
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-    child.once("exit", (code, signal) => resolve([code, signal])),
-  );
-  const output = Promise.all([
-    pipeLines(child.stdout, "stdout", ctx),
-    pipeLines(child.stderr, "stderr", ctx),
-  ]);
   const [code, signal] = await exited;
   killAttempt(ctx.taskId, child, record, "SIGKILL");
   await output;
