@@ -28,6 +28,9 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@vetted/source"] } },
   test: {
     environment: "node",
+    // Bundles fileorg's file-thread entry once per run, so the in-process engines' analyze and apply threads
+    // start without registering tsx (see the file).
+    globalSetup: ["../../packages/fileorg/src/tests/reader-bundle-setup.ts"],
     // Test files share one worker's module graph instead of re-importing the engines per file (about 2 s
     // of CPU per file on a 2-core machine); no test relies on module state, mocks or a changed process.env.
     isolate: false,

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { listenFailure, warnUnusableRoots } from "./startup.js";
-import { type ServerProcess, startServerProcess } from "./tests/server-process.js";
+import { type ServerProcess, serverCommand, startServerProcess } from "./tests/server-process.js";
 
 const SERVER_DIR = fileURLToPath(new URL("..", import.meta.url));
 const dirs: string[] = [];
@@ -24,9 +24,12 @@ function tempDir(): string {
   return dir;
 }
 
-/** Runs `src/main.ts` until it exits on its own; answers its exit code and what it wrote to stderr. */
+/**
+ * Runs the server (its build when current, else `src/main.ts` through tsx: {@link serverCommand}) until it
+ * exits on its own; answers its exit code and what it wrote to stderr.
+ */
 async function runUntilExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ["--conditions=@vetted/source", "--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, serverCommand(), {
     cwd: SERVER_DIR,
     env: { ...process.env, HOST: "127.0.0.1", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { createClient } from "@libsql/client";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
+import { bundledChild } from "../../../tools/test-child.js";
 import { walCommits } from "../../../tools/wal-commits.js";
 import { type DatabaseOptions, type OpenDatabase, openDatabase } from "./database.js";
 import { runTransaction } from "./group-commit.js";
@@ -186,10 +187,12 @@ describe("group commit", () => {
 });
 
 const WRITER = fileURLToPath(new URL("./tests/group-commit-writer.ts", import.meta.url));
+const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 
 /** Runs the writer child on `file`, kills it with SIGKILL after some acks, and returns what it printed. */
 async function killMidBatch(file: string, killAfterAcks: number, delayMs: number): Promise<string[]> {
-  const child = spawn(process.execPath, ["--import", "tsx", WRITER, file], {
+  // A real process, started from a bundle of the writer (node alone, no TypeScript loader to pay per round).
+  const child = spawn(process.execPath, [await bundledChild(PACKAGE_DIR, WRITER), file], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const exited = once(child, "exit");

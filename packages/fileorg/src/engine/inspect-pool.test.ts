@@ -114,6 +114,21 @@ describe("inspect pool", () => {
     }
   });
 
+  it("starts its threads from the sources through the tsx shim when the test runs name no bundle", async () => {
+    // The other tests' threads start from the bundle of `reader-bundle-setup.ts`; `tsx` runs use the shim.
+    const bundle = process.env.VETTED_TEST_READER_BUNDLE;
+    delete process.env.VETTED_TEST_READER_BUNDLE;
+    try {
+      dir = realpathSync(mkdtempSync(join(tmpdir(), "fileorg-inspect-")));
+      writeFileSync(join(dir, "a.txt"), "plain text\n");
+      pool = createInspectPool(1);
+      const [text] = await pool.inspect([join(dir, "a.txt")], [dir]);
+      expect(text).toMatchObject({ size: 11, sha256: sha("plain text\n"), errorCode: null });
+    } finally {
+      if (bundle !== undefined) process.env.VETTED_TEST_READER_BUNDLE = bundle;
+    }
+  });
+
   it("refuses work once closed", async () => {
     pool = createInspectPool(1);
     await pool.close();

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { and, eq } from "drizzle-orm";
+import { bundledChild } from "../../../../tools/test-child.js";
 import { parseTrashInfo } from "../domain/trash-info.js";
 import { journal } from "../store/schema.js";
 import { createHarness, type Harness, snapshotTree, writeTree } from "./harness.js";
@@ -15,29 +16,12 @@ const READER_WORKER = fileURLToPath(new URL("../engine/readers/worker.ts", impor
 const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
- * Bundles the child once with tsup (dependencies stay external and resolve from the package; the workspace's
- * own packages are bundled from their sources, as they may not be built), so each trial
- * starts a plain `node` process instead of paying for a TypeScript loader: trials stay fast and light.
+ * The child bundled once per test process (dependencies external, resolved from the package; the workspace's
+ * own packages bundled from their sources, as they may not be built), with its file threads' module beside it,
+ * so each trial starts a plain `node` process instead of paying for a TypeScript loader: trials stay fast and light.
  */
-async function bundleChild(): Promise<string> {
-  const outDir = join(PACKAGE_DIR, "node_modules", ".cache", `fileorg-crash-${process.pid}`);
-  const { build } = await import("tsup");
-  await build({
-    config: false,
-    entry: { "crash-child": CHILD, "inspect-worker": READER_WORKER },
-    outDir,
-    format: ["esm"],
-    platform: "node",
-    target: "node20",
-    bundle: true,
-    splitting: false,
-    silent: true,
-    noExternal: [/^@vetted\//],
-    esbuildOptions(options) {
-      options.conditions = ["@vetted/source"];
-    },
-  });
-  return join(outDir, "crash-child.js");
+function bundleChild(): Promise<string> {
+  return bundledChild(PACKAGE_DIR, CHILD, { "inspect-worker": READER_WORKER });
 }
 /** Marks every third row of the manifest `trash` or `copy` (a person's edit: apply takes it by default). */
 async function markAction(harness: Harness, manifestId: string, action: "trash" | "copy"): Promise<void> {
@@ -276,7 +260,6 @@ export async function createCrashBench(
     trial,
     async close() {
       await harness.close();
-      rmSync(dirname(childScript), { recursive: true, force: true });
       if (trash) rmSync(dirname(trashDir), { recursive: true, force: true });
     },
   };

@@ -4,6 +4,7 @@ import { chmodSync, chownSync, mkdirSync, symlinkSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { bundledChild } from "../../../../tools/test-child.js";
 import type { ManifestRow } from "../domain/manifest.js";
 import { FileorgError } from "../errors.js";
 import { createHarness, type Harness, PDF_1PAGE, PNG_1x1, writeTree } from "./harness.js";
@@ -28,24 +29,17 @@ async function analyzeAsNobody(
   src: string,
 ): Promise<{ status: string; uid: number; rows: ManifestRow[] }> {
   for (const path of [dir, src]) chownSync(path, NOBODY, NOBODY);
-  const child = spawn(
-    process.execPath,
-    [
-      "--conditions=@vetted/source",
-      "--import",
-      "tsx",
-      join(PACKAGE_DIR, "src/tests/analyze-child.ts"),
-      join(dir, "child.db"),
-      src,
-    ],
-    {
-      cwd: PACKAGE_DIR,
-      uid: NOBODY,
-      gid: NOBODY,
-      env: { ...process.env, HOME: dir },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  // From a bundle of the child, its file threads' module beside it (node alone: no TypeScript loader).
+  const script = await bundledChild(PACKAGE_DIR, join(PACKAGE_DIR, "src/tests/analyze-child.ts"), {
+    "inspect-worker": join(PACKAGE_DIR, "src/engine/readers/worker.ts"),
+  });
+  const child = spawn(process.execPath, [script, join(dir, "child.db"), src], {
+    cwd: PACKAGE_DIR,
+    uid: NOBODY,
+    gid: NOBODY,
+    env: { ...process.env, HOME: dir },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (c: string) => {

@@ -3,24 +3,23 @@ import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { bundledChild } from "../../../../tools/test-child.js";
 import { createHarness, type Harness, writeTree } from "./harness.js";
 
 const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const TSX = join(PACKAGE_DIR, "..", "..", "node_modules", ".bin", "tsx");
 
-/** Starts a child engine process; resolves once it is ready, with a promise of its exit. */
+/**
+ * Starts a child engine process (a bundle of `claim-child.ts`, its file threads' module beside it: node alone,
+ * no TypeScript loader in the process or its threads); resolves once it is ready, with a promise of its exit.
+ */
 async function startChild(h: Harness, goFile: string) {
-  const child = spawn(
-    TSX,
-    [
-      "--conditions=@vetted/source",
-      join(PACKAGE_DIR, "src", "tests", "claim-child.ts"),
-      h.dbPath,
-      h.dir,
-      goFile,
-    ],
-    { cwd: PACKAGE_DIR, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const script = await bundledChild(PACKAGE_DIR, join(PACKAGE_DIR, "src", "tests", "claim-child.ts"), {
+    "inspect-worker": join(PACKAGE_DIR, "src", "engine", "readers", "worker.ts"),
+  });
+  const child = spawn(process.execPath, [script, h.dbPath, h.dir, goFile], {
+    cwd: PACKAGE_DIR,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (c: string) => {

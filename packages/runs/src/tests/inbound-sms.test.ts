@@ -4,6 +4,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
+import { bundledChild } from "../../../../tools/test-child.js";
 import type { FlowInput } from "../domain/flow.js";
 import { openTestEngine, startShop, waitFor } from "./harness.js";
 
@@ -32,13 +33,14 @@ function checkoutFlow(): FlowInput {
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
-const tsx = join(here, "..", "..", "node_modules", ".bin", "tsx");
+/** The child scripts run from bundles (node alone, no TypeScript loader), each still its own process. */
+const packageDir = join(here, "..", "..");
 
 /** A child process with its own engine over `file`, delivering SMS `<tag>-<n>` on `go(n)`. */
 async function smsProcess(file: string, tag: string, code: string) {
   const child: ChildProcess = spawn(
-    tsx,
-    ["--conditions=@vetted/source", join(here, "sms-race-child.ts"), file, tag, code],
+    process.execPath,
+    [await bundledChild(packageDir, join(here, "sms-race-child.ts")), file, tag, code],
     { stdio: ["pipe", "pipe", "inherit"] },
   );
   cleanups.push(() => {

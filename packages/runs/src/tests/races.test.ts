@@ -6,6 +6,7 @@ import { createClient } from "@libsql/client";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
 import { afterEach, describe, expect, it } from "vitest";
+import { bundledChild } from "../../../../tools/test-child.js";
 import { createResources } from "../core/resources.js";
 import { stateOf } from "../core/views.js";
 import { Leases } from "../core/worker.js";
@@ -19,7 +20,8 @@ import { openTestEngine, TEST_SECRETS_KEY, waitFor } from "./harness.js";
  */
 
 const here = dirname(fileURLToPath(import.meta.url));
-const tsx = join(here, "..", "..", "node_modules", ".bin", "tsx");
+/** The child scripts run from bundles (node alone, no TypeScript loader), each still its own process. */
+const packageDir = join(here, "..", "..");
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -33,8 +35,8 @@ interface ChildResult {
 /** A child process with its own engine over `file`, ready to fire `count` resumes of `runId` on `go`. */
 async function resumer(file: string, runId: string, count: number) {
   const child: ChildProcess = spawn(
-    tsx,
-    ["--conditions=@vetted/source", join(here, "race-child.ts"), file, runId, String(count)],
+    process.execPath,
+    [await bundledChild(packageDir, join(here, "race-child.ts")), file, runId, String(count)],
     {
       stdio: ["pipe", "pipe", "inherit"],
     },

@@ -4,6 +4,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
+import { bundledChild } from "../../../../tools/test-child.js";
 import { templates } from "../store/schema.js";
 import { openTestEngine } from "./harness.js";
 
@@ -13,7 +14,8 @@ import { openTestEngine } from "./harness.js";
  */
 
 const here = dirname(fileURLToPath(import.meta.url));
-const tsx = join(here, "..", "..", "node_modules", ".bin", "tsx");
+/** The child scripts run from bundles (node alone, no TypeScript loader), each still its own process. */
+const packageDir = join(here, "..", "..");
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -22,8 +24,8 @@ afterEach(async () => {
 /** A child process marking `templateId` recommended on `go`, holding `holdMs` mid-verb. */
 async function marker(file: string, templateId: string, holdMs: number) {
   const child: ChildProcess = spawn(
-    tsx,
-    ["--conditions=@vetted/source", join(here, "recommend-race-child.ts"), file, templateId, String(holdMs)],
+    process.execPath,
+    [await bundledChild(packageDir, join(here, "recommend-race-child.ts")), file, templateId, String(holdMs)],
     { stdio: ["pipe", "pipe", "inherit"] },
   );
   cleanups.push(() => {

@@ -5,6 +5,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { inArray } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
+import { bundledChild } from "../../../../tools/test-child.js";
 import { runs } from "../store/schema.js";
 import { openTestEngine, waitFor } from "./harness.js";
 import { startSink } from "./sink.js";
@@ -27,18 +28,11 @@ afterEach(async () => {
 
 /** A server process over `file` (default lease) that started its worker; answers its worker id. */
 async function serverProcess(file: string, concurrency: number) {
-  // node itself with tsx's loader (not the tsx CLI, which runs the script in a grandchild): the SIGKILL
-  // lands on the process that holds the leases.
+  // node itself on a bundle of the child (no TypeScript loader, and no tsx CLI running the script in a
+  // grandchild): the SIGKILL lands on the process that holds the leases.
   const child: ChildProcess = spawn(
     process.execPath,
-    [
-      "--conditions=@vetted/source",
-      "--import",
-      "tsx",
-      join(here, "recovery-child.ts"),
-      file,
-      String(concurrency),
-    ],
+    [await bundledChild(packageDir, join(here, "recovery-child.ts")), file, String(concurrency)],
     { cwd: packageDir, stdio: ["ignore", "pipe", "inherit"] },
   );
   const kill = async () => {

@@ -5,13 +5,15 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { runTransaction } from "@vetted/store";
 import { afterEach, describe, expect, it } from "vitest";
+import { bundledChild } from "../../../../tools/test-child.js";
 import { createWebhooksEngine } from "../lanes/webhooks/webhooks-engine.js";
 import { webhookDeliveries } from "../store/schema.js";
 import { startReceiver } from "../testing/webhook-receiver.js";
 import { codeOf, openTestEngine, TEST_SECRETS_KEY, waitFor } from "./harness.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const tsx = join(here, "..", "..", "node_modules", ".bin", "tsx");
+/** The child scripts run from bundles (node alone, no TypeScript loader), each still its own process. */
+const packageDir = join(here, "..", "..");
 const SECRET = "whsec_test_0123456789abcdef";
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -224,8 +226,8 @@ describe("webhook outbox and dispatcher", { timeout: 160_000 }, () => {
 /** A dispatcher child process over `file`, started on `go`. */
 async function dispatcher(file: string) {
   const child: ChildProcess = spawn(
-    tsx,
-    ["--conditions=@vetted/source", join(here, "webhook-race-child.ts"), file],
+    process.execPath,
+    [await bundledChild(packageDir, join(here, "webhook-race-child.ts")), file],
     {
       stdio: ["pipe", "pipe", "inherit"],
     },

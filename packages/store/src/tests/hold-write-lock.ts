@@ -1,7 +1,7 @@
 /**
  * A second process for tests: opens the SQLite file given as argv[2] with a plain libsql client, takes its
  * write lock (`BEGIN IMMEDIATE`), prints `locked`, holds it argv[3] ms, commits, prints `released` and exits.
- * Run it with `node --import tsx hold-write-lock.ts <file> <ms>`.
+ * Tests start it from a bundle (`lock-holder.ts`); by hand: `node --import tsx hold-write-lock.ts <file> <ms>`.
  */
 import { createClient } from "@libsql/client";
 

@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { bundledChild } from "../../../../tools/test-child.js";
 
 const SCRIPT = fileURLToPath(new URL("./hold-write-lock.ts", import.meta.url));
+const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
 
 /** A second process holding a SQLite file's write lock: resolves once it holds it. */
 export interface LockHolder {
@@ -13,7 +15,8 @@ export interface LockHolder {
 
 /** Starts {@link SCRIPT} on `file` for `ms` and waits until it holds the write lock. */
 export async function holdWriteLock(file: string, ms: number): Promise<LockHolder> {
-  const child = spawn(process.execPath, ["--import", "tsx", SCRIPT, file, String(ms)], {
+  // A real second process, from a bundle of the script (node alone: no TypeScript loader to start).
+  const child = spawn(process.execPath, [await bundledChild(PACKAGE_DIR, SCRIPT), file, String(ms)], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const released = once(child, "exit");
