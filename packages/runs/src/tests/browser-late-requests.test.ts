@@ -57,6 +57,24 @@ worker.onmessage = () => send();`;
 <script>${send}</script></head><body><h1>Late</h1><label for="pin">PIN</label><input id="pin">${controls}</body></html>`;
 }
 
+/** A page (served cross-site, so in its own process) whose main thread is busy for 900 ms when told. */
+const BUSY_FRAME = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Busy</title>
+<script>addEventListener("message", () => { const end = performance.now() + 900; while (performance.now() < end); });</script>
+</head><body><p>Busy</p></body></html>`;
+
+/**
+ * A shop page whose "Send" button keeps its cross-site frame busy (the engine's 3-D Secure check reads
+ * every frame's text, so it waits for that frame) and sends to the provider 300 ms after the click: past
+ * the wait for late requests, while the step still checks.
+ */
+function busyFramePage(frameUrl: string, payUrl: string): string {
+  const send = `fetch(${JSON.stringify(`${payUrl}/collect`)}, { method: "POST", mode: "no-cors", body: "card=4242" }).catch(() => {})`;
+  const click = `document.querySelector('iframe').contentWindow.postMessage(0, '*'); setTimeout(() => ${send}, 300)`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Late</title></head><body>
+<h1>Late</h1><label for="pin">PIN</label><input id="pin"><iframe src="${frameUrl}"></iframe>
+<button type="button" onclick="${click.replace(/"/g, "&quot;")}">Send</button></body></html>`;
+}
+
 async function servePages() {
   const payUrl = suite.site.payUrl;
   const shop = await startSink(async (req, res) => {
@@ -66,8 +84,13 @@ async function servePages() {
       res.statusCode = 204;
       return void res.end();
     }
-    const kind = url.searchParams.get("kind") ?? "";
     res.setHeader("content-type", "text/html; charset=utf-8");
+    if (url.pathname === "/busy") return void res.end(BUSY_FRAME);
+    const kind = url.searchParams.get("kind") ?? "";
+    if (kind === "busy-frame") {
+      const frameUrl = `http://localhost:${(req.headers.host ?? "").split(":")[1] ?? ""}/busy`;
+      return void res.end(busyFramePage(frameUrl, payUrl));
+    }
     res.end(latePage(kind, payUrl));
   });
   suite.onClose(shop.close);
@@ -179,5 +202,49 @@ describe("a request to a protected provider a page sends late is the acting step
     const select = { type: "select", target: target({ kind: "label", value: "Size" }), option: "M" };
     const expected = { path: "/collect", landed: "Late", tight: true };
     await pausesTheActingStep(engine, `${shop.url}/?kind=none`, select, expected);
+  });
+});
+
+describe("a request to a protected provider stopped while the step still checks its page", {
+  timeout: 120_000,
+}, () => {
+  it("is told by the next step (the run pauses), never cleared untold", async () => {
+    const { engine } = await suite.engineWith({
+      outbound: { allow: ["127.0.0.1", "localhost", suite.site.payHost] },
+    });
+    const shop = await servePages();
+    const pin = {
+      id: "pin",
+      type: "type",
+      target: target({ kind: "label", value: "PIN" }),
+      value: "${secrets.pin}",
+    };
+    const flow = await engine.createFlow({
+      name: "late-check",
+      steps: [
+        { id: "open", type: "navigate", url: `${shop.url}/?kind=busy-frame` },
+        pin,
+        { id: "act", ...send },
+        { id: "look", type: "wait_for", text: "Late" },
+        { id: "moment", type: "wait", seconds: 0.5 },
+        { id: "look-again", type: "wait_for", text: "Late" },
+      ] as never,
+    });
+    const tpl = await engine.createTemplate({
+      name: "late-check",
+      flow_id: flow.id,
+      params_schema: [{ key: "pin", type: "secret", required: false }],
+    });
+    const before = providerSaw("/collect");
+    const run = await engine.createRun({ template_id: tpl.id, params: { pin: "1234" } });
+    const paused = await waitFor(() => engine.getRun(run.id), settled, 20_000);
+    expect(paused.status, paused.error ?? "").toBe("waiting_user");
+    expect(paused.wait_context).toMatchObject({
+      reason_code: "provider_protected_payment_step",
+      provider_domain: suite.site.payHost,
+    });
+    // Sent 300 ms after the click: past the wait, so the next step tells it (on a slow machine, the click).
+    expect(["act", "look"]).toContain(paused.wait_context?.at_step_id);
+    expect(providerSaw("/collect")).toBe(before);
   });
 });
