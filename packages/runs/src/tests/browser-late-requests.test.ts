@@ -48,8 +48,8 @@ worker.onmessage = () => send();`;
   const controls =
     kind === "form"
       ? `<form method="post" action="${payUrl}/pay"><input type="hidden" name="sca" value="0"><button type="submit">Send</button></form>`
-      : kind === "form-timeout-120"
-        ? `<form method="post" action="${payUrl}/pay" onsubmit="event.preventDefault(); setTimeout(() => this.submit(), 120)"><input type="hidden" name="sca" value="0"><button type="submit">Send</button></form>`
+      : kind === "form-timeout-50"
+        ? `<form method="post" action="${payUrl}/pay" onsubmit="event.preventDefault(); setTimeout(() => this.submit(), 50)"><input type="hidden" name="sca" value="0"><button type="submit">Send</button></form>`
         : `<button type="button" onclick="${later.replace(/"/g, "&quot;")}">Send</button>
 <label for="note">Note</label><input id="note" oninput="setTimeout(send, 120)">
 <label for="size">Size</label><select id="size" onchange="setTimeout(send, 120)"><option>S</option><option>M</option></select>`;
@@ -178,7 +178,7 @@ describe("a request to a protected provider a page sends late is the acting step
     },
   );
 
-  it.each(["form", "form-timeout-120"])(
+  it.each(["form", "form-timeout-50"])(
     "click submits a form to the provider (%s): the click pauses",
     async (kind) => {
       const { engine } = await suite.engineWith();
