@@ -91,14 +91,18 @@ function failure(
   };
 }
 
-/** The outcome of a step whose page refused a request or stopped a navigation to a protected provider. */
+/**
+ * The outcome of a step whose page refused a request or stopped a navigation to a protected provider. What
+ * the guard stopped is taken in the same tick it is told: anything it stops later (while the step still
+ * checks for a 3-D Secure challenge) is the next step's to tell, never cleared untold.
+ */
 function guarded(stepId: string, guard: OutboundGuard, outcome: StepOutcome): StepOutcome {
-  if (guard.blockedProvider !== undefined)
-    return { kind: "protected", provider_domain: guard.blockedProvider };
-  if (guard.denied !== undefined) {
-    const d = guard.denied;
-    return failure(stepId, "OUTBOUND_DENIED", `requests to ${d.host} are denied (${d.rule})`, {
-      host: d.host,
+  const { blockedProvider, denied } = guard;
+  Object.assign(guard, { blockedProvider: undefined, denied: undefined });
+  if (blockedProvider !== undefined) return { kind: "protected", provider_domain: blockedProvider };
+  if (denied !== undefined) {
+    return failure(stepId, "OUTBOUND_DENIED", `requests to ${denied.host} are denied (${denied.rule})`, {
+      host: denied.host,
     });
   }
   return outcome;
@@ -270,7 +274,7 @@ export async function runBrowserStep(
     const cause = lease.signal.aborted ? lease.signal.reason : err;
     outcome = guarded(step.id, lease.outbound, errorOutcome(step.id, cause));
   }
-  Object.assign(lease.outbound, { approved: false, blockedProvider: undefined, denied: undefined });
+  lease.outbound.approved = false;
   const urlAfter = lease.signal.aborted ? null : lease.page.url();
   const resumeUrl = outcome.kind === "protected" ? urlBefore : (urlAfter ?? "");
   if (/^https?:/i.test(resumeUrl)) guard.resumeUrl = resumeUrl;
