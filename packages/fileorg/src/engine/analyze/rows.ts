@@ -233,8 +233,10 @@ export async function buildRow(
       if (!partial.reasonCodes.includes(code)) partial.reasonCodes.push(code);
   }
   const { reviewBucket, reasonCodes: withVerdict } = reviewOf(partial, plan.confidenceThreshold);
-  const row = { ...partial, reasonCodes: withVerdict };
-  const built: BuiltRow = { ...row, reviewBucket, planDigest: digestOf({ ...row, reviewBucket }) };
+  partial.reasonCodes = withVerdict;
+  // Completed in place: a copy of a row of 35 fields per step was a good part of the main thread's garbage.
+  const built: BuiltRow = Object.assign(partial, { reviewBucket, planDigest: "" });
+  built.planDigest = digestOf(built);
   if (facts.text !== undefined && !blocked) built.textExcerpt = facts.text;
   return built;
 }

@@ -58,8 +58,9 @@ function createRowWriter(run: JobRun, totals: ScanTotals, stats: WalkStats) {
   let pending: Promise<void> = Promise.resolve();
   return {
     push(row: BuiltRow): boolean {
-      const { textExcerpt, ...stored } = row;
-      batch.push(stored);
+      // The row goes as it is (the inserter reads only the table's columns; no copy without the excerpt).
+      batch.push(row);
+      const { textExcerpt } = row;
       if (textExcerpt !== undefined) {
         texts.push({ rowId: row.id, jobId: row.jobId, excerpt: textExcerpt });
         textSize += textExcerpt.length;

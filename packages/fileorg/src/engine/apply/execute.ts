@@ -3,7 +3,13 @@ import { confinedFs } from "../confined-fs.js";
 import { folderScope } from "../confined-moves.js";
 import type { InspectPool } from "../inspect-pool.js";
 import { type JournalDraft, type JournalRecord, recordCopyInode, writeIntents } from "../journal.js";
-import { linkMovesOnThreads, MOVE_CONCURRENCY, type MoveScope, moveOne } from "../move-steps.js";
+import {
+  linkMovesOnThreads,
+  MOVE_CONCURRENCY,
+  type MoveOutcome,
+  type MoveScope,
+  moveOne,
+} from "../move-steps.js";
 import { mapLimit } from "../pool.js";
 import type { JobRun } from "../run.js";
 import { copyOne, uncopyOne } from "./copy-steps.js";
@@ -75,16 +81,32 @@ function makeFolders(records: readonly JournalRecord[], scope: MoveScope): Recor
   return out;
 }
 
-/** Executes planned moves as one journaled group: intents committed first, then the moves, then completions. */
-export async function executeGroup(
+/** Planned moves of one group, as {@link executeGroup} takes them. */
+export interface PlannedGroup {
+  moves: readonly PlannedMove[];
+  mkdirs: readonly string[];
+  failures: readonly Failure[];
+}
+
+/** A group whose intents are committed and whose folders are made: its moves may start. */
+export interface JournaledGroup {
+  planned: PlannedGroup;
+  records: readonly JournalRecord[];
+  /** The outcomes of its folders (made right after the commit). */
+  folders: RecordOutcome[];
+  at: number;
+}
+
+/**
+ * The first step of a group: every intent (folders and moves) committed in one transaction, then the
+ * folders made. Nothing of the group moves before this resolves: the journal is written ahead of every move.
+ */
+export async function journalGroup(
   run: JobRun,
   options: MoveOptions,
-  kind: MoveKind,
-  planned: { moves: readonly PlannedMove[]; mkdirs: readonly string[]; failures: readonly Failure[] },
-  progress: number,
+  planned: PlannedGroup,
   scope: MoveScope,
-  files?: InspectPool,
-): Promise<GroupOutcome> {
+): Promise<JournaledGroup> {
   const { ctx, job } = run;
   const at = ctx.clock();
   const drafts: JournalDraft[] = [
@@ -100,16 +122,19 @@ export async function executeGroup(
   ];
   const records =
     drafts.length === 0 ? [] : await runTransaction(ctx.db, (tx) => writeIntents(tx, options.signer, drafts));
-  const outcomes = makeFolders(records, scope);
-  const result: GroupOutcome = {
-    moved: 0,
-    copied: 0,
-    bytes: 0,
-    failed: planned.failures.length,
-    occupied: [],
-    byCode: {},
-    done: [],
-  };
+  return { planned, records, folders: makeFolders(records, scope), at };
+}
+
+/** The moves of a journaled group: links on the file threads (or copies, trash moves), in their outcomes. */
+async function moveJournaled(
+  run: JobRun,
+  options: MoveOptions,
+  journaled: JournaledGroup,
+  scope: MoveScope,
+  files: InspectPool | undefined,
+): Promise<MoveOutcome[]> {
+  const { ctx } = run;
+  const { planned, records, at } = journaled;
   const moveRecords = records.filter((r) => r.op === "move");
   const identities = new Map(planned.moves.map((m) => [m.row.id, m.identity]));
   // Moves of one group touch distinct paths, so they run a few at a time.
@@ -143,7 +168,34 @@ export async function executeGroup(
           : uncopyOne(record, identities.get(record.rowId ?? "") ?? null, scope.source),
     )),
   );
-  for (const o of moveOutcomes) {
+  return moveOutcomes;
+}
+
+/**
+ * The second step of a group whose intents are committed ({@link journalGroup}): its moves, then its
+ * completions and rows in one transaction.
+ */
+export async function runJournaledGroup(
+  run: JobRun,
+  options: MoveOptions,
+  kind: MoveKind,
+  journaled: JournaledGroup,
+  progress: number,
+  scope: MoveScope,
+  files?: InspectPool,
+): Promise<GroupOutcome> {
+  const { planned } = journaled;
+  const outcomes = [...journaled.folders];
+  const result: GroupOutcome = {
+    moved: 0,
+    copied: 0,
+    bytes: 0,
+    failed: planned.failures.length,
+    occupied: [],
+    byCode: {},
+    done: [],
+  };
+  for (const o of await moveJournaled(run, options, journaled, scope, files)) {
     outcomes.push(o);
     if (o.state === "done") {
       result.moved++;
@@ -158,6 +210,20 @@ export async function executeGroup(
       if (reopens && o.record.rowId !== null) result.occupied.push(o.record.rowId);
     }
   }
-  await completeGroup(ctx, job, kind, outcomes, planned.failures, progress);
+  await completeGroup(run.ctx, run.job, kind, outcomes, planned.failures, progress);
   return result;
+}
+
+/** Executes planned moves as one journaled group: intents committed first, then the moves, then completions. */
+export async function executeGroup(
+  run: JobRun,
+  options: MoveOptions,
+  kind: MoveKind,
+  planned: PlannedGroup,
+  progress: number,
+  scope: MoveScope,
+  files?: InspectPool,
+): Promise<GroupOutcome> {
+  const journaled = await journalGroup(run, options, planned, scope);
+  return runJournaledGroup(run, options, kind, journaled, progress, scope, files);
 }

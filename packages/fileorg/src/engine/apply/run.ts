@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
 import { runTransaction } from "@vetted/store";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, type SQL } from "drizzle-orm";
 import type { ApplyResult } from "../../domain/apply-plan.js";
 import type { RowError } from "../../domain/manifest.js";
 import { isInside } from "../../domain/posix-path.js";
@@ -17,7 +17,13 @@ import { findJob, type JobRecord } from "../records.js";
 import type { JobRun } from "../run.js";
 import { chooseTrashSlot, TrashError, type TrashOptions, type TrashSlot, trashDirFor } from "../trash.js";
 import { createConfinement, missingDirectories } from "./confinement.js";
-import { executeGroup } from "./execute.js";
+import {
+  type GroupOutcome,
+  type JournaledGroup,
+  journalGroup,
+  type PlannedGroup,
+  runJournaledGroup,
+} from "./execute.js";
 import {
   type Failure,
   lstatOrUndefined,
@@ -245,6 +251,103 @@ function planningOf(run: JobRun, manifest: JobRecord, dryRun: boolean, trash: Tr
   };
 }
 
+/** Reads the eligible rows group by group, in `seq` order, with the progress each group reaches. */
+function groupReader(run: JobRun, eligible: SQL | undefined, groupSize: number, total: number) {
+  let after = 0;
+  let done = 0;
+  return async (): Promise<{ group: MoveRow[]; progress: number; done: number }> => {
+    const group = await readMoveGroup(run.ctx.db, eligible, after, groupSize);
+    after = group[group.length - 1]?.seq ?? after;
+    done += group.length;
+    return { group, progress: total === 0 ? 1 : Math.min(1, done / total), done };
+  };
+}
+
+type NextGroup = ReturnType<typeof groupReader>;
+
+/** A dry run: every group planned, nothing written. Answers whether it was cancelled. */
+async function simulateGroups(
+  run: JobRun,
+  p: ApplyPlanning,
+  next: NextGroup,
+  t: ApplyTotals,
+  links: LinkWatch,
+): Promise<boolean> {
+  for (;;) {
+    const { group, progress, done } = await next();
+    if (group.length === 0) return false;
+    const planned = await planGroup(p, group, t);
+    t.would_move += planned.moves.length;
+    t.would_fail += planned.failures.length;
+    for (const m of planned.moves) links.note(m.from, m.to);
+    await run.progress(progress, { rows: done });
+    if (await run.isCancelled()) return true;
+  }
+}
+
+/** Adds what a group did to the totals. */
+function tally(t: ApplyTotals, links: LinkWatch, outcome: GroupOutcome): void {
+  t.moved += outcome.moved;
+  t.copied += outcome.copied;
+  t.bytes += outcome.bytes;
+  t.failed += outcome.failed;
+  t.changedRowIds.push(...outcome.occupied);
+  for (const m of outcome.done) links.note(m.from, m.to);
+  for (const [code, n] of Object.entries(outcome.byCode)) t.byError[code] = (t.byError[code] ?? 0) + n;
+}
+
+/**
+ * The moves, group by group, pipelined: while one group's files move on the file thread, the main thread
+ * reads, plans and journals the next one. A group's intents are still committed (and its folders made)
+ * before any of its moves starts — {@link journalGroup} resolves before {@link runJournaledGroup} is
+ * called for it — and every journaled group is moved, so a cancel never leaves an intent open: a cancel
+ * seen before the next group is journaled stops after the group moving (at most one more group than
+ * before). The next group's sources are stat'ed before the current group's moves are handed to the file
+ * thread, so that the planning does not wait behind them. Answers whether it was cancelled.
+ */
+async function moveGroups(
+  run: JobRun,
+  options: MoveOptions,
+  p: ApplyPlanning,
+  next: NextGroup,
+  t: ApplyTotals,
+  links: LinkWatch,
+): Promise<boolean> {
+  const first = await next();
+  if (first.group.length === 0) return false;
+  const journal = (planned: PlannedGroup) => journalGroup(run, options, planned, p.scope);
+  let current: { journaled: JournaledGroup; progress: number } | undefined = {
+    journaled: await journal(await planGroup(p, first.group, t)),
+    progress: first.progress,
+  };
+  while (current !== undefined) {
+    const cancelled = await run.isCancelled();
+    const { group, progress } = cancelled ? { group: [], progress: 0 } : await next();
+    // The next group's stat is posted first (one file thread runs its messages in order).
+    const planning = group.length === 0 ? undefined : planGroup(p, group, t);
+    planning?.catch(() => undefined); // awaited below
+    const moving = runJournaledGroup(
+      run,
+      options,
+      "apply",
+      current.journaled,
+      current.progress,
+      p.scope,
+      p.files,
+    );
+    moving.catch(() => undefined); // awaited below, whatever the next group's planning does
+    let following: typeof current | undefined;
+    try {
+      if (planning !== undefined) following = { journaled: await journal(await planning), progress };
+    } finally {
+      tally(t, links, await moving);
+    }
+    if (cancelled) return true;
+    current = following;
+  }
+  return false;
+}
+
 /**
  * Runs an apply job: journaled group commits over the eligible rows of the manifest. Its result reports,
  * by bucket, what moves and what stays and why, every warning raised, and what moved (or would) and failed.
@@ -266,37 +369,17 @@ export async function runApply(run: JobRun, options: MoveOptions): Promise<Apply
     byError: {},
     changedRowIds: [],
   };
-  let after = 0;
-  let done = 0;
+  const groups = groupReader(run, eligible, options.groupSize, plan.rows);
+  let cancelled = false;
   try {
-    for (;;) {
-      const group = await readMoveGroup(ctx.db, eligible, after, options.groupSize);
-      if (group.length === 0) break;
-      after = group[group.length - 1]?.seq ?? after;
-      const planned = await planGroup(p, group, t);
-      done += group.length;
-      const progress = plan.rows === 0 ? 1 : Math.min(1, done / plan.rows);
-      if (dryRun) {
-        t.would_move += planned.moves.length;
-        t.would_fail += planned.failures.length;
-        for (const m of planned.moves) links.note(m.from, m.to);
-        await run.progress(progress, { rows: done });
-      } else {
-        const outcome = await executeGroup(run, options, "apply", planned, progress, p.scope, p.files);
-        t.moved += outcome.moved;
-        t.copied += outcome.copied;
-        t.bytes += outcome.bytes;
-        t.failed += outcome.failed;
-        t.changedRowIds.push(...outcome.occupied);
-        for (const m of outcome.done) links.note(m.from, m.to);
-        for (const [code, n] of Object.entries(outcome.byCode)) t.byError[code] = (t.byError[code] ?? 0) + n;
-      }
-      if (await run.isCancelled())
-        return { ...plan, ...outcomeOf(dryRun, t), ...(await warningsOf(links, false)), cancelled: true };
-    }
+    cancelled = dryRun
+      ? await simulateGroups(run, p, groups, t, links)
+      : await moveGroups(run, options, p, groups, t, links);
   } finally {
     await p.files.close();
   }
+  if (cancelled)
+    return { ...plan, ...outcomeOf(dryRun, t), ...(await warningsOf(links, false)), cancelled: true };
   if (dryRun) return { ...plan, ...outcomeOf(dryRun, t), ...(await warningsOf(links, false)) };
   await settleManifest(run, manifest, t.changedRowIds);
   const tidy = await tidyUp(run, options, manifest, p.outputDir);
