@@ -1,9 +1,11 @@
 import { join } from "node:path";
+import { drizzle } from "drizzle-orm/libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ManifestPage } from "../../domain/manifest.js";
 import { createBulkInserter } from "../../store/bulk-insert.js";
 import { jobs, rows } from "../../store/schema.js";
 import { createHarness, type Harness } from "../../tests/harness.js";
+import type { Database } from "../db.js";
 import { EMPTY_PLAN_ACCUMULATOR } from "../plan-hash.js";
 import { findJob, type JobRecord } from "../records.js";
 import { createTextSearch, foldAscii, type TextSearch } from "./text-search.js";
@@ -14,6 +16,8 @@ const ROWS = 1_200;
 const LOCAL = { actor: "local", requestId: "req-text-search" };
 
 let h: Harness;
+/** The harness's database, typed as the engine's. */
+let db: Database;
 let out: string;
 
 /** File names with upper and lower case, accents SQLite does not fold, `%`, `_`, `\` and an emoji. */
@@ -92,7 +96,7 @@ async function seed(): Promise<void> {
 }
 
 async function job(): Promise<JobRecord> {
-  const found = await findJob(h.db, JOB);
+  const found = await findJob(db, JOB);
   if (found === undefined) throw new Error("no job");
   return found;
 }
@@ -102,7 +106,7 @@ async function allPages(options: ListRowsOptions, search?: TextSearch): Promise<
   const pages: ManifestPage[] = [];
   let cursor: string | undefined;
   do {
-    const page = await listRows(h.db, JOB, { ...options, cursor }, search);
+    const page = await listRows(db, JOB, { ...options, cursor }, search);
     pages.push(page);
     cursor = page.next_cursor ?? undefined;
   } while (cursor !== undefined && pages.length < 1000);
@@ -112,7 +116,7 @@ async function allPages(options: ListRowsOptions, search?: TextSearch): Promise<
 /** A search copy of the manifest's current state, ready. */
 async function readySearch(): Promise<TextSearch> {
   const search = createTextSearch({ delayMs: 0 });
-  await listRows(h.db, JOB, { limit: 1 }, search);
+  await listRows(db, JOB, { limit: 1 }, search);
   await search.settled();
   expect(search.candidates(await job(), "file", -1, 1)).toBeDefined();
   return search;
@@ -120,6 +124,7 @@ async function readySearch(): Promise<TextSearch> {
 
 beforeAll(async () => {
   h = await createHarness();
+  db = drizzle(h.db.$client);
   out = join(h.dir, "Out");
   await seed();
 }, 60_000);
@@ -182,24 +187,24 @@ describe("the text filter's search copy", () => {
       const options = { text, bucket: "needs_review" as const, limit: 5 };
       expect(await allPages(options, search)).toEqual(await allPages(options));
     }
-    const first = await listRows(h.db, JOB, { text: "café", limit: 3 });
+    const first = await listRows(db, JOB, { text: "café", limit: 3 });
     const cursor = first.next_cursor ?? undefined;
     expect(cursor).toBeDefined();
-    expect(await listRows(h.db, JOB, { text: "café", limit: 3, cursor }, search)).toEqual(
-      await listRows(h.db, JOB, { text: "café", limit: 3, cursor }),
+    expect(await listRows(db, JOB, { text: "café", limit: 3, cursor }, search)).toEqual(
+      await listRows(db, JOB, { text: "café", limit: 3, cursor }),
     );
   }, 60_000);
 
   it("is never used once the manifest changed: an edited target is found at once", async () => {
     const search = await readySearch();
-    const before = await listRows(h.db, JOB, { text: "moved-here", limit: 10 }, search);
+    const before = await listRows(db, JOB, { text: "moved-here", limit: 10 }, search);
     expect(before.items).toEqual([]);
     await h.engine.editRow(JOB, "row_000010", { target_path: "Moved-Here/renamed.txt" }, LOCAL);
-    const after = await listRows(h.db, JOB, { text: "moved-here", limit: 10 }, search);
+    const after = await listRows(db, JOB, { text: "moved-here", limit: 10 }, search);
     expect(after.items.map((r) => r.row_id)).toEqual(["row_000010"]);
     // The listing started a copy of the new state; once built it answers the same.
     await search.settled();
     expect(search.candidates(await job(), "moved-here", -1, 10)?.seqs).toEqual([10]);
-    expect(await listRows(h.db, JOB, { text: "moved-here", limit: 10 }, search)).toEqual(after);
+    expect(await listRows(db, JOB, { text: "moved-here", limit: 10 }, search)).toEqual(after);
   }, 60_000);
 });
