@@ -163,6 +163,10 @@ async function main(): Promise<void> {
     console.log(`  (scrolled 60 screens, ${scroll.loaded} rows loaded; baseline = rows in DOM at rest)`);
     line("filter change repainted", filter, "ms", "≤ 300", baseNav);
     line("JS shipped for the first page (gz)", reviewJs / 1024, "kB", "≤ 250", baseJs / 1024);
+  } catch (err) {
+    // The server child's own words on why (a crash, a refused request), before the bench's error.
+    console.error(`server stderr (last 4000 characters):\n${server.stderr().slice(-4000)}`);
+    throw err;
   } finally {
     await browser.close();
     await server.stop();

@@ -18,6 +18,7 @@ import {
   splitUnit,
   toManifestRow,
 } from "./manifest/index.js";
+import { createTextSearch } from "./manifest/text-search.js";
 import { makeThumbnail, type Thumbnail, type ThumbnailSize } from "./previews.js";
 import type { FileorgResources } from "./resources.js";
 
@@ -25,10 +26,12 @@ import type { FileorgResources } from "./resources.js";
 export function manifestVerbs(res: FileorgResources) {
   const { ctx } = res;
   const { db } = ctx;
+  // The text filter's search copies of recently listed manifests (built in the background).
+  const search = createTextSearch();
   return {
     /** Reads manifest rows by filter and cursor. */
     listRows: (jobId: string, query: ListRowsOptions = {}): Promise<ManifestPage> =>
-      listRows(db, jobId, query),
+      listRows(db, jobId, query, search),
     /** One row. Throws JOB_NOT_FOUND, ROW_NOT_FOUND. */
     async getRow(jobId: string, rowId: string): Promise<ManifestRow> {
       await requireManifestJob(db, jobId);

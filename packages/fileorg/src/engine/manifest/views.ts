@@ -5,8 +5,10 @@ import type { ManifestFilter, ManifestPage, ManifestRow } from "../../domain/man
 import { conflicts, rows } from "../../store/schema.js";
 import type { Queryable } from "../db.js";
 import { cursorKey, pageLimit } from "../query-kit.js";
+import type { JobRecord } from "../records.js";
 import { afterCursor, cursorAfter, orderByOf, type RowSort, rowOrder } from "./row-order.js";
 import { planHashOfJob, type RowRecord, requireManifestJob, toManifestRow } from "./rows.js";
+import type { TextSearch } from "./text-search.js";
 
 /** The list name a manifest-rows cursor is bound to (a cursor of another list is CURSOR_INVALID). */
 export const MANIFEST_ROWS_LIST = "fileorg.manifest-rows";
@@ -66,30 +68,91 @@ export function rowFilters(jobId: string, options: ListRowsOptions): SQL[] {
 
 /**
  * Reads rows of a manifest by filter and cursor (ordered by analyze order). A malformed cursor, or one of
- * another list, throws CURSOR_INVALID; `limit` is capped at the one maximum of every list.
+ * another list, throws CURSOR_INVALID; `limit` is capped at the one maximum of every list. With `search`,
+ * a text filter reads only the rows whose paths hold the text in the search copy when one is ready (else
+ * it scans), and listing a manifest starts building that copy in the background.
  */
 export async function listRows(
   db: Queryable,
   jobId: string,
   options: ListRowsOptions = {},
+  search?: TextSearch,
 ): Promise<ManifestPage> {
   if (options.sort !== undefined && options.sort.length > 0) return listSortedRows(db, jobId, options);
   const after = cursorKey(options.cursor, MANIFEST_ROWS_LIST, ["integer"]);
-  const where = rowFilters(jobId, options);
-  if (after !== undefined) where.push(gt(rows.seq, Number(after[0])));
+  const afterSeq = after === undefined ? undefined : Number(after[0]);
   const job = await requireManifestJob(db, jobId);
+  search?.warm(db, job);
   const limit = pageLimit(options.limit, ROWS_DEFAULT_LIMIT);
-  const found = await db
-    .select()
-    .from(rows)
-    .where(and(...where))
-    .orderBy(asc(rows.seq))
-    .limit(limit + 1);
+  const found =
+    (search === undefined ? undefined : await searchedRows(db, job, options, afterSeq, limit + 1, search)) ??
+    (await scannedRows(db, jobId, options, afterSeq, limit + 1));
   return {
     ...toKeysetPage(found, limit, toManifestRow, (last) => encodeCursor(MANIFEST_ROWS_LIST, [last.seq])),
     revision: job.revision ?? 0,
     plan_hash: planHashOfJob(job) ?? "",
   };
+}
+
+/** The first `want` rows after `afterSeq` matching every filter, in analyze order, read by a scan. */
+async function scannedRows(
+  db: Queryable,
+  jobId: string,
+  options: ListRowsOptions,
+  afterSeq: number | undefined,
+  want: number,
+): Promise<RowRecord[]> {
+  const where = rowFilters(jobId, options);
+  if (afterSeq !== undefined) where.push(gt(rows.seq, afterSeq));
+  return db
+    .select()
+    .from(rows)
+    .where(and(...where))
+    .orderBy(asc(rows.seq))
+    .limit(want);
+}
+
+/** Candidates asked of the search copy at first; each further round asks four times more, up to the cap. */
+const FIRST_CANDIDATES = 256;
+const MAX_CANDIDATES = 8192;
+
+/**
+ * The same rows as {@link scannedRows} for a text filter, read among the search copy's candidates only
+ * (every filter, the text's `LIKE` included, still applies to them); `undefined` when there is no text or
+ * no ready copy of the manifest's state.
+ */
+async function searchedRows(
+  db: Queryable,
+  job: JobRecord,
+  options: ListRowsOptions,
+  afterSeq: number | undefined,
+  want: number,
+  search: TextSearch,
+): Promise<RowRecord[] | undefined> {
+  if (options.text === undefined) return undefined;
+  const where = rowFilters(job.id, options);
+  const out: RowRecord[] = [];
+  let from = afterSeq ?? Number.NEGATIVE_INFINITY;
+  let count = Math.max(want, FIRST_CANDIDATES);
+  for (;;) {
+    const found = search.candidates(job, options.text, from, count);
+    if (found === undefined) return undefined;
+    if (found.seqs.length > 0) {
+      const page = await db
+        .select()
+        .from(rows)
+        .where(
+          and(...where, sql`${rows.seq} IN (SELECT value FROM json_each(${JSON.stringify(found.seqs)}))`),
+        )
+        .orderBy(asc(rows.seq))
+        .limit(want - out.length);
+      out.push(...page);
+    }
+    const last = found.seqs.at(-1);
+    if (out.length >= want || found.done || last === undefined) return out;
+    from = last;
+    count = Math.min(count * 4, MAX_CANDIDATES);
+  }
 }
 
 /**
