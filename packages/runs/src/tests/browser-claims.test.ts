@@ -25,7 +25,7 @@ describe("a run's page belongs to one claim (real Chromium)", { timeout: 120_000
     suite.onClose(t.close);
     const steps = [
       ...loginSteps(suite.site),
-      { id: "pause", type: "wait", seconds: 1.5 },
+      { id: "pause", type: "wait", seconds: 2.5 },
       { id: "who", type: "assert", target: target({ kind: "css", value: "#who" }), text: suite.site.email },
     ];
     const flow = await t.engine.createFlow({ name: "stall", steps: steps as never });
@@ -46,6 +46,10 @@ describe("a run's page belongs to one claim (real Chromium)", { timeout: 120_000
       (r) => r.current_step_id === "pause",
       30_000,
     );
+    // Mid-step: once the wait is under way (a jump before it starts would end the wait at once, at a commit
+    // that finds the lease lapsed, and the run would be given up as lost). The 2 s of the wait left hold at
+    // least one heartbeat (every leaseMs / 3), which renews the lease on the jumped clock.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     skew += 2 * leaseMs;
     const done = await waitFor(
       () => t.engine.getRun(run.id),
