@@ -41,6 +41,32 @@ function sweep(cacheDir: string): void {
 }
 
 /**
+ * Bundles `entries` (name → `.ts` file) into `outDir` as ES modules for node: the workspace's own packages
+ * from their sources (`@vetted/source`), every other dependency left external.
+ */
+export async function bundleForTests(
+  entries: Readonly<Record<string, string>>,
+  outDir: string,
+): Promise<void> {
+  const { build } = await import("tsup");
+  await build({
+    config: false,
+    entry: { ...entries },
+    outDir,
+    format: ["esm"],
+    platform: "node",
+    target: "node20",
+    bundle: true,
+    splitting: false,
+    silent: true,
+    noExternal: [/^@vetted\//],
+    esbuildOptions(options) {
+      options.conditions = ["@vetted/source"];
+    },
+  });
+}
+
+/**
  * The path of a bundle of `entry` (a `.ts` child script inside `packageDir`), built once per process; `beside`
  * names more entries bundled next to it (a worker thread's module a bundle starts from beside itself).
  */
@@ -56,25 +82,7 @@ export function bundledChild(
   sweep(cacheDir);
   const outDir = join(cacheDir, `test-child-${process.pid}-${built.size}`);
   outDirs.push(outDir);
-  const bundle = (async () => {
-    const { build } = await import("tsup");
-    await build({
-      config: false,
-      entry: { ...beside, [name]: entry },
-      outDir,
-      format: ["esm"],
-      platform: "node",
-      target: "node20",
-      bundle: true,
-      splitting: false,
-      silent: true,
-      noExternal: [/^@vetted\//],
-      esbuildOptions(options) {
-        options.conditions = ["@vetted/source"];
-      },
-    });
-    return join(outDir, `${name}.js`);
-  })();
+  const bundle = bundleForTests({ ...beside, [name]: entry }, outDir).then(() => join(outDir, `${name}.js`));
   built.set(entry, bundle);
   return bundle;
 }

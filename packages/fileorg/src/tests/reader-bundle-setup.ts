@@ -12,28 +12,14 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundleForTests } from "../../../../tools/test-child.js";
 
 const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
 const WORKER = join(PACKAGE_DIR, "src", "engine", "readers", "worker.ts");
 
 export default async function setup(): Promise<() => void> {
   const outDir = join(PACKAGE_DIR, "node_modules", ".cache", `fileorg-reader-bundle-${process.pid}`);
-  const { build } = await import("tsup");
-  await build({
-    config: false,
-    entry: { "inspect-worker": WORKER },
-    outDir,
-    format: ["esm"],
-    platform: "node",
-    target: "node20",
-    bundle: true,
-    splitting: false,
-    silent: true,
-    noExternal: [/^@vetted\//],
-    esbuildOptions(options) {
-      options.conditions = ["@vetted/source"];
-    },
-  });
+  await bundleForTests({ "inspect-worker": WORKER }, outDir);
   process.env.VETTED_TEST_READER_BUNDLE = join(outDir, "inspect-worker.js");
   return () => {
     delete process.env.VETTED_TEST_READER_BUNDLE;
