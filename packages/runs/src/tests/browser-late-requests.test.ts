@@ -35,7 +35,7 @@ const LATER: Record<string, string> = {
     "(() => { const c = new MessageChannel(); c.port1.onmessage = () => send(); c.port2.postMessage(0); })()",
   "crypto-digest": "crypto.subtle.digest('SHA-256', new Uint8Array(1 << 22)).then(() => send())",
   "resource-load":
-    "(() => { const i = new Image(); i.onload = i.onerror = () => send(); i.src = '/slow?ms=80'; })()",
+    "(() => { const i = new Image(); i.onload = i.onerror = () => send(); i.src = '/slow?ms=20'; })()",
 };
 
 /** A shop page whose "Send" button (and field, and list) reach the provider's `/collect` as `kind` tells. */
