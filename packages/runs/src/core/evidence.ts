@@ -7,7 +7,7 @@ import { z } from "zod";
 import { RunsError, StepNotFoundError } from "../kernel/errors.js";
 import { evidence } from "../store/schema.js";
 import { type ListQuery, pageLimit } from "./lists.js";
-import { loadRun } from "./persist.js";
+import { readRun } from "./persist.js";
 import type { RunsResources } from "./resources.js";
 import { SECRET_MARK } from "./steps/browser-act.js";
 
@@ -147,7 +147,7 @@ export async function listEvidence(
   runId: string,
   query: EvidenceQuery = {},
 ): Promise<KeysetPage<StepEvidence>> {
-  const run = await loadRun(r.db, runId);
+  const run = await readRun(r.db, runId);
   const stepId = query.step_id;
   if (stepId !== undefined && !run.steps.some((s) => s.id === stepId))
     throw new StepNotFoundError(runId, stepId);
@@ -176,7 +176,7 @@ export async function readScreenshot(
   evidenceId: string,
   name: string,
 ): Promise<{ bytes: Buffer; mime: "image/jpeg" }> {
-  await loadRun(r.db, runId);
+  await readRun(r.db, runId);
   const [row] = await r.db
     .select()
     .from(evidence)

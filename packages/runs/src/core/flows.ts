@@ -1,5 +1,5 @@
 import { assertJsonDepth, type KeysetPage, type Tx } from "@vetted/store";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { type Flow, FlowInput, FlowPatch } from "../domain/flow.js";
 import type { Step } from "../domain/steps.js";
 import { assertStepPatterns } from "../domain/user-patterns.js";
@@ -17,9 +17,13 @@ export async function flowAt(
   version: number | null,
 ): Promise<{ version: number; steps: Step[] }> {
   if (version === null) {
-    const [row] = await tx.select().from(flows).where(eq(flows.id, flowId)).limit(1);
+    // Plain SQL, not the query builder: every run's creation reads it.
+    const [row] = await tx.all<{ version: number; steps: string }>(
+      sql`select ${flows.version}, ${flows.steps} from ${flows} where ${flows.id} = ${flowId} limit 1`,
+    );
     if (row === undefined) throw new FlowNotFoundError(flowId);
-    return { version: row.version, steps: row.steps };
+    const steps: Step[] = JSON.parse(row.steps);
+    return { version: row.version, steps };
   }
   const [row] = await tx
     .select()

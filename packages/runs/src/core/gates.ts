@@ -1,4 +1,4 @@
-import { and, inArray, isNotNull, lte } from "drizzle-orm";
+import { and, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import { isTerminal, RUN_STATUSES, WAITING_STATUSES } from "../domain/status.js";
 import { expireGate, type RunState, type Transition, timeOutRun } from "../domain/transitions.js";
 import { runs } from "../store/schema.js";
@@ -13,6 +13,22 @@ const SWEEP_BATCH = 100;
 /** Deadlines: gates that waited too long, runs past their `run_timeout_seconds`. */
 export function createGates(r: RunsResources) {
   let lastSweep = 0;
+  // Built and prepared once: the sweep runs every poll interval.
+  const due = sql.placeholder("at");
+  const expiringQuery = r.db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(
+      and(inArray(runs.status, RUN_WAITING), isNotNull(runs.waitExpiresAt), lte(runs.waitExpiresAt, due)),
+    )
+    .limit(SWEEP_BATCH)
+    .prepare();
+  const lateQuery = r.db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(inArray(runs.status, RUN_ACTIVE), lte(runs.deadlineAt, due)))
+    .limit(SWEEP_BATCH)
+    .prepare();
 
   /** Applies `decide` to the run in one transaction, guarded by its version; whether it fired. */
   async function fire(id: string, decide: (s: RunState) => Transition | undefined): Promise<boolean> {
@@ -28,18 +44,8 @@ export function createGates(r: RunsResources) {
     const at = r.now();
     if (at - lastSweep < r.pollMs) return;
     lastSweep = at;
-    const expiring = await r.db
-      .select({ id: runs.id })
-      .from(runs)
-      .where(
-        and(inArray(runs.status, RUN_WAITING), isNotNull(runs.waitExpiresAt), lte(runs.waitExpiresAt, at)),
-      )
-      .limit(SWEEP_BATCH);
-    const late = await r.db
-      .select({ id: runs.id })
-      .from(runs)
-      .where(and(inArray(runs.status, RUN_ACTIVE), lte(runs.deadlineAt, at)))
-      .limit(SWEEP_BATCH);
+    const expiring = await expiringQuery.all({ at });
+    const late = await lateQuery.all({ at });
     await releaseGone();
     for (const { id } of expiring) {
       if (await fire(id, (s) => expireGate(s, r.now()))) r.observer.timedOut?.("wait_timeout");

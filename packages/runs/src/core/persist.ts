@@ -1,5 +1,5 @@
 import { executeInTx, type Tx } from "@vetted/store";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { z } from "zod";
 import type { EventType } from "../domain/run.js";
@@ -153,9 +153,33 @@ export async function appendEvents(
   noteEvents(tx, runId, insert.rows);
 }
 
-/** The run's row. @throws RunNotFoundError */
-export async function loadRun(tx: Tx | LibSQLDatabase, runId: string): Promise<RunRow> {
+/** The run's row, read in the transaction `tx`. @throws RunNotFoundError */
+export async function loadRun(tx: Tx, runId: string): Promise<RunRow> {
   const [row] = await tx.select().from(runs).where(eq(runs.id, runId)).limit(1);
+  if (row === undefined) throw new RunNotFoundError(runId);
+  return row;
+}
+
+function runByIdQuery(db: LibSQLDatabase) {
+  return db
+    .select()
+    .from(runs)
+    .where(eq(runs.id, sql.placeholder("id")))
+    .limit(1)
+    .prepare();
+}
+
+/** The read of a run by id, prepared once per database (a resume, the run page and the API read it). */
+const runById = new WeakMap<LibSQLDatabase, ReturnType<typeof runByIdQuery>>();
+
+/** The run's row, read outside any transaction. @throws RunNotFoundError */
+export async function readRun(db: LibSQLDatabase, runId: string): Promise<RunRow> {
+  let query = runById.get(db);
+  if (query === undefined) {
+    query = runByIdQuery(db);
+    runById.set(db, query);
+  }
+  const [row] = await query.all({ id: runId });
   if (row === undefined) throw new RunNotFoundError(runId);
   return row;
 }

@@ -1,6 +1,6 @@
 import { planRecovery, type RecoverPlan } from "../domain/recover-plan.js";
 import { RunNotRecoverableError } from "../kernel/errors.js";
-import { loadRun } from "./persist.js";
+import { readRun } from "./persist.js";
 import type { RunsResources } from "./resources.js";
 
 /**
@@ -8,7 +8,7 @@ import type { RunsResources } from "./resources.js";
  * @throws RUN_NOT_FOUND, RUN_NOT_RECOVERABLE (queued, running or succeeded)
  */
 export async function recoverPlan(r: RunsResources, runId: string): Promise<RecoverPlan> {
-  const row = await loadRun(r.db, runId);
+  const row = await readRun(r.db, runId);
   const planned = planRecovery({
     id: row.id,
     status: row.status,

@@ -5,7 +5,7 @@ import { RUN_STATUSES, type RunStatus } from "../domain/status.js";
 import { toEvent } from "../kernel/hub.js";
 import { events, runs } from "../store/schema.js";
 import { type ListQuery, newestFirstAfter, newestFirstPage, pageLimit } from "./lists.js";
-import { loadRun } from "./persist.js";
+import { readRun } from "./persist.js";
 import type { RunsResources } from "./resources.js";
 import { toRun } from "./views.js";
 
@@ -29,7 +29,7 @@ function eventsList(runId: string): string {
 
 /** One run, without secrets or codes. @throws RUN_NOT_FOUND */
 export async function getRun(r: RunsResources, runId: string): Promise<Run> {
-  return toRun(await loadRun(r.db, runId));
+  return toRun(await readRun(r.db, runId));
 }
 
 /** Runs, newest first, optionally by status, template, flow or creation time. @throws CURSOR_INVALID */
@@ -59,7 +59,7 @@ export async function listEvents(
   runId: string,
   query: EventListQuery = {},
 ): Promise<KeysetPage<RunEvent>> {
-  await loadRun(r.db, runId);
+  await readRun(r.db, runId);
   const limit = pageLimit(query.limit ?? 100);
   const after =
     query.cursor === undefined

@@ -23,7 +23,7 @@ import {
 import { templates } from "../store/schema.js";
 import { flowAt } from "./flows.js";
 import { hashRequest, type IdempotencyOptions, remember, replay } from "./idempotency.js";
-import { appendEvents, loadRun, parseInput, persist } from "./persist.js";
+import { appendEvents, loadRun, parseInput, persist, readRun } from "./persist.js";
 import { type Adoption, LeaseLost, type RunsResources } from "./resources.js";
 import { insertRunStatement } from "./run-sql.js";
 import { stepTypeOf } from "./steps/registry.js";
@@ -238,7 +238,7 @@ async function resumeWith(
   const earlier = await replay(r.db, scope, key, hash);
   if (earlier !== undefined) return earlier;
   const at = r.now();
-  const row = await loadRun(r.db, runId);
+  const row = await readRun(r.db, runId);
   const decision = decideResume(stateOf(row), row.steps, request, at, opts.answeredBy);
   if (!decision.ok) {
     const { code, message } = decision.refusal;
@@ -281,7 +281,7 @@ async function resumeWith(
 /** The code to resume with: the one sent, or one taken from the OTP source. @throws RUN_NOT_WAITING, OTP_UNAVAILABLE */
 async function codeFor(r: RunsResources, runId: string, sent: string | undefined): Promise<string> {
   if (sent !== undefined) return sent;
-  const row = await loadRun(r.db, runId);
+  const row = await readRun(r.db, runId);
   if (row.status !== "waiting_otp" && !(row.waitContext?.allowed_resume_kinds.includes("otp") ?? false)) {
     throw new RunStateError("RUN_NOT_WAITING", `The run is ${row.status}, not waiting for a one-time code.`);
   }

@@ -7,7 +7,7 @@ import { TakeoverError } from "../kernel/errors.js";
 import { runs } from "../store/schema.js";
 import { dispatchInput, type LiveFrame, type LiveInput, Screencast } from "./browser/live-view.js";
 import type { Held } from "./browser-runtime.js";
-import { appendEvents, loadRun } from "./persist.js";
+import { appendEvents, loadRun, readRun } from "./persist.js";
 import type { RunsResources } from "./resources.js";
 import type { RunRow } from "./views.js";
 
@@ -71,7 +71,7 @@ export function createTakeover(r: RunsResources) {
 
   /** The run, which must be waiting at a gate. @throws RUN_NOT_FOUND, TAKEOVER_NOT_WAITING */
   async function waiting(runId: string): Promise<RunRow> {
-    const row = await loadRun(r.db, runId);
+    const row = await readRun(r.db, runId);
     if (!isWaiting(row.status)) {
       control.delete(runId);
       throw new TakeoverError("TAKEOVER_NOT_WAITING", `The run is ${row.status}, not waiting at a gate.`, {
@@ -145,7 +145,7 @@ export function createTakeover(r: RunsResources) {
   return {
     /** Whether this process holds the waiting run's page, and who is in control. @throws RUN_NOT_FOUND */
     async liveStatus(runId: string): Promise<LiveStatus> {
-      const row = await loadRun(r.db, runId);
+      const row = await readRun(r.db, runId);
       const live = isWaiting(row.status) && r.browserRuntime.live(runId) !== undefined;
       return { live, in_control: live ? (control.get(runId) ?? null) : null };
     },

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, max } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, max, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { RunEvent } from "../domain/run.js";
 import { events } from "../store/schema.js";
@@ -81,22 +81,31 @@ export interface HubOptions {
   onError?: (err: unknown) => void;
 }
 
+/** The read of a run's events after a seq, one page: built and prepared once per hub, not per read. */
+function eventsAfterQuery(db: LibSQLDatabase) {
+  return db
+    .select()
+    .from(events)
+    .where(and(eq(events.runId, sql.placeholder("run")), gt(events.seq, sql.placeholder("after"))))
+    .orderBy(asc(events.seq))
+    .limit(PAGE)
+    .prepare();
+}
+
 class Hub {
   readonly watched = new Map<string, Watched>();
   private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly eventsAfter: ReturnType<typeof eventsAfterQuery>;
 
-  constructor(private readonly options: HubOptions) {}
+  constructor(private readonly options: HubOptions) {
+    this.eventsAfter = eventsAfterQuery(options.db);
+  }
 
   /** The run's events after `after` (up to `upTo`), oldest first, read in pages. */
   private async fetchAfter(runId: string, after: number, upTo?: number): Promise<RunEvent[]> {
     const out: RunEvent[] = [];
     for (let from = after; ; ) {
-      const rows = await this.options.db
-        .select()
-        .from(events)
-        .where(and(eq(events.runId, runId), gt(events.seq, from)))
-        .orderBy(asc(events.seq))
-        .limit(PAGE);
+      const rows = await this.eventsAfter.all({ run: runId, after: from });
       for (const row of rows) if (upTo === undefined || row.seq <= upTo) out.push(toEvent(row));
       const last = rows[rows.length - 1];
       if (rows.length < PAGE || last === undefined || (upTo !== undefined && last.seq >= upTo)) return out;

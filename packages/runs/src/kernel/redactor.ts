@@ -85,11 +85,24 @@ function betweenMarkers(text: string, fn: (part: string) => string): string {
  * case).
  */
 export function createRedactor(values: Iterable<string>): Redactor {
+  const kept = new Set<string>();
+  for (const value of values) if (value.length > 0 && value !== REDACTED) kept.add(value);
+  // Most runs hold no secret: one shared redactor that changes nothing, built once.
+  return kept.size === 0 ? NOTHING_TO_HIDE : redactorOf(kept);
+}
+
+/** The redactor of no values: every value passes through unchanged. */
+const NOTHING_TO_HIDE: Redactor = Object.freeze({
+  redactText: (text: string) => text,
+  redactDeep: <T>(value: T) => value,
+  reveals: () => false,
+});
+
+function redactorOf(values: ReadonlySet<string>): Redactor {
   const exact = new Set<string>();
   const forms = new Set<string>();
   const cores = new Set<string>();
   for (const value of values) {
-    if (value.length === 0 || value === REDACTED) continue;
     exact.add(value.toLowerCase());
     if (value.length < MIN_SUBSTRING_LENGTH) continue;
     for (const form of textForms(value)) forms.add(form);
@@ -99,7 +112,6 @@ export function createRedactor(values: Iterable<string>): Redactor {
   const ordered = [...forms].sort((a, b) => b.length - a.length);
   const anyForm = ordered.length === 0 ? undefined : new RegExp(ordered.map(escapeRegExp).join("|"), "gi");
   const coreList = [...cores];
-  const empty = exact.size === 0;
 
   function redactPart(part: string): string {
     if (exact.has(part.toLowerCase())) return REDACTED;
@@ -111,12 +123,11 @@ export function createRedactor(values: Iterable<string>): Redactor {
   }
 
   function redactText(text: string): string {
-    if (empty || text.length === 0) return text;
+    if (text.length === 0) return text;
     return betweenMarkers(text, redactPart);
   }
 
   function redactDeep<T>(value: T): T {
-    if (empty) return value;
     if (typeof value === "string") return redactText(value) as T;
     if (Array.isArray(value)) return value.map((item) => redactDeep(item)) as T;
     if (value !== null && typeof value === "object") {
@@ -126,7 +137,6 @@ export function createRedactor(values: Iterable<string>): Redactor {
   }
 
   function reveals(value: unknown): boolean {
-    if (empty) return false;
     if (typeof value === "string") return redactText(value) !== value;
     if (typeof value === "number") return redactText(String(value)) !== String(value);
     if (Array.isArray(value)) return value.some(reveals);

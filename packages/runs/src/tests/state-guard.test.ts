@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadRun, persist } from "../core/persist.js";
+import { persist, readRun } from "../core/persist.js";
 import { createResources } from "../core/resources.js";
 import { stateOf } from "../core/views.js";
 import { cancelRun } from "../domain/transitions.js";
@@ -32,7 +32,7 @@ describe("the run writes' status guard, read from the state table", () => {
   it("never writes a run that ended, even when the write's version holds", async () => {
     const { t, r, runId } = await waitingRun();
     await t.engine.cancelRun(runId);
-    const row = await loadRun(t.db, runId);
+    const row = await readRun(t.db, runId);
     expect(row.status).toBe("cancelled");
     // Hand-made transitions (not through moveTo) out of a terminal status: the table has no such edge.
     for (const status of ["queued", "running", "failed"] as const) {
@@ -45,7 +45,7 @@ describe("the run writes' status guard, read from the state table", () => {
 
   it("writes a move the table allows", async () => {
     const { t, r, runId } = await waitingRun();
-    const row = await loadRun(t.db, runId);
+    const row = await readRun(t.db, runId);
     const cancel = cancelRun(stateOf(row));
     if (cancel === undefined) throw new Error("a waiting run can be cancelled");
     const written = await r.write((tx) => persist(r, tx, row, cancel, r.now()));

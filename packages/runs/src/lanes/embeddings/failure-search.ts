@@ -1,5 +1,5 @@
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
-import { loadRun } from "../../core/persist.js";
+import { readRun } from "../../core/persist.js";
 import { InvalidInputError } from "../../kernel/errors.js";
 import { runEmbeddings, runs } from "../../store/schema.js";
 import { dot } from "./embedder.js";
@@ -46,7 +46,7 @@ async function ownEmbedding(ctx: EmbeddingsContext, runId: string): Promise<OwnE
   // A run with a stored embedding exists (embeddings are stored for stored runs only): no need to read it.
   const stored = await storedEmbedding(ctx, runId);
   if (stored !== undefined) return stored;
-  const row = await loadRun(r.db, runId);
+  const row = await readRun(r.db, runId);
   if (ctx.embedder === undefined) return undefined;
   const [blocked] = await r.db
     .select({ id: runs.id })

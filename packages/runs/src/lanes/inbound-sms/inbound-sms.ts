@@ -65,6 +65,23 @@ interface SmsContext {
   readonly box: SecretBox;
   /** When the sweep last looked for stored messages. */
   lastMatch: number;
+  /** Whether a stored message is still unconsumed (prepared once: it runs every poll interval). */
+  readonly anyPending: ReturnType<typeof pendingQuery>;
+}
+
+function pendingQuery(db: RunsResources["db"]) {
+  return db
+    .select({ id: inboundMessages.id })
+    .from(inboundMessages)
+    .where(
+      and(
+        isNotNull(inboundMessages.provider),
+        isNull(inboundMessages.consumedAt),
+        gte(inboundMessages.receivedAt, sql.placeholder("since")),
+      ),
+    )
+    .limit(1)
+    .prepare();
 }
 
 const contextOf = (id: string) => `inbound:${id}`;
@@ -186,17 +203,7 @@ async function matchWaiting(ctx: SmsContext): Promise<number> {
   const at = r.now();
   if (at - ctx.lastMatch < r.pollMs) return 0;
   ctx.lastMatch = at;
-  const [pending] = await r.db
-    .select({ id: inboundMessages.id })
-    .from(inboundMessages)
-    .where(
-      and(
-        isNotNull(inboundMessages.provider),
-        isNull(inboundMessages.consumedAt),
-        gte(inboundMessages.receivedAt, at - LONGEST_WINDOW_MS),
-      ),
-    )
-    .limit(1);
+  const [pending] = await ctx.anyPending.all({ since: at - LONGEST_WINDOW_MS });
   if (pending === undefined) return 0;
   let resumed = 0;
   for (const row of await waitingSmsRuns(r.db, at)) {
@@ -267,7 +274,12 @@ async function listCallbacks(ctx: SmsContext, query: ListQuery = {}): Promise<Ke
  * waiting later take a stored message (`matchWaiting`, called by the worker's sweep).
  */
 export function createInboundSms(r: RunsResources, secretsKey: Buffer) {
-  const ctx: SmsContext = { r, box: createSecretBox(secretsKey), lastMatch: Number.NEGATIVE_INFINITY };
+  const ctx: SmsContext = {
+    r,
+    box: createSecretBox(secretsKey),
+    lastMatch: Number.NEGATIVE_INFINITY,
+    anyPending: pendingQuery(r.db),
+  };
   return {
     receiveSms: (delivery: SmsDelivery): Promise<SmsReceipt> => receiveSms(ctx, delivery),
     recordRejected: (rejection: CallbackRejection): Promise<void> => recordRejected(ctx, rejection),
