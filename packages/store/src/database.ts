@@ -129,7 +129,9 @@ class GuardedClient implements Client {
   /** The holder's open write transaction, when the calling context holds the lock. */
   #readThrough(): GuardedTransaction | undefined {
     const tx = this.#holderTx;
-    return tx !== undefined && !tx.closed && this.#lock.holds() ? tx : undefined;
+    // The lock first: asking a transaction whether it is still open reaches the driver, and a caller that
+    // does not hold the lock (most of them) must not wait there on a COMMIT being made durable.
+    return tx !== undefined && this.#lock.holds() && !tx.closed ? tx : undefined;
   }
 
   /** Whether a statement writes, remembered for the statements Drizzle sends again and again. */

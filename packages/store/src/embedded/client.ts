@@ -108,6 +108,8 @@ class Pool {
 /** A transaction owning its connection until it is committed, rolled back or closed. */
 class EmbeddedTransaction implements Transaction {
   #conn: EmbeddedConnection | undefined;
+  /** A COMMIT was sent: the transaction counts as closed while it is made durable. */
+  #ending = false;
 
   constructor(
     conn: EmbeddedConnection,
@@ -153,7 +155,10 @@ class EmbeddedTransaction implements Transaction {
 
   async commit(): Promise<void> {
     try {
-      await this.#open().executeOffThread("COMMIT");
+      const conn = this.#open();
+      // Ending: from here on `closed` answers without asking the connection, which the COMMIT holds.
+      this.#ending = true;
+      await conn.executeOffThread("COMMIT");
     } finally {
       this.#settle();
     }
@@ -171,7 +176,7 @@ class EmbeddedTransaction implements Transaction {
 
   get closed(): boolean {
     const conn = this.#conn;
-    return conn === undefined || !conn.db.open || !conn.db.inTransaction;
+    return this.#ending || conn === undefined || !conn.db.open || !conn.db.inTransaction;
   }
 }
 
