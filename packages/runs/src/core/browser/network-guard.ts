@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, CDPSession, Page, WebSocketRoute } from "playwright-core";
 import type { OutboundDecision } from "../../kernel/outbound.js";
+import { pageTurn } from "./page-turn.js";
 
 /** Judges one URL: the outbound policy, with the protected payment providers (see `createOutboundPolicy`). */
 export interface OutboundJudge {
@@ -31,8 +32,9 @@ export interface OutboundGuard {
   /** A page load (a frame's document) the outbound policy refused. */
   denied: DeniedRequest | undefined;
   /**
-   * Resolves after `graceMs` (for requests a page sends a moment later) once every request paused so far
-   * has been judged; never later than `graceMs` + 2 s.
+   * Resolves after `graceMs` (for requests a page sends a moment later), on the wall clock and on the
+   * page's own (see `pageTurn`), once every request the page started by then has been paused and judged;
+   * never later than that + 2 s.
    */
   settled(graceMs?: number): Promise<void>;
 }
@@ -40,6 +42,8 @@ export interface OutboundGuard {
 /** What Chromium tells of a paused request (`Fetch.requestPaused`). */
 interface Paused {
   requestId: string;
+  /** The request's id in the page's `Network` domain. */
+  networkId?: string;
   request: { url: string; method: string };
   frameId?: string;
   resourceType?: string;
@@ -59,9 +63,30 @@ class ContextState implements OutboundGuard {
   readonly frames = new Set<string>();
   /** Frames showing a protected provider's page (frame id → provider). */
   readonly providerFrames = new Map<string, string>();
+  /** The session of the context's first page, which the wait's page turn is asked on. */
+  session: CDPSession | undefined;
   private readonly decisions = new Map<string, Promise<OutboundDecision>>();
   private pending = 0;
+  /** Requests a page started (`Network.requestWillBeSent`) that the guard has not paused yet. */
+  private readonly started = new Set<string>();
+  /** The last requests paused (their `networkId`), for a start told after its pause. */
+  private readonly pausedIds = new Set<string>();
   private waiters: Array<() => void> = [];
+
+  /** A page started request `id` (of an http(s) URL): the wait waits until the guard has paused it. */
+  start(id: string): void {
+    if (!this.pausedIds.has(id)) this.started.add(id);
+  }
+
+  /** Request `id` was paused (the guard judges it), or ended without reaching the guard. */
+  reached(id: string, paused: boolean): void {
+    if (paused) {
+      this.pausedIds.add(id);
+      if (this.pausedIds.size > 1_000)
+        for (const old of [...this.pausedIds].slice(0, 500)) this.pausedIds.delete(old);
+    }
+    if (this.started.delete(id)) this.wakeIfQuiet();
+  }
 
   decide(judge: OutboundJudge, url: string): Promise<OutboundDecision> {
     const origin = new URL(url).origin;
@@ -79,12 +104,19 @@ class ContextState implements OutboundGuard {
 
   end(): void {
     this.pending = Math.max(0, this.pending - 1);
-    if (this.pending === 0) for (const wake of this.waiters.splice(0)) wake();
+    this.wakeIfQuiet();
+  }
+
+  private wakeIfQuiet(): void {
+    if (this.pending === 0 && this.started.size === 0) for (const wake of this.waiters.splice(0)) wake();
   }
 
   async settled(graceMs = 0): Promise<void> {
-    if (graceMs > 0) await new Promise((resolve) => setTimeout(resolve, graceMs));
-    if (this.pending === 0) return;
+    if (graceMs > 0) {
+      const turn = this.session === undefined ? undefined : pageTurn(this.session, graceMs);
+      await Promise.all([new Promise((resolve) => setTimeout(resolve, graceMs)), turn]);
+    }
+    if (this.pending === 0 && this.started.size === 0) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 2_000);
       this.waiters.push(() => {
@@ -139,6 +171,7 @@ export class NetworkGuard {
     const { targetInfo } = (await cdp.send("Target.getTargetInfo")) as { targetInfo: TargetInfo };
     const contextId = targetInfo.browserContextId ?? targetInfo.targetId;
     const state = new ContextState();
+    state.session = cdp;
     this.contexts.set(contextId, state);
     await this.watchFrames(cdp, contextId, state);
     context.on("page", (popup) => {
@@ -165,7 +198,16 @@ export class NetworkGuard {
       state.providerFrames.delete(e.frameId);
       this.frameContexts.delete(e.frameId);
     });
-    await cdp.send("Page.enable");
+    // What the page starts is told on this session before anything the page does after it (a page turn's
+    // answer included); the browser-wide pause of the same request may reach us a moment later.
+    cdp.on("Network.requestWillBeSent", (e: { requestId: string; request: { url: string } }) => {
+      if (/^https?:/i.test(e.request.url)) state.start(e.requestId);
+    });
+    const ended = (e: { requestId: string }) => state.reached(e.requestId, false);
+    cdp.on("Network.requestServedFromCache", ended);
+    cdp.on("Network.loadingFinished", ended);
+    cdp.on("Network.loadingFailed", ended);
+    await Promise.all([cdp.send("Page.enable"), cdp.send("Network.enable")]);
   }
 
   private contextOf(frameId: string | undefined): ContextState | undefined {
@@ -183,6 +225,7 @@ export class NetworkGuard {
   private async onPaused(e: Paused): Promise<void> {
     const state = this.contextOf(e.frameId);
     state?.begin();
+    if (e.networkId !== undefined) state?.reached(e.networkId, true);
     try {
       const allow = await this.allows(e, state);
       if (allow) await this.session.send("Fetch.continueRequest", { requestId: e.requestId });
