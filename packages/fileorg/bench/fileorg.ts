@@ -1,17 +1,19 @@
-// The fileorg benchmark: `pnpm --filter @vetted/fileorg bench [--files N] [--analyze-only | --no-apply]`
+// The fileorg benchmark: `pnpm --filter @vetted/fileorg bench [--files N] [--analyze-only | --no-apply] [--plain-client]`
 // (default 100,000 small files; the 1,000,000-file run is the opt-in `--files 1000000`, usually with
 // `--no-apply` or `--analyze-only`).
 // Every figure is printed as a ratio against a baseline measured in the same run, plus the absolute figures.
 // `pnpm bench` runs it through `bench/built.ts`: compiled, with node alone, against the built package.
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, opendir, readFile, rename, rmdir, stat, writeFile } from "node:fs/promises";
+import { Session } from "node:inspector";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createClient } from "@libsql/client";
 // The built package, as a consumer imports it (`pnpm bench` runs this file compiled, with node alone).
 import { createFileorgEngine, migrate } from "@vetted/fileorg";
 import { encodeCursor } from "@vetted/store";
+import { openDatabase } from "@vetted/store/database";
 import { drizzle } from "drizzle-orm/libsql";
 
 /** The manifest listing's cursor name (an unknown one would fail every page: `CURSOR_INVALID`). */
@@ -24,6 +26,29 @@ const CONCURRENCY = 8;
 const ANALYZE_ONLY = process.argv.includes("--analyze-only");
 // `--no-apply`: the analyze and manifest figures (first page, grouped view, pages), without the apply run.
 const NO_APPLY = process.argv.includes("--no-apply");
+const PLAIN_CLIENT = process.argv.includes("--plain-client");
+// `--cpu-profile FILE`: the main thread's CPU profile of analyze alone, written to FILE (.cpuprofile).
+const argProfile = process.argv.indexOf("--cpu-profile");
+const PROFILE = argProfile > 0 ? process.argv[argProfile + 1] : undefined;
+
+/** Starts the main thread's CPU profiler when `--cpu-profile` asks for it; the answer stops and writes it. */
+async function startProfile(): Promise<() => Promise<void>> {
+  if (PROFILE === undefined) return async () => undefined;
+  const session = new Session();
+  session.connect();
+  const post = (method: string) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, (err, answer) => (err === null ? resolve(answer) : reject(err))),
+    );
+  await post("Profiler.enable");
+  await post("Profiler.start");
+  return async () => {
+    const { profile } = (await post("Profiler.stop")) as { profile: unknown };
+    writeFileSync(PROFILE, JSON.stringify(profile));
+    session.disconnect();
+    console.log(`analyze's CPU profile (main thread): ${PROFILE}`);
+  };
+}
 const EXTS = ["txt", "md", "csv", "json", "py", "html", "log", "js", "xml", "yaml"];
 /** The targets of issue 28: analyze ≤ 1.3× the bare walk, apply ≥ 0.5× bare rename. */
 const ANALYZE_TARGET = 1.3;
@@ -143,9 +168,19 @@ async function main(): Promise<void> {
   await generate();
   console.log(`generated in ${fmt((performance.now() - t) / 1000, 1)} s`);
 
-  const client = createClient({ url: `file:${join(root, "bench.db")}`, timeout: 10_000 });
-  await client.execute("PRAGMA journal_mode = WAL");
-  const db = drizzle(client);
+  // The server's and the CLI's database (`@vetted/store`'s embedded client), or with `--plain-client` a
+  // plain `@libsql/client`, as the README's example gives the engine.
+  const url = `file:${join(root, "bench.db")}`;
+  const { db, client } = PLAIN_CLIENT
+    ? await (async () => {
+        const plain = createClient({ url, timeout: 10_000 });
+        await plain.execute("PRAGMA journal_mode = WAL");
+        return { db: drizzle(plain), client: plain };
+      })()
+    : await openDatabase({ url, busyTimeoutMs: 10_000 });
+  console.log(
+    `database client: ${PLAIN_CLIENT ? "@libsql/client (--plain-client)" : "@vetted/store openDatabase (the server's and the CLI's)"}`,
+  );
   await migrate(db);
   const engine = createFileorgEngine({
     db,
@@ -164,6 +199,7 @@ async function main(): Promise<void> {
   const bareMs = Math.min(await bareWalkStatHash(CONCURRENCY), await bareWalkStatHash(CONCURRENCY));
   const bareCpu = process.cpuUsage(cpuBefore);
 
+  const stopProfile = await startProfile();
   const sampler = startRssSampler();
   t = performance.now();
   const cpuAnalyze = process.cpuUsage();
@@ -172,6 +208,7 @@ async function main(): Promise<void> {
   const analyzeMs = performance.now() - t;
   const analyzeCpu = process.cpuUsage(cpuAnalyze);
   const analyzeRss = sampler.stop();
+  await stopProfile();
   const bareAfterMs = await bareWalkStatHash(CONCURRENCY);
   console.log(
     `analyze ÷ bare walk+stat+SHA-256: ${fmt(analyzeMs / Math.min(bareMs, bareAfterMs))} (target ≤ ${ANALYZE_TARGET}) — analyze ${fmt(analyzeMs / 1000)} s, bare ${fmt(bareMs / 1000)} s before, ${fmt(bareAfterMs / 1000)} s after`,

@@ -11,7 +11,7 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import { createDatabaseClient } from "./database.js";
 import { loadDriver } from "./driver.js";
-import { EmbeddedClient } from "./embedded/client.js";
+import { EmbeddedClient, OFF_THREAD_SCRIPT_CHARS } from "./embedded/client.js";
 
 // The ES module copy of @libsql/client this file imports, as openDatabase would load it.
 await loadDriver();
@@ -137,6 +137,41 @@ describe("EmbeddedClient", () => {
     expect(ticks - before).toBeGreaterThan(0);
     const n = await ours.execute("SELECT count(*) AS n FROM big");
     expect(n.rows[0]?.n).toBe(64);
+  });
+
+  it("lets the event loop run while a long script of a transaction runs, and keeps its work (a failing one stops)", async () => {
+    const ours = new EmbeddedClient(tempFile());
+    cleanups.push(() => ours.close());
+    await ours.execute("CREATE TABLE t (x INTEGER PRIMARY KEY, body TEXT)");
+    await ours.execute("CREATE INDEX t_body ON t (body)");
+    // A bulk insert carrying its values inline, as long as OFF_THREAD_SCRIPT_CHARS or more.
+    const values = JSON.stringify(Array.from({ length: 4000 }, (_, i) => [i, `it's row ${i}`]));
+    const script = `INSERT INTO t SELECT value ->> 0, value ->> 1 FROM json_each('${values.replaceAll("'", "''")}');
+      WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 29999)
+      INSERT INTO t SELECT 4000 + i, hex(randomblob(64)) FROM n`;
+    expect(script.length).toBeGreaterThanOrEqual(OFF_THREAD_SCRIPT_CHARS);
+    const tx = await ours.transaction("write");
+    let ticks = 0;
+    let ticking = true;
+    const tick = () => {
+      ticks++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const running = tx.executeMultiple(script);
+    // Asked while the script holds the connection, the transaction answers at once, open.
+    expect(tx.closed).toBe(false);
+    await running;
+    ticking = false;
+    // A script run on the event loop's thread returns before any turn of the loop can happen.
+    expect(ticks).toBeGreaterThan(1);
+    await expect(
+      tx.executeMultiple(`INSERT INTO t VALUES (0, 'again'); -- ${"x".repeat(OFF_THREAD_SCRIPT_CHARS)}`),
+    ).rejects.toMatchObject({ code: "SQLITE_CONSTRAINT" });
+    await tx.commit();
+    const n = await ours.execute("SELECT count(*) AS n, max(x) AS top FROM t WHERE body LIKE 'it''s row %'");
+    expect(n.rows[0]).toMatchObject({ n: 4000, top: 3999 });
+    expect((await ours.execute("SELECT count(*) AS n FROM t")).rows[0]?.n).toBe(34_000);
   });
 
   it("is what createDatabaseClient uses for a plain file: URL, and falls back to @libsql/client otherwise", async () => {

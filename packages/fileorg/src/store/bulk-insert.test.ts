@@ -1,7 +1,7 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHarness, type Harness } from "../tests/harness.js";
-import { createBulkInserter } from "./bulk-insert.js";
+import { createBulkInserter, createBulkScript } from "./bulk-insert.js";
 import { rows } from "./schema.js";
 
 type RowInsert = typeof rows.$inferInsert;
@@ -81,6 +81,25 @@ describe("bulk insert", () => {
       error: { code: "UNREADABLE", message: 'The file cannot be read ("EACCES").' },
     });
     expect(stored[1]).toMatchObject({ sha256: "cd".repeat(32), error: null, confidence: 1 });
+  });
+
+  it("as a script with its values inline stores what the bound statement stores, quotes and all", async () => {
+    h = await createHarness({ start: false });
+    const awkward = {
+      sourcePath: "/in/it's a ''quoted'' name; DROP TABLE fileorg_rows; -- \n ✓.txt",
+      reasonCodes: ["O'NEIL", '"double"'],
+      error: { code: "UNREADABLE", message: "can't read \\ it" },
+    };
+    const bound = createBulkInserter(rows)([row("row_p", 1, { ...awkward, jobId: "job_bound" })]);
+    const script = createBulkScript(rows)([row("row_s", 1, { ...awkward, jobId: "job_script" })]);
+    expect(script).toBeDefined();
+    if (bound !== undefined) await h.db.run(bound);
+    if (script !== undefined) await h.db.run(sql.raw(script));
+    const [viaBound] = await h.db.select().from(rows).where(eq(rows.jobId, "job_bound"));
+    const [viaScript] = await h.db.select().from(rows).where(eq(rows.jobId, "job_script"));
+    expect(viaScript).toEqual({ ...viaBound, id: "row_s", jobId: "job_script" });
+    expect(viaScript?.sourcePath).toBe(awkward.sourcePath);
+    expect(createBulkScript(rows)([])).toBeUndefined();
   });
 
   it("builds no statement for no rows", () => {

@@ -5,12 +5,19 @@ import { EmbeddedConnection, nativeModule } from "./connection.js";
  * A `@libsql/client` `Client` for an embedded SQLite file, over the same native driver, that keeps each
  * connection's prepared statements and commits off the event loop: `COMMIT` runs on the driver's own threads,
  * so the fsync that makes a transaction durable no longer stops every other request while it lasts. Its
- * connection stays with the transaction until the commit is done. Everything else (pooling, statements,
+ * connection stays with the transaction until the commit is done. A long script of a transaction
+ * (`executeMultiple`, see `OFF_THREAD_SCRIPT_CHARS`) runs there too. Everything else (pooling, statements,
  * results, errors) behaves as `@libsql/client`'s `file:` client does.
  */
 
 /** Connections per client at most, as `@libsql/client`'s default. */
 const MAX_CONNECTIONS = 20;
+/**
+ * A script at least this long (a bulk insert carrying its values inline) runs on the driver's threads, as
+ * COMMIT does: SQLite builds its rows and index entries while the event loop goes on. Shorter ones (a
+ * `SAVEPOINT`) run at once on the calling thread: the hop costs more than they do.
+ */
+export const OFF_THREAD_SCRIPT_CHARS = 64 * 1024;
 
 function beginFor(mode: TransactionMode): string {
   if (mode === "write") return "BEGIN IMMEDIATE";
@@ -110,6 +117,8 @@ class EmbeddedTransaction implements Transaction {
   #conn: EmbeddedConnection | undefined;
   /** A COMMIT was sent: the transaction counts as closed while it is made durable. */
   #ending = false;
+  /** A long script is running on the driver's threads: the transaction is open, and its connection busy. */
+  #scripts = 0;
 
   constructor(
     conn: EmbeddedConnection,
@@ -141,7 +150,14 @@ class EmbeddedTransaction implements Transaction {
   }
 
   async executeMultiple(sql: string): Promise<void> {
-    this.#open().executeMultiple(sql);
+    const conn = this.#open();
+    if (sql.length < OFF_THREAD_SCRIPT_CHARS) return conn.executeMultiple(sql);
+    this.#scripts++;
+    try {
+      await conn.executeOffThread(sql);
+    } finally {
+      this.#scripts--;
+    }
   }
 
   async rollback(): Promise<void> {
@@ -176,7 +192,10 @@ class EmbeddedTransaction implements Transaction {
 
   get closed(): boolean {
     const conn = this.#conn;
-    return this.#ending || conn === undefined || !conn.db.open || !conn.db.inTransaction;
+    if (this.#ending || conn === undefined) return true;
+    // Asking the connection would wait for the script that holds it.
+    if (this.#scripts > 0) return false;
+    return !conn.db.open || !conn.db.inTransaction;
   }
 }
 
