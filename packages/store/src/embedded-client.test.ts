@@ -37,6 +37,23 @@ function both(): { ours: Client; theirs: Client } {
   return { ours, theirs };
 }
 
+/** How many turns the event loop took while `work` (started at once) ran. */
+async function loopTurnsDuring(work: () => Promise<unknown>): Promise<number> {
+  let turns = 0;
+  let turning = true;
+  const turn = () => {
+    turns++;
+    if (turning) setImmediate(turn);
+  };
+  setImmediate(turn);
+  try {
+    await work();
+  } finally {
+    turning = false;
+  }
+  return turns;
+}
+
 /** What a result says, in a form `toEqual` compares fully (rows by index and by name, as Drizzle reads them). */
 async function outcome(client: Client, stmt: InStatement): Promise<unknown> {
   try {
@@ -123,18 +140,9 @@ describe("EmbeddedClient", () => {
     // Enough pages that writing and syncing them takes a while.
     for (let i = 0; i < 64; i++)
       await tx.execute({ sql: "INSERT INTO big VALUES (?)", args: [new Uint8Array(64 * 1024)] });
-    let ticks = 0;
-    let ticking = true;
-    const tick = () => {
-      ticks++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const before = ticks;
-    await tx.commit();
-    ticking = false;
+    const turns = await loopTurnsDuring(() => tx.commit());
     // A COMMIT run on the event loop's thread returns before any turn of the loop can happen.
-    expect(ticks - before).toBeGreaterThan(0);
+    expect(turns).toBeGreaterThan(0);
     const n = await ours.execute("SELECT count(*) AS n FROM big");
     expect(n.rows[0]?.n).toBe(64);
   });
@@ -151,20 +159,14 @@ describe("EmbeddedClient", () => {
       INSERT INTO t SELECT 4000 + i, hex(randomblob(64)) FROM n`;
     expect(script.length).toBeGreaterThanOrEqual(OFF_THREAD_SCRIPT_CHARS);
     const tx = await ours.transaction("write");
-    let ticks = 0;
-    let ticking = true;
-    const tick = () => {
-      ticks++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const running = tx.executeMultiple(script);
-    // Asked while the script holds the connection, the transaction answers at once, open.
-    expect(tx.closed).toBe(false);
-    await running;
-    ticking = false;
+    const turns = await loopTurnsDuring(() => {
+      const running = tx.executeMultiple(script);
+      // Asked while the script holds the connection, the transaction answers at once, open.
+      expect(tx.closed).toBe(false);
+      return running;
+    });
     // A script run on the event loop's thread returns before any turn of the loop can happen.
-    expect(ticks).toBeGreaterThan(1);
+    expect(turns).toBeGreaterThan(1);
     await expect(
       tx.executeMultiple(`INSERT INTO t VALUES (0, 'again'); -- ${"x".repeat(OFF_THREAD_SCRIPT_CHARS)}`),
     ).rejects.toMatchObject({ code: "SQLITE_CONSTRAINT" });

@@ -260,7 +260,7 @@ export class EmbeddedConnection {
     }
   }
 
-  /** Runs `sql` (a COMMIT) on the driver's threads: the event loop goes on while the file is synced. */
+  /** Runs `sql` (a COMMIT, a long script) on the driver's threads: the event loop goes on meanwhile. */
   async executeOffThread(sql: string): Promise<void> {
     try {
       await nativeModule().execOffThread(this.db, sql);
