@@ -3,6 +3,8 @@
  * round: context, steps, evidence screenshots, commits) ÷ the same steps scripted directly with
  * playwright-core in a fresh context of the same browser. Rounds alternate so a load change on a shared
  * machine hits both alike. Target: ratio ≥ 0.9. Run with `pnpm --filter @vetted/runs bench`.
+ * A third arm runs the same flow with `late_request_ms: 0` on every acting step (no window for late
+ * requests): what the engine costs without that trust setting, printed beside the default, never for it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -120,12 +122,18 @@ async function viaEngine(e: RunsEngine, flowId: string): Promise<void> {
 }
 
 const flow = await engine.createFlow({ name: "bench", steps: steps(site) as never });
+const noWindow = steps(site).map((step) =>
+  step.type === "navigate" || "target" in step ? { ...step, late_request_ms: 0 } : step,
+);
+const flowNoWindow = await engine.createFlow({ name: "bench-no-window", steps: noWindow as never });
 await direct(site, false); // warm-up
 await direct(site, true);
 await viaEngine(engine, flow.id);
 let directMs = 0;
 let shotsMs = 0;
 let engineMs = 0;
+let noWindowMs = 0;
+await viaEngine(engine, flowNoWindow.id);
 for (let round = 0; round < ROUNDS; round++) {
   let t0 = performance.now();
   await direct(site, false);
@@ -136,10 +144,14 @@ for (let round = 0; round < ROUNDS; round++) {
   t0 = performance.now();
   await viaEngine(engine, flow.id);
   engineMs += performance.now() - t0;
+  t0 = performance.now();
+  await viaEngine(engine, flowNoWindow.id);
+  noWindowMs += performance.now() - t0;
 }
 const perDirect = directMs / ROUNDS;
 const perShots = shotsMs / ROUNDS;
 const perEngine = engineMs / ROUNDS;
+const perNoWindow = noWindowMs / ROUNDS;
 console.log(`10-step browser flow, ${ROUNDS} rounds`);
 console.log(`  playwright-core directly:           ${perDirect.toFixed(0)} ms per flow (baseline)`);
 console.log(
@@ -151,6 +163,9 @@ console.log(
 console.log(`  ratio (direct ÷ engine):            ${(perDirect / perEngine).toFixed(2)} (target ≥ 0.9)`);
 console.log(
   `  ratio (direct with captures ÷ engine): ${(perShots / perEngine).toFixed(2)} (the engine's own overhead)`,
+);
+console.log(
+  `  engine, late_request_ms: 0:          ${perNoWindow.toFixed(0)} ms per flow; direct ÷ it ${(perDirect / perNoWindow).toFixed(2)}, direct with captures ÷ it ${(perShots / perNoWindow).toFixed(2)} (no window for late requests: not the default)`,
 );
 console.log(
   `  ratio (direct ÷ direct with captures): ${(perDirect / perShots).toFixed(2)} (what the captures alone cost)`,

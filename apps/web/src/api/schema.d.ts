@@ -9138,6 +9138,8 @@ export interface components {
             url: string;
             /** @default 10000 */
             timeout_ms: number;
+            /** @description How long after its action the step waits for requests the page sends late (default 150 ms; at least 750 once approved). A request to a protected provider sent within it pauses this step; one sent later is told by the next browser step */
+            late_request_ms?: number;
         };
         ClickStep: {
             id: string;
@@ -9149,6 +9151,8 @@ export interface components {
             target: components["schemas"]["Target"];
             /** @default 10000 */
             timeout_ms: number;
+            /** @description How long after its action the step waits for requests the page sends late (default 150 ms; at least 750 once approved). A request to a protected provider sent within it pauses this step; one sent later is told by the next browser step */
+            late_request_ms?: number;
         };
         TypeStep: {
             id: string;
@@ -9161,6 +9165,8 @@ export interface components {
             value: string;
             /** @default 10000 */
             timeout_ms: number;
+            /** @description How long after its action the step waits for requests the page sends late (default 150 ms; at least 750 once approved). A request to a protected provider sent within it pauses this step; one sent later is told by the next browser step */
+            late_request_ms?: number;
         };
         SelectStep: {
             id: string;
@@ -9173,6 +9179,8 @@ export interface components {
             option: string;
             /** @default 10000 */
             timeout_ms: number;
+            /** @description How long after its action the step waits for requests the page sends late (default 150 ms; at least 750 once approved). A request to a protected provider sent within it pauses this step; one sent later is told by the next browser step */
+            late_request_ms?: number;
         };
         WaitForStep: {
             id: string;

@@ -1,11 +1,12 @@
 import type { CDPSession, Frame, Page } from "playwright-core";
+import { lateRequestWindowMs } from "../domain/browser-steps.js";
 import { matchProtectedDomain } from "../domain/providers.js";
 import type { Step } from "../domain/steps.js";
 import { stepAttempt } from "../domain/transitions.js";
 import { RunsError } from "../kernel/errors.js";
 import { createRedactor } from "../kernel/redactor.js";
 import { captureAcross } from "./after-shot.js";
-import { APPROVED_LATE_REQUEST_MS, type OutboundGuard } from "./browser/network-guard.js";
+import type { OutboundGuard } from "./browser/network-guard.js";
 import type { Held } from "./browser-runtime.js";
 import { captureJpeg, type EvidenceDraft, writeScreenshot } from "./evidence.js";
 import type { RunsResources } from "./resources.js";
@@ -14,10 +15,6 @@ import type { RunRow } from "./views.js";
 
 const THREE_DS_URL = /3ds|three[-_]?d[-_]?secure|challenge|\/acs\b/i;
 const THREE_DS_TEXT = /authenticate your payment|3-?D Secure|\b3DS\b/i;
-
-/** The steps whose effect may send requests a moment after they return, and how long to wait for those. */
-const ACTING = new Set(["navigate", "click", "type", "select"]);
-const LATE_REQUEST_MS = 150;
 
 const BODY_TEXT = `document.body ? document.body.textContent : ""`;
 
@@ -210,7 +207,7 @@ async function executeInPage(x: InPage, secret: boolean): Promise<StepOutcome> {
   // later) is judged before the step's outcome is told. The "after" capture is sent as soon as the action
   // has returned, so the browser takes it during that wait (see captureAcross), then while the 3-D Secure
   // check reads the frames' text and the run commits; the next step acts only once it is answered.
-  const grace = !ACTING.has(x.step.type) ? 0 : browser.approved ? APPROVED_LATE_REQUEST_MS : LATE_REQUEST_MS;
+  const grace = lateRequestWindowMs(x.step, browser.approved);
   const settled = lease.outbound.settled(grace);
   // The 3-D Secure check reads the frames' text once the wait is over, alongside the capture's probe.
   const challengeAfter = acts ? settled.then(() => threeDsOn(page, x.held.cdp)) : undefined;

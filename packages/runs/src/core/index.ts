@@ -15,11 +15,14 @@ export type { Clock, IdGenerator, KeysetPage, KeysetPage as Page } from "@vetted
 export { type DatabaseOptions, type OpenDatabase, openDatabase } from "@vetted/store/database";
 export { type AriaNode, parseAriaSnapshot } from "../domain/aria-snapshot.js";
 export {
+  APPROVED_LATE_REQUEST_MS,
   BROWSER_ASSERT_FIELDS,
   ClickStep,
   ExtractStep,
   FrameScope,
   isBrowserAssert,
+  LATE_REQUEST_MS,
+  lateRequestWindowMs,
   NavigateStep,
   ScreenshotStep,
   SELECTOR_KINDS,

@@ -53,6 +53,38 @@ export type Target = z.infer<typeof Target>;
 /** How long a browser step waits for its element, page or condition. */
 export const BrowserTimeout = z.number().int().min(1).max(120_000).default(10_000);
 
+/** How long after a `navigate`, `click`, `type` or `select` the step waits for requests its page sends late (ms). */
+export const LATE_REQUEST_MS = 150;
+
+/**
+ * The least such wait of a step (or computer-use action) a person approved (ms): a card form that tokenises
+ * the card before it posts sends its payment a moment after the click, and must still find it approved.
+ */
+export const APPROVED_LATE_REQUEST_MS = 750;
+
+/** The steps whose action may make the page send requests a moment later. */
+const ACTING_STEP_TYPES: ReadonlySet<string> = new Set(["navigate", "click", "type", "select"]);
+
+/** A step's own window for late requests (see `lateRequestWindowMs`). */
+const LateRequestMs = z.number().int().min(0).max(5_000).optional().meta({
+  description:
+    "How long after its action the step waits for requests the page sends late (default 150 ms; at least 750 once approved). A request to a protected provider sent within it pauses this step; one sent later is told by the next browser step",
+});
+
+/**
+ * How long the step waits, after its action, for the requests its page sends a moment later (ms): its own
+ * `late_request_ms` (default `LATE_REQUEST_MS`), and at least `APPROVED_LATE_REQUEST_MS` once a person
+ * approved it; 0 for a step that does not act on the page.
+ */
+export function lateRequestWindowMs(
+  step: { type: string; late_request_ms?: number | undefined },
+  approved: boolean,
+): number {
+  if (!ACTING_STEP_TYPES.has(step.type)) return 0;
+  const own = step.late_request_ms ?? LATE_REQUEST_MS;
+  return approved ? Math.max(own, APPROVED_LATE_REQUEST_MS) : own;
+}
+
 /** `navigate`: opens `url` (http or https) in the run's page. */
 export const NavigateStep = z
   .object({
@@ -60,6 +92,7 @@ export const NavigateStep = z
     type: z.literal("navigate"),
     url: z.string().min(1).meta({ description: "Absolute http(s) URL; may hold ${…} references" }),
     timeout_ms: BrowserTimeout,
+    late_request_ms: LateRequestMs,
   })
   .meta({ id: "NavigateStep" });
 /** A `navigate` step. */
@@ -67,7 +100,13 @@ export type NavigateStep = z.infer<typeof NavigateStep>;
 
 /** `click`: clicks the target. */
 export const ClickStep = z
-  .object({ id: BrowserStepId, type: z.literal("click"), target: Target, timeout_ms: BrowserTimeout })
+  .object({
+    id: BrowserStepId,
+    type: z.literal("click"),
+    target: Target,
+    timeout_ms: BrowserTimeout,
+    late_request_ms: LateRequestMs,
+  })
   .meta({ id: "ClickStep" });
 /** A `click` step. */
 export type ClickStep = z.infer<typeof ClickStep>;
@@ -80,6 +119,7 @@ export const TypeStep = z
     target: Target,
     value: z.string().max(10_000),
     timeout_ms: BrowserTimeout,
+    late_request_ms: LateRequestMs,
   })
   .meta({ id: "TypeStep" });
 /** A `type` step. */
@@ -93,6 +133,7 @@ export const SelectStep = z
     target: Target,
     option: z.string().min(1).max(1000),
     timeout_ms: BrowserTimeout,
+    late_request_ms: LateRequestMs,
   })
   .meta({ id: "SelectStep" });
 /** A `select` step. */

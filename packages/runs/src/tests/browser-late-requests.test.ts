@@ -10,7 +10,8 @@ import { startSink } from "./sink.js";
  * A request to a protected provider that a page sends a moment after a step's action (a card form that
  * tokenises before it posts) is that step's: the step pauses for approval, exactly once, and approved, that
  * step runs again and the request leaves once. These pin the engine's wait for late requests
- * (`LATE_REQUEST_MS`, core/browser-step.ts): any change that shortens or skips it must keep them green.
+ * (`lateRequestWindowMs`, domain/browser-steps.ts, used by core/browser-step.ts): any change that shortens or
+ * skips it must keep them green.
  */
 const suite = useBrowserSuite("vetted-late-");
 
@@ -39,6 +40,8 @@ const LATER: Record<string, string> = {
   // The page's main thread is busy from 60 ms to 460 ms after the click (a tokeniser's work in script, once
   // the click has returned): its 120 ms timer runs 460 ms after the click, still "a moment later" on the
   // page's clock, which the engine's wait also runs on.
+  // Past the default window: the click's only when the step's own `late_request_ms` reaches past it.
+  "timeout-600": "setTimeout(send, 600)",
   "busy-main-thread":
     "setTimeout(() => { const end = performance.now() + 400; while (performance.now() < end); }, 60); setTimeout(send, 120)",
 };
@@ -166,7 +169,8 @@ const send = { type: "click", target: target({ kind: "role", value: "button", na
 describe("a request to a protected provider a page sends late is the acting step's", {
   timeout: 120_000,
 }, () => {
-  it.each(Object.keys(LATER))("click, then the page sends it (%s): the click pauses", async (kind) => {
+  const within = Object.keys(LATER).filter((kind) => kind !== "timeout-600");
+  it.each(within)("click, then the page sends it (%s): the click pauses", async (kind) => {
     const { engine } = await suite.engineWith();
     const shop = await servePages();
     const expected = { path: "/collect", landed: "Late", tight: true };
@@ -207,6 +211,39 @@ describe("a request to a protected provider a page sends late is the acting step
     const select = { type: "select", target: target({ kind: "label", value: "Size" }), option: "M" };
     const expected = { path: "/collect", landed: "Late", tight: true };
     await pausesTheActingStep(engine, `${shop.url}/?kind=none`, select, expected);
+  });
+});
+
+describe("a step's own late_request_ms", { timeout: 120_000 }, () => {
+  it("1000 ms: a request the page sends 600 ms after the click pauses the click, and approved leaves once", async () => {
+    const { engine } = await suite.engineWith();
+    const shop = await servePages();
+    const expected = { path: "/collect", landed: "Late", tight: true };
+    const late = { ...send, late_request_ms: 1_000 };
+    await pausesTheActingStep(engine, `${shop.url}/?kind=timeout-600`, late, expected);
+  });
+
+  it("the default (150 ms): the same request is told by a later step, and nothing left", async () => {
+    const { engine } = await suite.engineWith();
+    const shop = await servePages();
+    const flow = await engine.createFlow({
+      name: "late-default",
+      steps: [
+        { id: "open", type: "navigate", url: `${shop.url}/?kind=timeout-600` },
+        { id: "act", ...send },
+        { id: "look", type: "wait_for", text: "Late" },
+        { id: "moment", type: "wait", seconds: 1 },
+        { id: "look-again", type: "wait_for", text: "Late" },
+      ] as never,
+    });
+    const before = providerSaw("/collect");
+    const run = await engine.createRun({ flow_id: flow.id });
+    const paused = await waitFor(() => engine.getRun(run.id), settled, 20_000);
+    expect(paused.status, paused.error ?? "").toBe("waiting_user");
+    expect(paused.wait_context).toMatchObject({ reason_code: "provider_protected_payment_step" });
+    // The page's timer 150 ms ahead runs before its 600 ms one, so the click's window has closed by then.
+    expect(["look", "look-again"]).toContain(paused.wait_context?.at_step_id);
+    expect(providerSaw("/collect")).toBe(before);
   });
 });
 

@@ -7,12 +7,6 @@ export interface OutboundJudge {
   decide(url: string): Promise<OutboundDecision>;
 }
 
-/**
- * How long after a person-approved action a request it sends late is still part of it (ms): a card form
- * that tokenises the card before it posts sends its payment a moment after the click.
- */
-export const APPROVED_LATE_REQUEST_MS = 750;
-
 /** A request the outbound policy refused in a context. */
 export interface DeniedRequest {
   url: string;

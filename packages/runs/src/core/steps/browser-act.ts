@@ -1,6 +1,5 @@
 import type { Frame, Page, Request } from "playwright-core";
-import { ClickStep, SelectStep, TypeStep } from "../../domain/browser-steps.js";
-import { APPROVED_LATE_REQUEST_MS } from "../browser/network-guard.js";
+import { ClickStep, lateRequestWindowMs, SelectStep, TypeStep } from "../../domain/browser-steps.js";
 import { actOn, browserOf } from "./browser-common.js";
 import type { StepType } from "./step-type.js";
 
@@ -68,7 +67,7 @@ export const clickStep: StepType<ClickStep> = {
         await locator.click({ timeout: step.timeout_ms });
         await page.waitForLoadState("load", { timeout: step.timeout_ms });
         const approved = browserOf(ctx).approved;
-        await inFrame?.settle(step.timeout_ms, approved ? APPROVED_LATE_REQUEST_MS : undefined);
+        await inFrame?.settle(step.timeout_ms, approved ? lateRequestWindowMs(step, true) : undefined);
       } finally {
         inFrame?.dispose();
       }

@@ -1,7 +1,8 @@
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Page } from "playwright-core";
-import { APPROVED_LATE_REQUEST_MS, type OutboundGuard } from "../../core/browser/network-guard.js";
+import type { OutboundGuard } from "../../core/browser/network-guard.js";
 import { summarizeNodes } from "../../domain/aria-snapshot.js";
+import { APPROVED_LATE_REQUEST_MS, LATE_REQUEST_MS } from "../../domain/browser-steps.js";
 import { actionStatesInto, type CuExecution } from "../../domain/computer-use.js";
 import { classifyRisk } from "../../domain/risk.js";
 import { ActionRefusedError } from "../../kernel/lane-errors.js";
@@ -15,9 +16,6 @@ import { maskedScreenshot, reachChanged, readReach } from "./reach.js";
 import type { ComputerUseResources } from "./resources.js";
 import { instructionOf, pageRedactor, performable, secretOf } from "./secrets.js";
 import { type ActionRow, type CuSessionRow, toAction } from "./views.js";
-
-/** How long after an action a request it started late (a submit, a frame navigation) is waited for (ms). */
-const LATE_REQUEST_MS = 150;
 
 type Result = Omit<CuExecution, "action">;
 
