@@ -62,8 +62,8 @@ export const LATE_REQUEST_MS = 150;
  */
 export const APPROVED_LATE_REQUEST_MS = 750;
 
-/** The steps whose action may make the page send requests a moment later. */
-const ACTING_STEP_TYPES: ReadonlySet<string> = new Set(["navigate", "click", "type", "select"]);
+/** The browser steps that act on the page: their action may make the page send requests a moment later. */
+export const ACTING_STEP_TYPES = ["navigate", "click", "type", "select"] as const;
 
 /** A step's own window for late requests (see `lateRequestWindowMs`). */
 const LateRequestMs = z.number().int().min(0).max(5_000).optional().meta({
@@ -80,7 +80,7 @@ export function lateRequestWindowMs(
   step: { type: string; late_request_ms?: number | undefined },
   approved: boolean,
 ): number {
-  if (!ACTING_STEP_TYPES.has(step.type)) return 0;
+  if (!(ACTING_STEP_TYPES as readonly string[]).includes(step.type)) return 0;
   const own = step.late_request_ms ?? LATE_REQUEST_MS;
   return approved ? Math.max(own, APPROVED_LATE_REQUEST_MS) : own;
 }

@@ -1,3 +1,4 @@
+import { ACTING_STEP_TYPES } from "../browser-steps.js";
 import type { EventType } from "../run.js";
 import type { EndReason, RunStatus } from "../status.js";
 import type { Step } from "../steps.js";
@@ -41,7 +42,7 @@ export interface RunFacts {
 }
 
 /** Browser step types that act on the page: their before/after screenshots are critical evidence. */
-export const ACTING_STEP_TYPES = ["navigate", "click", "type", "select"] as const;
+export { ACTING_STEP_TYPES };
 
 /** Browser step types that take before/after screenshots. */
 export const EVIDENCE_STEP_TYPES = [
